@@ -1,0 +1,50 @@
+// One Chrome-trace event as the parser hands it to the builder: views into the parser's
+// buffers, valid only during the callback.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "stepdoctor/model/trace.h"
+
+namespace stepdoctor::chrome {
+
+// pid/tid may be numbers or strings ("CPU functions", "stream 7"); numeric strings are
+// read as numbers so "25738" and 25738 name the same thread.
+struct PidTid {
+  bool is_string = false;
+  int64_t num = 0;
+  std::string_view str;
+};
+
+struct ParsedArg {
+  std::string_view key;
+  ArgType type = ArgType::kInt;
+  int64_t i = 0;
+  double d = 0;
+  std::string_view s;  // strings, and the raw JSON of arrays
+};
+
+struct ParsedEvent {
+  static constexpr int kMaxArgs = 24;  // args past this are not kept
+
+  char ph = 0;
+  std::string_view name, cat, id, scope, bp;
+  bool has_ts = false, has_dur = false, has_id = false;
+  int64_t ts_ns = 0, dur_ns = 0;
+  PidTid pid, tid;
+  int nargs = 0;
+  ParsedArg args[kMaxArgs];
+
+  const ParsedArg* arg(std::string_view key) const {
+    for (int k = 0; k < nargs; ++k)
+      if (args[k].key == key) return &args[k];
+    return nullptr;
+  }
+};
+
+// Parses a decimal number of microseconds ("1623143566756.123", "-5", "1.5e3") into
+// nanoseconds exactly where the text has at most 3 fractional digits (rounded past that).
+bool ParseMicrosToNanos(std::string_view text, int64_t* out_ns);
+
+}  // namespace stepdoctor::chrome

@@ -1,0 +1,98 @@
+#include "stepdoctor/importers/chrome/chrome_event_classify.h"
+
+namespace stepdoctor::chrome {
+namespace {
+
+bool Contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+EventKind MemcpyKind(std::string_view name) {
+  if (Contains(name, "HtoD") || Contains(name, "H2D") || Contains(name, "HostToDevice")) return EventKind::kMemcpyH2D;
+  if (Contains(name, "DtoH") || Contains(name, "D2H") || Contains(name, "DeviceToHost")) return EventKind::kMemcpyD2H;
+  if (Contains(name, "DtoD") || Contains(name, "D2D") || Contains(name, "DeviceToDevice")) return EventKind::kMemcpyD2D;
+  return EventKind::kMemcpyOther;
+}
+
+bool IsHostCollectiveName(std::string_view n) {
+  return StartsWith(n, "nccl:") || StartsWith(n, "gloo:") || StartsWith(n, "c10d::") ||
+         StartsWith(n, "record_param_comms") || Contains(n, "Allreduce") || Contains(n, "ALLREDUCE") ||
+         Contains(n, "ALLGATHER") || Contains(n, "BROADCAST") || StartsWith(n, "CollectiveReduce") ||
+         StartsWith(n, "NcclAllReduce");
+}
+
+EventKind HostKind(std::string_view name, EventKind fallback) {
+  if (StartsWith(name, "ProfilerStep#")) return EventKind::kStepMarker;
+  if (IsInputWaitName(name)) return EventKind::kInputWait;
+  if (IsHostCollectiveName(name)) return EventKind::kCollective;
+  return fallback;
+}
+
+}  // namespace
+
+bool IsInputWaitName(std::string_view n) {
+  // PyTorch: enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__ and the
+  // multiprocessing variant; TensorFlow: IteratorGetNext (graph op), dataset::GetNext (smdebug).
+  if (Contains(n, "DataLoader") && Contains(n, "__next__")) return true;
+  if (StartsWith(n, "IteratorGetNext") || StartsWith(n, "MultiDeviceIteratorGetNextFromShard")) return true;
+  if (n == "dataset::GetNext") return true;
+  return false;
+}
+
+bool IsCommunicationKernelName(std::string_view n) {
+  return StartsWith(n, "nccl") || StartsWith(n, "rccl") || StartsWith(n, "hccl") || Contains(n, "ncclKernel") ||
+         Contains(n, "ncclDevKernel");
+}
+
+EventKind ClassifyDeviceLineEvent(std::string_view name) {
+  if (IsCommunicationKernelName(name)) return EventKind::kCollective;
+  if (StartsWith(name, "Memcpy") || StartsWith(name, "memcpy") || Contains(name, "MEMCPY")) return MemcpyKind(name);
+  if (StartsWith(name, "Memset") || StartsWith(name, "memset")) return EventKind::kMemset;
+  return EventKind::kKernel;
+}
+
+EventKind ClassifyEvent(std::string_view cat, std::string_view name) {
+  if (cat.empty()) return HostKind(name, EventKind::kFrameworkOp);
+  switch (cat[0]) {
+    case 'k':
+    case 'K':
+      if (cat == "kernel" || cat == "Kernel")
+        return IsCommunicationKernelName(name) ? EventKind::kCollective : EventKind::kKernel;
+      break;
+    case 'g':
+      if (cat == "gpu_memcpy") return MemcpyKind(name);
+      if (cat == "gpu_memset") return EventKind::kMemset;
+      if (cat == "gpu_user_annotation") return EventKind::kDeviceAnnotation;
+      if (cat == "gpu_instant_event") return EventKind::kOther;
+      break;
+    case 'M':
+      if (cat == "Memcpy") return MemcpyKind(name);
+      if (cat == "Memset") return EventKind::kMemset;
+      break;
+    case 'c':
+      if (cat == "cpu_op") return HostKind(name, EventKind::kFrameworkOp);
+      if (cat == "cuda_runtime" || cat == "cuda_driver") return EventKind::kRuntime;
+      if (cat == "cuda_sync") return EventKind::kSync;
+      if (cat == "cpu_instant_event") return EventKind::kMemoryEvent;
+      break;
+    case 'R':
+      if (cat == "Runtime") return EventKind::kRuntime;
+      break;
+    case 'O':
+      if (cat == "Operator") return HostKind(name, EventKind::kFrameworkOp);
+      break;
+    case 'u':
+      if (cat == "user_annotation") return HostKind(name, EventKind::kUserAnnotation);
+      break;
+    case 'p':
+      if (cat == "python_function") return HostKind(name, EventKind::kPythonFunction);
+      break;
+    case 'T':
+      if (cat == "Trace") return EventKind::kOther;
+      break;
+    default:
+      break;
+  }
+  return HostKind(name, EventKind::kOther);
+}
+
+}  // namespace stepdoctor::chrome

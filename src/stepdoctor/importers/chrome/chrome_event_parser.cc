@@ -1,0 +1,380 @@
+#include "stepdoctor/importers/chrome/chrome_event_parser.h"
+
+#include <simdjson.h>
+
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "stepdoctor/importers/chrome/json_value_scan.h"
+
+namespace stepdoctor::chrome {
+
+namespace od = simdjson::ondemand;
+
+bool ParseMicrosToNanos(std::string_view t, int64_t* out) {
+  while (!t.empty() && IsJsonSpace(t.back())) t.remove_suffix(1);
+  if (t.empty()) return false;
+  size_t i = 0;
+  bool neg = false;
+  if (t[0] == '-') {
+    neg = true;
+    i = 1;
+  }
+  uint64_t whole = 0;
+  size_t digits = 0;
+  for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i, ++digits) whole = whole * 10 + (t[i] - '0');
+  if (digits == 0 || digits > 15) goto slow;  // > 15 digits of microseconds would overflow ns
+  {
+    uint64_t frac = 0;
+    int fd = 0;
+    bool round_up = false;
+    if (i < t.size() && t[i] == '.') {
+      ++i;
+      for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i) {
+        if (fd < 3) {
+          frac = frac * 10 + (t[i] - '0');
+          ++fd;
+        } else if (fd == 3) {
+          round_up = t[i] >= '5';
+          ++fd;
+        }
+      }
+    }
+    if (i != t.size()) goto slow;  // exponent or junk
+    for (int k = fd < 3 ? fd : 3; k < 3; ++k) frac *= 10;
+    int64_t ns = static_cast<int64_t>(whole * 1000 + frac + (round_up ? 1 : 0));
+    *out = neg ? -ns : ns;
+    return true;
+  }
+slow : {
+  std::string s(t);
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || *end != '\0' || !(v == v) || v > 9.2e15 || v < -9.2e15) return false;
+  *out = static_cast<int64_t>(v * 1000.0 + (v >= 0 ? 0.5 : -0.5));
+  return true;
+}
+}
+
+namespace {
+
+// Length of a raw (still escaped) JSON string starting just after its opening quote.
+std::string_view RawKey(od::raw_json_string k) {
+  const char* p = k.raw();
+  const char* q = p;
+  while (*q != '"') q += (*q == '\\') ? 2 : 1;
+  return std::string_view(p, static_cast<size_t>(q - p));
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && IsJsonSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+bool ParseInt(std::string_view s, int64_t* out) {
+  s = Trim(s);
+  auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+// Reads a pid/tid value.
+simdjson::error_code ReadPidTid(od::value v, PidTid* out) {
+  od::json_type t;
+  if (auto e = v.type().get(t)) return e;
+  if (t == od::json_type::number) {
+    std::string_view tok;
+    tok = v.raw_json_token();
+    int64_t n;
+    if (ParseInt(tok, &n)) {
+      out->num = n;
+      return simdjson::SUCCESS;
+    }
+    double d;
+    if (auto e = v.get_double().get(d)) return e;
+    out->num = static_cast<int64_t>(d);
+    return simdjson::SUCCESS;
+  }
+  if (t == od::json_type::string) {
+    std::string_view s;
+    if (auto e = v.get_string().get(s)) return e;
+    int64_t n;
+    if (!s.empty() && ParseInt(s, &n)) {
+      out->num = n;
+    } else {
+      out->is_string = true;
+      out->str = s;
+    }
+    return simdjson::SUCCESS;
+  }
+  return simdjson::INCORRECT_TYPE;
+}
+
+// Keys kept from `args` of ordinary events. Counter (C) and metadata (M) events keep all.
+bool KeepArg(std::string_view k) {
+  switch (k.size()) {
+    case 4: return k == "grid" || k == "name" || k == "Addr";
+    case 5: return k == "block" || k == "bytes" || k == "Bytes" || k == "dtype" || k == "tf_op";
+    case 6: return k == "device" || k == "stream" || k == "labels" || k == "queued";
+    case 8: return k == "is_eager" || k == "group_id" || k == "step_num";
+    case 9: return k == "Device Id";
+    case 10: return k == "sort_index" || k == "Input type" || k == "Group size";
+    case 11: return k == "correlation" || k == "External id" || k == "external id" || k == "Device Type";
+    case 13: return k == "In msg nelems";
+    case 14:
+      return k == "kernel_details" || k == "correlation_id" || k == "Total Reserved" || k == "Out msg nelems" ||
+             k == "memcpy_details";
+    case 15: return k == "Total Allocated" || k == "Collective name";
+    case 16: return k == "tf_function_call";
+    case 18: return k == "Process Group Name";
+    case 20: return k == "registers per thread";
+    case 25: return k == "est. achieved occupancy %";
+    default: return false;
+  }
+}
+
+simdjson::error_code ReadArgs(od::object obj, bool keep_all, ParsedEvent* ev) {
+  for (auto field : obj) {
+    od::raw_json_string rk;
+    if (auto e = field.key().get(rk)) return e;
+    std::string_view key = RawKey(rk);
+    od::value v = field.value();
+    if (ev->nargs >= ParsedEvent::kMaxArgs || !(keep_all || KeepArg(key))) continue;  // skipped lazily
+    od::json_type t;
+    if (auto e = v.type().get(t)) return e;
+    ParsedArg a;
+    a.key = key;
+    switch (t) {
+      case od::json_type::number: {
+        std::string_view tok;
+        tok = v.raw_json_token();
+        if (ParseInt(tok, &a.i)) {
+          a.type = ArgType::kInt;
+          a.d = static_cast<double>(a.i);
+        } else {
+          if (auto e = v.get_double().get(a.d)) return e;
+          a.type = ArgType::kDouble;
+        }
+        break;
+      }
+      case od::json_type::string:
+        if (auto e = v.get_string().get(a.s)) return e;
+        a.type = ArgType::kString;
+        break;
+      case od::json_type::array: {
+        od::array arr;
+        if (auto e = v.get_array().get(arr)) return e;
+        if (auto e = arr.raw_json().get(a.s)) return e;
+        a.s = Trim(a.s);
+        a.type = ArgType::kString;
+        break;
+      }
+      case od::json_type::boolean: {
+        bool b;
+        if (auto e = v.get_bool().get(b)) return e;
+        a.i = b;
+        a.d = b;
+        break;
+      }
+      default:
+        continue;  // objects and nulls are not kept
+    }
+    ev->args[ev->nargs++] = a;
+  }
+  return simdjson::SUCCESS;
+}
+
+bool KeyIs(std::string_view k, const char* lit, size_t n) { return k.size() == n && std::memcmp(k.data(), lit, n) == 0; }
+
+// Reads one event object. Returns an error for anything unreadable.
+simdjson::error_code ReadEvent(od::object obj, ParsedEvent* ev) {
+  bool args_seen_before_ph = false;
+  for (auto field : obj) {
+    od::raw_json_string rk;
+    if (auto e = field.key().get(rk)) return e;
+    std::string_view k = RawKey(rk);
+    od::value v = field.value();
+    switch (k.size()) {
+      case 2:
+        if (KeyIs(k, "ph", 2)) {
+          std::string_view s;
+          if (auto e = v.get_string().get(s)) return e;
+          ev->ph = s.empty() ? 0 : s[0];
+        } else if (KeyIs(k, "ts", 2)) {
+          std::string_view tok;
+          tok = v.raw_json_token();
+          if (!tok.empty() && tok[0] == '"') {  // a quoted number, as some writers emit
+            std::string_view s;
+            if (auto e = v.get_string().get(s)) return e;
+            tok = s;
+          }
+          ev->has_ts = ParseMicrosToNanos(tok, &ev->ts_ns);
+        } else if (KeyIs(k, "id", 2)) {
+          std::string_view tok;
+          tok = v.raw_json_token();
+          if (!tok.empty() && tok[0] == '"') {
+            if (auto e = v.get_string().get(tok)) return e;
+          }
+          ev->id = Trim(tok);
+          ev->has_id = true;
+        } else if (KeyIs(k, "bp", 2)) {
+          if (auto e = v.get_string().get(ev->bp)) return e;
+        }
+        break;
+      case 1:
+        if (KeyIs(k, "s", 1)) {
+          if (auto e = v.get_string().get(ev->scope)) return e;
+        }
+        break;
+      case 3:
+        if (KeyIs(k, "dur", 3)) {
+          std::string_view tok;
+          tok = v.raw_json_token();
+          ev->has_dur = ParseMicrosToNanos(tok, &ev->dur_ns);
+        } else if (KeyIs(k, "pid", 3)) {
+          if (auto e = ReadPidTid(v, &ev->pid)) return e;
+        } else if (KeyIs(k, "tid", 3)) {
+          if (auto e = ReadPidTid(v, &ev->tid)) return e;
+        } else if (KeyIs(k, "cat", 3)) {
+          if (auto e = v.get_string().get(ev->cat)) return e;
+        }
+        break;
+      case 4:
+        if (KeyIs(k, "name", 4)) {
+          od::json_type t;
+          if (auto e = v.type().get(t)) return e;
+          if (t == od::json_type::string) {
+            if (auto e = v.get_string().get(ev->name)) return e;
+          } else if (t == od::json_type::number) {
+            std::string_view tok;
+            tok = v.raw_json_token();
+            ev->name = Trim(tok);
+          }
+        } else if (KeyIs(k, "args", 4)) {
+          od::object a;
+          if (v.get_object().get(a)) break;  // args that are not an object are ignored
+          if (ev->ph == 0) args_seen_before_ph = true;
+          if (auto e = ReadArgs(a, ev->ph == 'C' || ev->ph == 'M' || ev->ph == 0, ev)) return e;
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  (void)args_seen_before_ph;  // args read before ph was known were kept in full: nothing lost
+  return simdjson::SUCCESS;
+}
+
+}  // namespace
+
+struct ChromeEventParser::Impl {
+  od::parser parser;
+  ParsedEvent ev;
+};
+
+ChromeEventParser::ChromeEventParser() : impl_(std::make_unique<Impl>()) {}
+ChromeEventParser::~ChromeEventParser() = default;
+
+namespace {
+
+// Parses elements one by one, from element `skip` on: the slow path after a batch error.
+void ParseOneByOne(od::parser& parser, ParsedEvent& ev, const char* json, size_t len, size_t skip,
+                   EventSink& sink) {
+  // json is "[e1,e2,...]"; walk the elements with the structural scanner.
+  size_t p = 1, end = len - 1, index = 0;
+  while (p < end) {
+    while (p < end && (IsJsonSpace(json[p]) || json[p] == ',')) ++p;
+    if (p >= end) break;
+    size_t e = ScanValueEnd(json, p, end, true);
+    if (e == kIncomplete) e = end;
+    if (index++ >= skip) {
+      od::document doc;
+      od::object obj;
+      ev = ParsedEvent();
+      if (parser.iterate(json + p, e - p, e - p + simdjson::SIMDJSON_PADDING).get(doc) ||
+          doc.get_object().get(obj) || ReadEvent(obj, &ev)) {
+        sink.OnMalformed();
+      } else {
+        sink.OnEvent(ev);
+      }
+    }
+    p = e;
+  }
+}
+
+}  // namespace
+
+void ChromeEventParser::ParseBatch(const char* json, size_t len, EventSink& sink) {
+  auto& parser = impl_->parser;
+  auto& ev = impl_->ev;
+  size_t delivered = 0;
+  od::document doc;
+  od::array arr;
+  if (!parser.iterate(json, len, len + simdjson::SIMDJSON_PADDING).get(doc) && !doc.get_array().get(arr)) {
+    bool failed = false;
+    for (auto elem : arr) {
+      od::value v;
+      od::object obj;
+      if (elem.get(v) || v.get_object().get(obj)) {
+        failed = true;
+        break;
+      }
+      ev = ParsedEvent();
+      if (ReadEvent(obj, &ev)) {
+        failed = true;
+        break;
+      }
+      sink.OnEvent(ev);
+      ++delivered;
+    }
+    if (!failed) return;
+  }
+  // Something in the batch is not valid JSON: parse the rest one event at a time so only
+  // the broken events are lost. The first undelivered element is where it failed.
+  ParseOneByOne(parser, ev, json, len, delivered, sink);
+}
+
+void ForEachScalarField(std::string_view raw, void (*fn)(void*, int, std::string_view, std::string_view),
+                        void* ctx) {
+  simdjson::padded_string ps(raw);
+  od::parser parser;
+  od::document doc;
+  if (parser.iterate(ps).get(doc)) return;
+  od::json_type t;
+  if (doc.type().get(t)) return;
+  auto visit_object = [&](od::object obj, int index) {
+    for (auto field : obj) {
+      std::string_view key;
+      if (field.unescaped_key().get(key)) return;
+      std::string owned_key(key);
+      od::value v = field.value();
+      od::json_type vt;
+      if (v.type().get(vt)) return;
+      if (vt == od::json_type::string) {
+        std::string_view s;
+        if (v.get_string().get(s)) return;
+        fn(ctx, index, owned_key, s);
+      } else if (vt == od::json_type::number || vt == od::json_type::boolean) {
+        std::string_view tok;
+        tok = v.raw_json_token();
+        fn(ctx, index, owned_key, Trim(tok));
+      }
+    }
+  };
+  if (t == od::json_type::object) {
+    od::object obj;
+    if (!doc.get_object().get(obj)) visit_object(obj, 0);
+  } else if (t == od::json_type::array) {
+    od::array arr;
+    if (doc.get_array().get(arr)) return;
+    int i = 0;
+    for (auto elem : arr) {
+      od::object obj;
+      if (elem.get_object().get(obj)) return;
+      visit_object(obj, i++);
+    }
+  }
+}
+
+}  // namespace stepdoctor::chrome

@@ -1,0 +1,48 @@
+// Cuts a Chrome-trace JSON stream into batches of whole events, never holding the document.
+//
+// Accepts the object form ({"traceEvents": [...], other keys...}) and the bare-array form
+// ([event, event, ...], PyTorch's legacy profiler). Events are handed over in batches as the
+// text of a JSON array ("[e1,e2,...]") with simdjson's padding readable after it, so the
+// parser can run simdjson On-Demand over a few hundred KB at a time; memory stays bounded by
+// the read window whatever the file size (inputs past 4 GiB included).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "stepdoctor/core/result.h"
+#include "stepdoctor/io/byte_source.h"
+
+namespace stepdoctor::chrome {
+
+class TokenizerSink {
+ public:
+  virtual ~TokenizerSink() = default;
+  // A top-level key other than traceEvents, with its raw JSON value (small: deviceProperties,
+  // distributedInfo, displayTimeUnit ...). `padded` bytes after the value are readable.
+  virtual void OnTopLevelField(std::string_view key, std::string_view raw_value) = 0;
+  // `json` is "[...]" holding `count` whole events; at least 64 readable bytes follow it.
+  virtual void OnEventBatch(const char* json, size_t len, size_t count) = 0;
+};
+
+struct TokenizerStats {
+  uint64_t bytes = 0;            // uncompressed bytes read
+  uint64_t events = 0;           // array elements handed over
+  bool bare_array = false;       // the document was a bare array of events
+  bool saw_trace_events = false; // the object had a traceEvents array
+  bool truncated = false;        // input ended inside the document
+  bool trailing_garbage = false; // non-space bytes after the document
+};
+
+struct TokenizerOptions {
+  size_t window_bytes = 8u << 20;  // read window; grows if one value is larger
+  size_t batch_bytes = 512u << 10; // target bytes of events per batch
+};
+
+// Errors only when nothing usable can be read (not JSON at all); problems after the start
+// are reported in `stats` so a partial trace still imports.
+Status TokenizeChromeJson(ByteSource& src, TokenizerSink& sink, TokenizerStats* stats,
+                          const TokenizerOptions& opts = {});
+
+}  // namespace stepdoctor::chrome

@@ -1,0 +1,110 @@
+#include "stepdoctor/importers/detect_format.h"
+
+#include <cstdint>
+#include <cstring>
+
+namespace stepdoctor {
+namespace {
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+bool Contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+size_t SkipSpace(std::string_view s, size_t i) {
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t')) ++i;
+  return i;
+}
+
+// Reads a protobuf varint; returns false past the end or beyond 10 bytes.
+bool Varint(std::string_view s, size_t* i, uint64_t* v) {
+  *v = 0;
+  for (int shift = 0; shift < 64 && *i < s.size(); shift += 7) {
+    uint8_t b = static_cast<uint8_t>(s[(*i)++]);
+    *v |= uint64_t(b & 0x7f) << shift;
+    if (!(b & 0x80)) return true;
+  }
+  return false;
+}
+
+bool LooksLikeTfRecord(std::string_view h) {
+  // uint64 length, uint32 masked CRC of the length, then an Event proto whose first field is
+  // wall_time (field 1, fixed64: tag 0x09).
+  if (h.size() < 13) return false;
+  uint64_t len;
+  std::memcpy(&len, h.data(), 8);
+  return len > 0 && len < (uint64_t(1) << 32) && static_cast<uint8_t>(h[12]) == 0x09;
+}
+
+bool LooksLikeXSpace(std::string_view h) {
+  // XSpace: field 1 (planes, length-delimited: tag 0x0a), whose XPlane starts with id (0x08)
+  // or name (0x12); or, with no planes, errors/warnings/hostnames (0x12/0x1a/0x22).
+  if (h.empty()) return false;
+  uint8_t tag = static_cast<uint8_t>(h[0]);
+  if (tag != 0x0a && tag != 0x12 && tag != 0x1a && tag != 0x22) return false;
+  size_t i = 1;
+  uint64_t len;
+  if (!Varint(h, &i, &len)) return false;
+  if (tag != 0x0a) return true;
+  if (i >= h.size()) return true;
+  uint8_t inner = static_cast<uint8_t>(h[i]);
+  return inner == 0x08 || inner == 0x12 || inner == 0x1a;
+}
+
+}  // namespace
+
+const char* InputFormatName(InputFormat f) {
+  switch (f) {
+    case InputFormat::kUnknown: return "unknown";
+    case InputFormat::kChromeJson: return "chrome-json";
+    case InputFormat::kJsonOther: return "json";
+    case InputFormat::kJsonLines: return "json-lines";
+    case InputFormat::kXSpace: return "xspace";
+    case InputFormat::kTfRecordEvents: return "tfevents";
+    case InputFormat::kCsv: return "csv";
+  }
+  return "?";
+}
+
+InputFormat DetectFormat(std::string_view head, std::string_view name) {
+  if (head.size() >= 3 && std::memcmp(head.data(), "\xEF\xBB\xBF", 3) == 0) head.remove_prefix(3);
+  size_t i = SkipSpace(head, 0);
+  if (i < head.size() && (head[i] == '{' || head[i] == '[')) {
+    if (head[i] == '{') {
+      if (Contains(head, "\"traceEvents\"") || Contains(head, "\"schemaVersion\"")) return InputFormat::kChromeJson;
+      // One object per line: the first line closes an object and the next opens another.
+      size_t nl = head.find('\n', i);
+      if (nl != std::string_view::npos) {
+        size_t j = SkipSpace(head, nl + 1);
+        size_t k = head.find_last_not_of(" \r\t", nl == 0 ? 0 : nl - 1);
+        if (j < head.size() && head[j] == '{' && k != std::string_view::npos && head[k] == '}')
+          return InputFormat::kJsonLines;
+      }
+      if (Contains(head, "\"displayTimeUnit\"")) return InputFormat::kChromeJson;
+      return InputFormat::kJsonOther;
+    }
+    // A bare array: a trace when its first element is an event-like object.
+    size_t j = SkipSpace(head, i + 1);
+    if (j >= head.size() || head[j] == ']') return InputFormat::kChromeJson;  // empty: let the importer say so
+    if (head[j] == '{' && (Contains(head, "\"ph\"") || Contains(head, "\"ts\""))) return InputFormat::kChromeJson;
+    return InputFormat::kJsonOther;
+  }
+  if (LooksLikeTfRecord(head) || Contains(name, "tfevents")) {
+    if (LooksLikeTfRecord(head)) return InputFormat::kTfRecordEvents;
+  }
+  if ((EndsWith(name, ".xplane.pb") || EndsWith(name, ".xspace.pb") || EndsWith(name, ".xspace")) &&
+      LooksLikeXSpace(head))
+    return InputFormat::kXSpace;
+  // CSV: printable text whose first line has commas.
+  size_t nl = head.find('\n');
+  std::string_view first = head.substr(0, nl);
+  if (!first.empty() && Contains(first, ",")) {
+    bool printable = true;
+    for (char c : first)
+      if (static_cast<unsigned char>(c) < 0x20 && c != '\r' && c != '\t') printable = false;
+    if (printable) return InputFormat::kCsv;
+  }
+  return InputFormat::kUnknown;
+}
+
+}  // namespace stepdoctor

@@ -1,0 +1,25 @@
+// Guesses an input's format from its first bytes (after gzip), not its name: a .json may be
+// gzip, an .xplane.pb may be renamed (Perfetto's GuessTraceType).
+#pragma once
+
+#include <string_view>
+
+namespace stepdoctor {
+
+enum class InputFormat {
+  kUnknown,
+  kChromeJson,       // {"traceEvents": ...} or a bare array of events
+  kJsonOther,        // JSON that is not a trace (xprof's converted pages, memory timelines)
+  kJsonLines,        // one JSON object per line (SageMaker system metrics, stepdoctor samples)
+  kXSpace,           // TensorFlow/JAX profiler XSpace protobuf
+  kTfRecordEvents,   // TensorBoard event file (TFRecord framing around Event protos)
+  kCsv,              // a CSV with a header line (nvidia-smi --format=csv logs)
+};
+
+const char* InputFormatName(InputFormat f);
+
+// `head` is the first bytes (up to 64 KiB is plenty); `name` is a hint only, used to tell
+// apart formats whose first bytes look alike (protobuf messages have no magic number).
+InputFormat DetectFormat(std::string_view head, std::string_view name);
+
+}  // namespace stepdoctor

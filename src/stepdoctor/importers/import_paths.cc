@@ -1,0 +1,119 @@
+#include "stepdoctor/importers/import_paths.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <system_error>
+
+namespace stepdoctor {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr size_t kSniffBytes = 64 * 1024;  // enough to see a Chrome trace's first keys
+
+// plugins/profile/<run>/<file> -> <run>; empty when the path is not under a profile run.
+std::string ProfileRunOf(const std::string& path) {
+  const std::string marker = "plugins/profile/";
+  size_t at = path.rfind(marker);
+  if (at == std::string::npos) return {};
+  size_t start = at + marker.size();
+  size_t slash = path.find('/', start);
+  if (slash == std::string::npos) return {};
+  return path.substr(start, slash - start);
+}
+
+bool IsNoiseFile(const fs::path& p) {
+  std::string n = p.filename().string();
+  return n.empty() || n[0] == '.' || n == "SOURCES.md" || n == "EXPECTED.md" || p.extension() == ".md";
+}
+
+}  // namespace
+
+Status ImportSource(PeekableSource& src, Trace& trace, const ImportOptions& opts, ImportedFile* info) {
+  auto head = src.Peek(kSniffBytes);
+  if (!head.ok()) return head.status();
+  if (head->empty()) return Status(ErrorCode::kEmptyInput, src.name() + ": the file is empty");
+  InputFormat f = DetectFormat(*head, src.name());
+  if (info) info->format = f;
+  FormatImporter imp = FindImporter(f);
+  if (!imp) {
+    if (f == InputFormat::kUnknown)
+      return Status(ErrorCode::kUnknownFormat, src.name() + ": not a format stepdoctor reads (not a Chrome trace, "
+                                                            "XPlane profile, TensorBoard event file or GPU log)");
+    return Status(ErrorCode::kUnknownFormat,
+                  src.name() + ": " + InputFormatName(f) + " content that is not a trace stepdoctor reads");
+  }
+  return imp(src, trace, opts);
+}
+
+Result<ImportResult> ImportPaths(const std::vector<std::string>& paths, const ImportOptions& opts) {
+  ImportResult out;
+  struct Candidate {
+    std::string path;
+    bool named;  // named on the command line, not found in a folder
+  };
+  std::vector<Candidate> files;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    auto st = fs::status(p, ec);
+    if (ec || !fs::exists(st)) return Result<ImportResult>(ErrorCode::kNotFound, p + ": no such file or directory");
+    if (fs::is_directory(st)) {
+      std::vector<std::string> found;
+      for (auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
+           !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (!it->is_regular_file(ec) || IsNoiseFile(it->path())) continue;
+        found.push_back(it->path().string());
+      }
+      if (ec) return Result<ImportResult>(ErrorCode::kIoError, p + ": " + ec.message());
+      std::sort(found.begin(), found.end());
+      for (auto& f : found) files.push_back({std::move(f), false});
+    } else {
+      files.push_back({p, true});
+    }
+  }
+
+  // TensorBoard logdirs: of the profile runs found in folders, keep one (the newest, whose
+  // name sorts last: runs are named by date), unless the caller picked one.
+  std::map<std::string, int> runs;
+  for (const auto& c : files)
+    if (!c.named) {
+      std::string r = ProfileRunOf(c.path);
+      if (!r.empty()) runs[r]++;
+    }
+  for (const auto& [r, n] : runs) out.profile_runs.push_back(r);
+  if (!runs.empty()) {
+    out.chosen_run = opts.profile_run.empty() ? runs.rbegin()->first : opts.profile_run;
+    if (!runs.count(out.chosen_run))
+      return Result<ImportResult>(ErrorCode::kInvalidArgument, "--run " + out.chosen_run + ": no such profile run");
+  }
+
+  size_t readable = 0;
+  for (const auto& c : files) {
+    if (!c.named && !out.chosen_run.empty()) {
+      std::string r = ProfileRunOf(c.path);
+      if (!r.empty() && r != out.chosen_run) continue;
+    }
+    ImportedFile info;
+    info.path = c.path;
+    auto src = OpenMaybeCompressed(c.path);
+    Status st = src.ok() ? ImportSource(**src, out.trace, opts, &info) : src.status();
+    if (src.ok()) info.bytes = (*src)->consumed();
+    if (!st.ok()) {
+      if (c.named) return Result<ImportResult>(st.code(), st.message());
+      // Inside a folder: a file we do not read is skipped and said so.
+      info.error = st.message();
+      out.trace.diagnostics.Note(ImportIssue::kSkippedFile, st.message());
+    } else {
+      ++readable;
+    }
+    out.files.push_back(std::move(info));
+  }
+  if (readable == 0) {
+    std::string where = paths.size() == 1 ? paths[0] : "the inputs";
+    return Result<ImportResult>(ErrorCode::kEmptyInput, where + ": no trace, profile, event file or GPU log found");
+  }
+  out.trace.Finalize();
+  return out;
+}
+
+}  // namespace stepdoctor

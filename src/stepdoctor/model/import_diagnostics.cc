@@ -1,0 +1,48 @@
+#include "stepdoctor/model/import_diagnostics.h"
+
+namespace stepdoctor {
+namespace {
+
+constexpr size_t kMaxNotes = 20;  // past this, problems are only counted
+
+constexpr ImportIssueInfo kInfo[] = {
+    {"malformed_event", Severity::kWarning, "events skipped: not a readable JSON object"},
+    {"missing_timestamp", Severity::kWarning, "events skipped: no timestamp"},
+    {"negative_duration", Severity::kWarning, "events skipped: negative duration"},
+    {"unmatched_end", Severity::kWarning, "end (E) events skipped: no open begin on the thread"},
+    {"unclosed_begin", Severity::kInfo, "begin (B) events never closed: closed at the thread's end"},
+    {"unknown_phase", Severity::kInfo, "events ignored: phase not modelled"},
+    {"truncated_input", Severity::kError, "input ended early: only the part before the cut was read"},
+    {"trailing_garbage", Severity::kWarning, "bytes after the end of the trace ignored"},
+    {"bad_counter_value", Severity::kWarning, "counter samples skipped: value not a number"},
+    {"missing_duration", Severity::kInfo, "complete (X) events without dur kept as instants"},
+    {"corrupt_record", Severity::kError, "records skipped: checksum or decode failure"},
+    {"skipped_file", Severity::kInfo, "files skipped: not a format stepdoctor reads"},
+    {"unsupported_content", Severity::kInfo, "content recognised but not analysed"},
+};
+static_assert(sizeof(kInfo) / sizeof(kInfo[0]) == static_cast<size_t>(ImportIssue::kCount_));
+
+}  // namespace
+
+const ImportIssueInfo& GetImportIssueInfo(ImportIssue issue) {
+  return kInfo[static_cast<size_t>(issue)];
+}
+
+void ImportDiagnostics::Note(ImportIssue issue, std::string detail) {
+  Count(issue);
+  if (notes_.size() < kMaxNotes) notes_.emplace_back(issue, std::move(detail));
+}
+
+bool ImportDiagnostics::empty() const {
+  for (uint64_t c : counts_)
+    if (c) return false;
+  return true;
+}
+
+void ImportDiagnostics::Merge(const ImportDiagnostics& other) {
+  for (size_t i = 0; i < static_cast<size_t>(ImportIssue::kCount_); ++i) counts_[i] += other.counts_[i];
+  for (const auto& n : other.notes_)
+    if (notes_.size() < kMaxNotes) notes_.push_back(n);
+}
+
+}  // namespace stepdoctor

@@ -1,0 +1,56 @@
+// Import problems, counted rather than fatal (Perfetto's stats table): each reason has a
+// declared severity and description, and every report shows the non-zero ones.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stepdoctor {
+
+enum class Severity : uint8_t { kInfo, kWarning, kError };
+
+// Every reason an importer may skip, repair or note something. Keep the table in
+// import_diagnostics.cc in the same order.
+enum class ImportIssue : uint8_t {
+  kMalformedEvent,        // an event was not a JSON object or had unreadable fields: skipped
+  kMissingTimestamp,      // an event had no ts: skipped
+  kNegativeDuration,      // dur < 0: skipped
+  kUnmatchedEnd,          // an E event with no open B on its thread: skipped
+  kUnclosedBegin,         // a B event never closed: closed at the end of its thread's last event
+  kUnknownPhase,          // a phase we do not model (e.g. object snapshots): ignored
+  kTruncatedInput,        // the file ended early; everything before the cut was imported
+  kTrailingGarbage,       // bytes after the top-level value: ignored
+  kBadCounterValue,       // a counter sample that is not a number: skipped
+  kMissingDuration,       // a complete (X) event without dur: kept as an instant
+  kCorruptRecord,         // a framed record (TFRecord, protobuf) failed its checksum or decode
+  kSkippedFile,           // a file in a folder that is not a trace we read
+  kUnsupportedContent,    // content we recognise but do not analyse yet
+  kCount_
+};
+
+struct ImportIssueInfo {
+  std::string_view name;
+  Severity severity;
+  std::string_view description;  // "events skipped: malformed JSON object"
+};
+
+const ImportIssueInfo& GetImportIssueInfo(ImportIssue issue);
+
+class ImportDiagnostics {
+ public:
+  void Count(ImportIssue issue, uint64_t n = 1) { counts_[static_cast<size_t>(issue)] += n; }
+  // A note with detail (file name, byte offset); kept up to a limit, then only counted.
+  void Note(ImportIssue issue, std::string detail);
+  uint64_t count(ImportIssue issue) const { return counts_[static_cast<size_t>(issue)]; }
+  const std::vector<std::pair<ImportIssue, std::string>>& notes() const { return notes_; }
+  bool empty() const;
+  void Merge(const ImportDiagnostics& other);
+
+ private:
+  uint64_t counts_[static_cast<size_t>(ImportIssue::kCount_)] = {};
+  std::vector<std::pair<ImportIssue, std::string>> notes_;
+};
+
+}  // namespace stepdoctor

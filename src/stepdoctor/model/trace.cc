@@ -1,0 +1,144 @@
+#include "stepdoctor/model/trace.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace stepdoctor {
+
+void EventColumns::Reserve(size_t n) {
+  start_ns.reserve(n);
+  dur_ns.reserve(n);
+  name.reserve(n);
+  kind.reserve(n);
+  corr.reserve(n);
+  args_at.reserve(n);
+  args_n.reserve(n);
+}
+
+uint32_t Timeline::Add(int64_t start, int64_t dur, StringId nm, EventKind k, int64_t c) {
+  ev.start_ns.push_back(start);
+  ev.dur_ns.push_back(dur);
+  ev.name.push_back(nm);
+  ev.kind.push_back(k);
+  ev.corr.push_back(c);
+  ev.args_at.push_back(EventColumns::kNoArgs);
+  ev.args_n.push_back(0);
+  return static_cast<uint32_t>(ev.start_ns.size() - 1);
+}
+
+void Timeline::AddArg(uint32_t event, const Arg& arg) {
+  if (ev.args_at[event] == EventColumns::kNoArgs) ev.args_at[event] = static_cast<uint32_t>(args.size());
+  if (ev.args_n[event] == 255) return;  // more args than we keep for one event
+  ++ev.args_n[event];
+  args.push_back(arg);
+}
+
+const Arg* Timeline::FindArg(uint32_t event, StringId key) const {
+  uint32_t at = ev.args_at[event];
+  if (at == EventColumns::kNoArgs) return nullptr;
+  for (uint32_t i = at, e = at + ev.args_n[event]; i < e; ++i)
+    if (args[i].key == key) return &args[i];
+  return nullptr;
+}
+
+WorkerId Trace::AddWorker(Worker w) {
+  workers.push_back(std::move(w));
+  return WorkerId{static_cast<uint32_t>(workers.size() - 1)};
+}
+
+DeviceId Trace::AddDevice(Device d) {
+  devices.push_back(std::move(d));
+  return DeviceId{static_cast<uint32_t>(devices.size() - 1)};
+}
+
+DeviceId Trace::GetOrAddDevice(WorkerId w, DeviceKind kind, int index, std::string_view name) {
+  for (size_t i = 0; i < devices.size(); ++i)
+    if (devices[i].worker == w && devices[i].kind == kind && devices[i].index == index)
+      return DeviceId{static_cast<uint32_t>(i)};
+  Device d;
+  d.worker = w;
+  d.kind = kind;
+  d.index = index;
+  d.name = std::string(name);
+  return AddDevice(std::move(d));
+}
+
+TimelineId Trace::AddTimeline(WorkerId w, DeviceId d, TimelineKind kind, int64_t tid, std::string name) {
+  Timeline t;
+  t.worker = w;
+  t.device = d;
+  t.kind = kind;
+  t.tid = tid;
+  t.name = std::move(name);
+  timelines.push_back(std::move(t));
+  return TimelineId{static_cast<uint32_t>(timelines.size() - 1)};
+}
+
+namespace {
+
+template <typename T>
+void Permute(std::vector<T>& v, const std::vector<uint32_t>& order) {
+  std::vector<T> out;
+  out.reserve(v.size());
+  for (uint32_t i : order) out.push_back(v[i]);
+  v.swap(out);
+}
+
+void SortTimeline(Timeline& t) {
+  auto& e = t.ev;
+  const size_t n = e.size();
+  bool sorted = true;
+  for (size_t i = 1; i < n && sorted; ++i)
+    sorted = e.start_ns[i - 1] < e.start_ns[i] ||
+             (e.start_ns[i - 1] == e.start_ns[i] && e.dur_ns[i - 1] >= e.dur_ns[i]);
+  if (sorted) return;
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (e.start_ns[a] != e.start_ns[b]) return e.start_ns[a] < e.start_ns[b];
+    return e.dur_ns[a] > e.dur_ns[b];
+  });
+  Permute(e.start_ns, order);
+  Permute(e.dur_ns, order);
+  Permute(e.name, order);
+  Permute(e.kind, order);
+  Permute(e.corr, order);
+  Permute(e.args_at, order);
+  Permute(e.args_n, order);
+}
+
+}  // namespace
+
+void Trace::Finalize() {
+  for (auto& t : timelines) SortTimeline(t);
+  for (auto& c : counters) {
+    const size_t n = c.ts_ns.size();
+    if (std::is_sorted(c.ts_ns.begin(), c.ts_ns.end())) continue;
+    std::vector<uint32_t> order(n);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return c.ts_ns[a] < c.ts_ns[b]; });
+    Permute(c.ts_ns, order);
+    Permute(c.value, order);
+  }
+}
+
+size_t Trace::EventCount() const {
+  size_t n = 0;
+  for (const auto& t : timelines) n += t.ev.size();
+  return n;
+}
+
+std::pair<int64_t, int64_t> Trace::Span(WorkerId w) const {
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (const auto& t : timelines) {
+    if (w.valid() && t.worker != w) continue;
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      lo = std::min(lo, t.ev.start_ns[i]);
+      hi = std::max(hi, t.ev.start_ns[i] + t.ev.dur_ns[i]);
+    }
+  }
+  if (lo > hi) return {0, 0};
+  return {lo, hi};
+}
+
+}  // namespace stepdoctor

@@ -1,0 +1,116 @@
+// The plain result of an analysis: what every renderer (text, json, md, html) prints.
+// Analyses fill it; renderers never compute. Times in the report are milliseconds or
+// microseconds as their field names say; shares are percent (0-100).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "stepdoctor/model/import_diagnostics.h"
+
+namespace stepdoctor {
+
+inline constexpr int kReportSchemaVersion = 1;
+
+// The fixed set of primary bottlenecks a verdict names.
+enum class Bottleneck : uint8_t { kInput, kHost, kDeviceCompute, kCommunication, kMemoryTransfer, kUnknown };
+const char* BottleneckName(Bottleneck b);  // "input", "host", "device_compute", ...
+
+// How serious a finding is. kNone marks a healthy note (e.g. compute_bound).
+enum class FindingSeverity : uint8_t { kNone, kLow, kModerate, kHigh };
+const char* FindingSeverityName(FindingSeverity s);  // "none", "low", "moderate", "high"
+
+struct EvidenceItem {
+  std::string label;   // "DataLoader wait per step"
+  std::string value;   // "45.2 ms (29.8%)"
+};
+
+struct TopEvent {       // an event name behind a finding or a table, with its totals
+  std::string name;
+  double total_ms = 0;
+  int64_t count = 0;
+  double share_pct = 0; // of whatever the table is about (step time, kernel time)
+};
+
+struct Fix {
+  std::string summary;     // one sentence: what to change
+  std::string tensorflow;  // code, may be multi-line
+  std::string pytorch;     // code, may be multi-line
+};
+
+struct Finding {
+  std::string id;          // stable: input_bound, host_bound, step_time_outliers, ...
+  FindingSeverity severity = FindingSeverity::kNone;
+  std::string title;       // one line: "38% of each step waits on the DataLoader"
+  double share_pct = 0;    // share of step time the finding is about
+  double gain_upper_bound = 1.0;  // speed-up factor if fixed completely (>= 1)
+  std::string gain_text;   // "up to 1.4x if the input wait is fully hidden"
+  std::vector<EvidenceItem> evidence;
+  std::vector<TopEvent> top_events;
+  Fix fix;
+};
+
+struct Verdict {
+  Bottleneck bottleneck = Bottleneck::kUnknown;
+  std::string summary;     // the first line of the text report
+};
+
+struct StepRecord {
+  int64_t number = 0;      // ProfilerStep#N's N, or the ordinal
+  int64_t start_ns = 0;
+  double duration_ms = 0;
+  std::vector<double> category_ms;  // aligned with StepSummary::categories
+};
+
+struct StepSummary {
+  std::string source;      // "ProfilerStep#N markers", "TF step line", "whole window (no step markers)"
+  bool whole_window = false;
+  int count = 0;
+  double median_ms = 0, p90_ms = 0, max_ms = 0, min_ms = 0, mean_ms = 0;
+  int excluded_partial = 0;              // steps cut by the window edges
+  std::vector<int64_t> outlier_numbers;  // step numbers flagged as outliers
+  std::vector<std::string> categories;   // breakdown category ids, in display order
+  std::vector<StepRecord> steps;
+};
+
+struct BreakdownEntry {
+  std::string category;    // input, kernel_launch, host_compute, device_compute, collectives, memcpy, other
+  double ms_per_step = 0;
+  double pct = 0;          // of step time
+};
+
+struct DeviceUtilization {
+  std::string worker;
+  std::string device;      // "GPU 0 (Tesla V100-SXM2-32GB)"
+  double span_us = 0;
+  double idle_pct = 0, compute_pct = 0, non_compute_pct = 0;
+  std::optional<double> comm_comp_overlap_pct;  // absent when no communication
+  int64_t kernel_count = 0;
+};
+
+struct DeviceLane {            // busy intervals of one stream/thread, downsampled, for charts
+  std::string label;
+  std::vector<std::pair<double, double>> busy_ms;  // [start, end) relative to window start
+};
+
+struct Report {
+  int schema_version = kReportSchemaVersion;
+  std::string tool_version;
+  std::vector<std::string> inputs;
+  std::string format;          // what was read: "chrome-json (kineto)", "xplane", ...
+  Verdict verdict;
+  StepSummary steps;
+  std::vector<BreakdownEntry> breakdown;
+  std::vector<DeviceUtilization> devices;
+  std::vector<Finding> findings;     // ranked: severity, then share
+  std::vector<TopEvent> top_kernels; // by total device time
+  std::vector<TopEvent> top_ops;     // by total host time (top-level framework ops)
+  double window_ms = 0;
+  std::vector<DeviceLane> lanes;     // for the HTML timeline
+  std::vector<std::string> diagnostics;  // import and analysis problems, one line each
+  std::vector<std::string> notes;        // what the analysis could not do ("no step markers")
+};
+
+}  // namespace stepdoctor
