@@ -1,11 +1,22 @@
 // The table of formats stepdoctor reads and the importer of each.
 #include "stepdoctor/importers/chrome/chrome_json_to_trace.h"
 #include "stepdoctor/importers/import_paths.h"
+#include "stepdoctor/importers/samples/nvidia_smi_csv_to_trace.h"
+#include "stepdoctor/importers/samples/samples_to_trace.h"
+#include "stepdoctor/importers/xplane/xspace_to_trace.h"
 
 namespace stepdoctor {
 namespace {
 
 Status ImportChrome(PeekableSource& src, Trace& trace, const ImportOptions&) { return ImportChromeJson(src, trace); }
+Status ImportJsonLines(PeekableSource& src, Trace& trace, const ImportOptions&) { return ImportSamplesJsonLines(src, trace); }
+Status ImportCsv(PeekableSource& src, Trace& trace, const ImportOptions&) { return ImportGpuCsv(src, trace); }
+
+Status ImportXPlane(PeekableSource& src, Trace& trace, const ImportOptions& opts) {
+  XSpaceImportOptions xo;
+  if (opts.progress) xo.progress = [&](uint64_t done, uint64_t total) { opts.progress(src.name(), done, total); };
+  return ImportXSpace(src, trace, xo);
+}
 
 struct Entry {
   InputFormat format;
@@ -14,6 +25,9 @@ struct Entry {
 
 constexpr Entry kImporters[] = {
     {InputFormat::kChromeJson, &ImportChrome},
+    {InputFormat::kJsonLines, &ImportJsonLines},
+    {InputFormat::kCsv, &ImportCsv},
+    {InputFormat::kXSpace, &ImportXPlane},
 };
 
 }  // namespace

@@ -95,6 +95,12 @@ struct DeviceLane {            // busy intervals of one stream/thread, downsampl
   std::vector<std::pair<double, double>> busy_ms;  // [start, end) relative to window start
 };
 
+struct TimeSeries {            // a sampled metric for charts (live samples, GPU logs)
+  std::string name;            // "gpu0_util_pct", "cpu_pct"
+  std::string unit;            // "%", "MB/s", "bytes"
+  std::vector<std::pair<double, double>> points;  // (seconds from window start, value), downsampled
+};
+
 struct Report {
   int schema_version = kReportSchemaVersion;
   std::string tool_version;
@@ -109,6 +115,7 @@ struct Report {
   std::vector<TopEvent> top_ops;     // by total host time (top-level framework ops)
   double window_ms = 0;
   std::vector<DeviceLane> lanes;     // for the HTML timeline
+  std::vector<TimeSeries> series;    // live samples / GPU logs, for charts
   std::vector<std::string> diagnostics;  // import and analysis problems, one line each
   std::vector<std::string> notes;        // what the analysis could not do ("no step markers")
 };

@@ -1,0 +1,77 @@
+// stepdoctor diagnose PATH...: import, analyse, render.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+
+#include "commands.h"
+#include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/importers/import_paths.h"
+#include "stepdoctor/render/render.h"
+
+namespace stepdoctor::cli {
+namespace {
+
+struct DiagnoseArgs {
+  std::vector<std::string> paths;
+  std::string format = "text";
+  std::string output;  // empty: stdout
+  std::string run;     // TensorBoard profile run
+  int width = 100;
+};
+
+bool ColorWanted(const std::string& output) {
+  if (!output.empty()) return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color && *no_color) return false;
+  return ::isatty(STDOUT_FILENO);
+}
+
+}  // namespace
+
+std::function<int()> SetupDiagnose(CLI::App& sub) {
+  auto a = std::make_shared<DiagnoseArgs>();
+  sub.add_option("paths", a->paths, "trace files or folders (Chrome-trace JSON, .xplane.pb, TensorBoard logdirs, "
+                                    "GPU logs)")
+      ->required();
+  std::string formats;
+  for (const auto& n : RendererNames()) formats += (formats.empty() ? "" : "|") + n;
+  sub.add_option("-f,--format", a->format, "output format: " + formats);
+  sub.add_option("-o,--output", a->output, "write the report to this file instead of stdout");
+  sub.add_option("--run", a->run, "TensorBoard logdir: the profile run to read (default: the newest)");
+  sub.add_option("--width", a->width, "text width in columns");
+  return [a]() -> int {
+    Renderer render = FindRenderer(a->format);
+    if (!render) {
+      PrintError("--format " + a->format + ": unknown format");
+      return kExitBadInput;
+    }
+    ImportOptions io;
+    io.profile_run = a->run;
+    auto imported = ImportPaths(a->paths, io);
+    if (!imported.ok()) {
+      PrintError(imported.message());
+      return kExitBadInput;
+    }
+    Report report = AnalyzeTrace(imported->trace);
+    RenderOptions ro;
+    ro.color = a->format == "text" && ColorWanted(a->output);
+    ro.width = a->width;
+    std::string text = render(report, ro);
+    if (a->output.empty()) {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+    } else {
+      std::ofstream out(a->output, std::ios::binary);
+      out << text;
+      if (!out) {
+        PrintError(a->output + ": cannot write the report");
+        return kExitBadInput;
+      }
+    }
+    return kExitOk;
+  };
+}
+
+}  // namespace stepdoctor::cli

@@ -1,0 +1,142 @@
+#include "stepdoctor/analysis/analyze.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "stepdoctor/analysis/interval_set.h"
+#include "stepdoctor/analysis/rule.h"
+#include "stepdoctor/analysis/trace_to_device_utilization.h"
+#include "stepdoctor/analysis/trace_to_step_signals.h"
+#include "stepdoctor/analysis/trace_to_steps.h"
+#include "stepdoctor/analysis/verdict.h"
+
+namespace stepdoctor {
+namespace {
+
+void FillSteps(const StepWindows& w, const StepSignals& s, StepSummary* out) {
+  out->source = w.source;
+  out->whole_window = w.whole_window;
+  out->excluded_partial = w.excluded_partial;
+  out->count = s.step_count;
+  out->median_ms = s.median_step_ms;
+  out->p90_ms = s.p90_step_ms;
+  out->max_ms = s.max_step_ms;
+  out->mean_ms = s.mean_step_ms;
+  out->min_ms = s.step_ms.empty() ? 0 : *std::min_element(s.step_ms.begin(), s.step_ms.end());
+  for (size_t i : s.outlier_steps) out->outlier_numbers.push_back(s.step_numbers[i]);
+  for (int c = 0; c < kStepCategoryCount; ++c) out->categories.push_back(StepCategoryId(StepCategory(c)));
+  for (size_t i = 0; i < w.steps.size() && i < s.per_step_category_ms.size(); ++i) {
+    StepRecord r;
+    r.number = w.steps[i].number;
+    r.start_ns = w.steps[i].start_ns;
+    r.duration_ms = w.steps[i].dur_ns() / 1e6;
+    r.category_ms = s.per_step_category_ms[i];
+    out->steps.push_back(std::move(r));
+  }
+}
+
+// Busy intervals per lane, merged so that at most ~`buckets` remain across the window.
+void FillLanes(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi, const AnalyzeOptions& opts,
+               std::vector<DeviceLane>* lanes) {
+  if (hi <= lo) return;
+  std::vector<const Timeline*> order;
+  for (const auto& t : trace.timelines)
+    if (t.worker == worker && t.kind != TimelineKind::kDerived && t.ev.size() > 0) order.push_back(&t);
+  std::stable_sort(order.begin(), order.end(), [](const Timeline* a, const Timeline* b) {
+    bool da = a->kind == TimelineKind::kDeviceStream, db = b->kind == TimelineKind::kDeviceStream;
+    if (da != db) return da;
+    return a->ev.size() > b->ev.size();
+  });
+  if (order.size() > size_t(opts.max_lanes)) order.resize(opts.max_lanes);
+  const int64_t min_gap = std::max<int64_t>(1, (hi - lo) / std::max(1, opts.lane_buckets));
+  for (const Timeline* t : order) {
+    std::vector<Interval> raw;
+    for (size_t i = 0; i < t->ev.size(); ++i) {
+      EventKind k = t->ev.kind[i];
+      if (t->kind == TimelineKind::kDeviceStream ? !IsDeviceActivity(k)
+                                                 : (k == EventKind::kStepMarker || t->ev.dur_ns[i] == 0))
+        continue;
+      raw.push_back({std::max(lo, t->ev.start_ns[i]), std::min(hi, t->ev.start_ns[i] + t->ev.dur_ns[i])});
+    }
+    IntervalSet set = MakeIntervalSet(std::move(raw));
+    DeviceLane lane;
+    const Device& d = trace.device(t->device);
+    lane.label = (d.kind == DeviceKind::kHostCpu ? std::string("CPU ") : d.kind == DeviceKind::kTpu ? "TPU " + std::to_string(d.index) + " "
+                                                                                                 : "GPU " + std::to_string(d.index) + " ") +
+                 t->name;
+    for (const auto& iv : set) {
+      double s = (iv.start - lo) / 1e6, e = (iv.end - lo) / 1e6;
+      if (!lane.busy_ms.empty() && (iv.start - lo) - int64_t(lane.busy_ms.back().second * 1e6) < min_gap)
+        lane.busy_ms.back().second = e;
+      else
+        lane.busy_ms.push_back({s, e});
+    }
+    lanes->push_back(std::move(lane));
+  }
+}
+
+void FillDiagnostics(const Trace& trace, Report* r) {
+  for (int i = 0; i < int(ImportIssue::kCount_); ++i) {
+    uint64_t n = trace.diagnostics.count(ImportIssue(i));
+    if (n == 0) continue;
+    const auto& info = GetImportIssueInfo(ImportIssue(i));
+    r->diagnostics.push_back(fmt::format("{} {}", n, info.description));
+  }
+  for (const auto& [issue, note] : trace.diagnostics.notes()) r->diagnostics.push_back(note);
+}
+
+}  // namespace
+
+Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
+  Report r;
+  r.tool_version = STEPDOCTOR_VERSION;
+  r.inputs = trace.sources;
+  r.format = trace.format;
+  FillDiagnostics(trace, &r);
+
+  WorkerId worker = PrimaryWorker(trace);
+  StepWindows windows;
+  StepSignals steps;
+  Signals sig;
+  sig.trace = &trace;
+  if (worker.valid()) {
+    windows = TraceToSteps(trace, worker);
+    steps = TraceToStepSignals(trace, worker, windows);
+    if (steps.step_count > 0) sig.steps = &steps;
+    FillSteps(windows, steps, &r.steps);
+    if (windows.whole_window)
+      r.notes.push_back("no step markers found: the whole window is analysed as one region");
+    if (trace.workers.size() > 1)
+      r.notes.push_back(fmt::format("{} workers read; step figures are for {} (the one with the most events)",
+                                    trace.workers.size(), trace.worker(worker).hostname));
+    if (steps.cpu_only && steps.step_count > 0)
+      r.notes.push_back("no device activity: the CPU is treated as the device (top-level operators are device compute)");
+  }
+  for (int c = 0; c < kStepCategoryCount; ++c) {
+    BreakdownEntry e;
+    e.category = StepCategoryId(StepCategory(c));
+    e.ms_per_step = steps.category_ms[c];
+    e.pct = steps.mean_step_ms > 0 ? 100.0 * steps.category_ms[c] / steps.mean_step_ms : 0;
+    if (steps.step_count > 0) r.breakdown.push_back(e);
+  }
+
+  for (const auto& a : TraceToDeviceActivity(trace, /*hta_filter=*/true))
+    r.devices.push_back(DeviceActivityToUtilization(trace, a));
+
+  r.findings = RunRules(sig, &r.diagnostics);
+  r.verdict = MakeVerdict(r.findings, sig.steps);
+
+  r.top_kernels = steps.top_kernels;
+  r.top_ops = steps.top_ops;
+  if (r.top_kernels.size() > size_t(opts.max_top_events)) r.top_kernels.resize(opts.max_top_events);
+  if (r.top_ops.size() > size_t(opts.max_top_events)) r.top_ops.resize(opts.max_top_events);
+  if (!windows.steps.empty()) {
+    int64_t lo = windows.steps.front().start_ns, hi = windows.steps.back().end_ns;
+    r.window_ms = (hi - lo) / 1e6;
+    FillLanes(trace, worker, lo, hi, opts, &r.lanes);
+  }
+  return r;
+}
+
+}  // namespace stepdoctor

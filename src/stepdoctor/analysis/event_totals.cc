@@ -1,0 +1,46 @@
+#include "stepdoctor/analysis/event_totals.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace stepdoctor {
+
+std::vector<TopEvent> TotalsByName(const Trace& trace, TotalsScope scope, WorkerId worker) {
+  struct Acc {
+    int64_t ns = 0;
+    int64_t count = 0;
+  };
+  std::unordered_map<StringId, Acc> acc;
+  int64_t total = 0;
+  for (const auto& t : trace.timelines) {
+    if (worker.valid() && t.worker != worker) continue;
+    bool device = t.kind == TimelineKind::kDeviceStream;
+    bool host = t.kind == TimelineKind::kHostThread;
+    if (scope == TotalsScope::kDeviceKernels ? !device : !host) continue;
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      EventKind k = t.ev.kind[i];
+      bool keep = scope == TotalsScope::kDeviceKernels ? IsDeviceActivity(k) : k == EventKind::kFrameworkOp;
+      if (!keep) continue;
+      auto& a = acc[t.ev.name[i]];
+      a.ns += t.ev.dur_ns[i];
+      ++a.count;
+      total += t.ev.dur_ns[i];
+    }
+  }
+  std::vector<TopEvent> out;
+  out.reserve(acc.size());
+  for (const auto& [name, a] : acc) {
+    TopEvent e;
+    e.name = std::string(trace.str(name));
+    e.total_ms = a.ns / 1e6;
+    e.count = a.count;
+    e.share_pct = total > 0 ? 100.0 * a.ns / total : 0;
+    out.push_back(std::move(e));
+  }
+  std::sort(out.begin(), out.end(), [](const TopEvent& a, const TopEvent& b) {
+    return a.total_ms != b.total_ms ? a.total_ms > b.total_ms : a.name < b.name;
+  });
+  return out;
+}
+
+}  // namespace stepdoctor

@@ -1,0 +1,19 @@
+// Totals per event name (time and count), for top-N tables and for `diff`.
+#pragma once
+
+#include <vector>
+
+#include "stepdoctor/model/trace.h"
+#include "stepdoctor/report/report.h"
+
+namespace stepdoctor {
+
+enum class TotalsScope {
+  kDeviceKernels,  // kernels, communication kernels, memcpy and memset on device streams
+  kHostOps,        // framework ops on host threads (every level: totals are inclusive)
+};
+
+// Sorted by total time, descending; share_pct is of the summed total. `worker` invalid = all.
+std::vector<TopEvent> TotalsByName(const Trace& trace, TotalsScope scope, WorkerId worker = {});
+
+}  // namespace stepdoctor

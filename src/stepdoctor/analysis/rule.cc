@@ -1,0 +1,31 @@
+#include "stepdoctor/analysis/rule.h"
+
+#include <algorithm>
+
+namespace stepdoctor {
+
+double GainIfRemoved(double share_pct) {
+  double rest = 1.0 - std::clamp(share_pct, 0.0, 99.0) / 100.0;
+  return 1.0 / rest;
+}
+
+std::vector<Finding> RunRules(const Signals& s, std::vector<std::string>* diagnostics) {
+  std::vector<Finding> out;
+  for (const RuleDef& r : AllRules()) {
+    std::optional<Finding> f = r.evaluate(s);
+    if (!f) continue;
+    if (f->id != r.id) {
+      // A rule must report under its registered id; anything else is a bug worth seeing.
+      if (diagnostics) diagnostics->push_back(std::string("rule ") + r.id + " produced finding id " + f->id);
+      f->id = r.id;
+    }
+    out.push_back(std::move(*f));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+    if (a.severity != b.severity) return a.severity > b.severity;
+    return a.share_pct > b.share_pct;
+  });
+  return out;
+}
+
+}  // namespace stepdoctor

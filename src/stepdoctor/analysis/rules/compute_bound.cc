@@ -1,0 +1,48 @@
+// compute_bound (healthy): the device is busy most of the step. Names the next levers.
+#include "stepdoctor/analysis/rule.h"
+#include "stepdoctor/analysis/rules/rule_util.h"
+#include "stepdoctor/analysis/rules/rules.h"
+
+namespace stepdoctor::rules {
+namespace {
+constexpr double kComputeBoundPct = 60.0;       // device compute >= 60% of the step
+constexpr double kLowReducedPrecisionPct = 50.0;  // < 50% of kernel time in 16-bit: suggest AMP
+}  // namespace
+
+std::optional<Finding> ComputeBound(const Signals& sig) {
+  if (!sig.steps || sig.steps->step_count == 0) return std::nullopt;
+  const StepSignals& s = *sig.steps;
+  double share = CategoryShare(s, StepCategory::kDeviceCompute);
+  if (share < kComputeBoundPct) return std::nullopt;
+
+  Finding f;
+  f.id = "compute_bound";
+  f.severity = FindingSeverity::kNone;
+  f.share_pct = share;
+  bool amp = !s.cpu_only && s.tensor_core_capable && s.fp16_kernel_pct < kLowReducedPrecisionPct;
+  f.title = s.cpu_only ? fmt::format("the CPU computes {} of each step: operator work dominates", Pct(share))
+                       : fmt::format("the device computes {} of each step: the step is compute-bound", Pct(share));
+  f.gain_upper_bound = 1.0;
+  f.gain_text = amp ? "mixed precision often gives 1.5-3x on TensorCore GPUs (not measured here)"
+                    : "no idle time to recover; gains must come from doing the compute faster";
+  f.evidence.push_back({"device compute per step", fmt::format("{} ({})", Ms(s.category_ms[int(StepCategory::kDeviceCompute)]), Pct(share))});
+  if (!s.cpu_only) {
+    f.evidence.push_back({"kernel time in 16-bit / TensorCore kernels", Pct(s.fp16_kernel_pct)});
+    f.evidence.push_back({"TensorCore-capable device", s.tensor_core_capable ? "yes" : "no or unknown"});
+  }
+  for (size_t i = 0; i < s.top_kernels.size() && i < 3; ++i) f.top_events.push_back(s.top_kernels[i]);
+  f.fix.summary = amp ? "Run in mixed precision so matrix math uses TensorCores; then try a larger batch."
+                      : "Profile the top kernels; fuse or compile (XLA, torch.compile), and try a larger batch.";
+  f.fix.tensorflow =
+      "tf.keras.mixed_precision.set_global_policy('mixed_float16')\n"
+      "# keep the last layer in float32 for numeric stability:\n"
+      "outputs = tf.keras.layers.Activation('softmax', dtype='float32')(logits)";
+  f.fix.pytorch =
+      "scaler = torch.cuda.amp.GradScaler()\n"
+      "with torch.autocast(device_type='cuda', dtype=torch.float16):\n"
+      "    loss = loss_fn(model(x), y)\n"
+      "scaler.scale(loss).backward(); scaler.step(optimizer); scaler.update()";
+  return f;
+}
+
+}  // namespace stepdoctor::rules

@@ -1,0 +1,69 @@
+// host_bound: the device idles while the host launches kernels or runs framework/Python code.
+// On a CPU-only trace: the time between (and inside tiny) top-level operators.
+#include "stepdoctor/analysis/rule.h"
+#include "stepdoctor/analysis/rules/rule_util.h"
+#include "stepdoctor/analysis/rules/rules.h"
+
+namespace stepdoctor::rules {
+namespace {
+constexpr double kHostModeratePct = 10.0;  // host-bound time >= 10% of the step: moderate
+constexpr double kHostHighPct = 30.0;      // >= 30%: high
+}  // namespace
+
+std::optional<Finding> HostBound(const Signals& sig) {
+  if (!sig.steps || sig.steps->step_count == 0) return std::nullopt;
+  const StepSignals& s = *sig.steps;
+  double launch = CategoryShare(s, StepCategory::kKernelLaunch);
+  double host = CategoryShare(s, StepCategory::kHostCompute);
+  double share = launch + host;
+  if (share < kHostModeratePct) return std::nullopt;
+
+  Finding f;
+  f.id = "host_bound";
+  f.severity = share >= kHostHighPct ? FindingSeverity::kHigh : FindingSeverity::kModerate;
+  f.share_pct = share;
+  f.gain_upper_bound = GainIfRemoved(share);
+  bool tiny_kernels = !s.cpu_only && s.median_kernel_us > 0 && s.median_launch_us > 0 &&
+                      s.median_kernel_us < s.median_launch_us;
+  if (s.cpu_only) {
+    f.title = fmt::format("{} of each {} step is Python/framework overhead between operators", Pct(share),
+                          Ms(s.median_step_ms));
+    f.gain_text = GainText(f.gain_upper_bound, "if the overhead between operators were removed");
+    f.evidence.push_back({"host overhead per step", fmt::format("{} ({})", Ms(s.category_ms[int(StepCategory::kHostCompute)]), Pct(share))});
+    f.evidence.push_back({"top-level operators per step", fmt::format("{}", s.top_level_ops_per_step)});
+    f.evidence.push_back({"operator time in tiny operators (< 10 us)", Pct(s.tiny_op_share_pct)});
+  } else {
+    f.title = fmt::format("the device idles {} of each {} step while the host launches kernels or runs framework code",
+                          Pct(share), Ms(s.median_step_ms));
+    f.gain_text = GainText(f.gain_upper_bound, "if the host kept the device fed");
+    f.evidence.push_back({"kernel launch / runtime while the device idles", fmt::format("{} per step ({})", Ms(s.category_ms[int(StepCategory::kKernelLaunch)]), Pct(launch))});
+    f.evidence.push_back({"framework/Python while the device idles", fmt::format("{} per step ({})", Ms(s.category_ms[int(StepCategory::kHostCompute)]), Pct(host))});
+    f.evidence.push_back({"kernels per step", fmt::format("{}", s.kernels_per_step)});
+    if (s.median_kernel_us > 0)
+      f.evidence.push_back({"median kernel vs median launch call", fmt::format("{} vs {}{}", Us(s.median_kernel_us), Us(s.median_launch_us), tiny_kernels ? " (kernels are shorter than their launch)" : "")});
+    f.evidence.push_back({"device busy during steps", Pct(s.device_busy_pct)});
+  }
+  for (size_t i = 0; i < s.top_ops.size() && i < 3; ++i) f.top_events.push_back(s.top_ops[i]);
+
+  f.fix.summary = s.cpu_only
+                      ? "Do more work per operator call: larger batches, fused or compiled graphs, fewer Python-level ops."
+                      : "Launch fewer, larger kernels: compile the step (graph mode / XLA / torch.compile), capture it "
+                        "as a CUDA graph, or give each kernel more work with a larger batch.";
+  f.fix.tensorflow =
+      "@tf.function(jit_compile=True)   # one compiled graph per step: no per-op Python, fused kernels\n"
+      "def train_step(x, y):\n"
+      "    with tf.GradientTape() as tape:\n"
+      "        loss = loss_fn(y, model(x, training=True))\n"
+      "    grads = tape.gradient(loss, model.trainable_variables)\n"
+      "    optimizer.apply_gradients(zip(grads, model.trainable_variables))\n"
+      "    return loss\n"
+      "# Keras: model.compile(..., jit_compile=True, steps_per_execution=32)";
+  f.fix.pytorch =
+      "model = torch.compile(model)                 # fuse ops, fewer launches (PyTorch 2)\n"
+      "# or capture a static step as a CUDA graph:\n"
+      "# g = torch.cuda.CUDAGraph(); with torch.cuda.graph(g): static_loss = step(static_x, static_y)\n"
+      "# and raise the batch size so each kernel does more work";
+  return f;
+}
+
+}  // namespace stepdoctor::rules

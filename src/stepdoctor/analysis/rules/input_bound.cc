@@ -1,0 +1,60 @@
+// input_bound: the step waits on the input pipeline while the device has nothing to do.
+#include <algorithm>
+
+#include "stepdoctor/analysis/rule.h"
+#include "stepdoctor/analysis/rules/rule_util.h"
+#include "stepdoctor/analysis/rules/rules.h"
+
+namespace stepdoctor::rules {
+namespace {
+constexpr double kInputModeratePct = 5.0;  // exposed input wait >= 5% of the step: moderate
+constexpr double kInputHighPct = 20.0;     // >= 20%: high (TensorFlow's profiler says "HIGHLY")
+}  // namespace
+
+std::optional<Finding> InputBound(const Signals& sig) {
+  if (!sig.steps || sig.steps->step_count == 0) return std::nullopt;
+  const StepSignals& s = *sig.steps;
+  // The share is the host's wait on input (what a user sees as "waiting on the DataLoader");
+  // the gain counts only the exposed part, while the device had nothing to do: hiding the
+  // rest would not shorten the step.
+  double share = s.mean_step_ms > 0 ? 100.0 * s.input_wait_ms / s.mean_step_ms : 0;
+  double exposed = CategoryShare(s, StepCategory::kInput);
+  if (share < kInputModeratePct) return std::nullopt;
+
+  Finding f;
+  f.id = "input_bound";
+  f.severity = share >= kInputHighPct ? FindingSeverity::kHigh : FindingSeverity::kModerate;
+  f.share_pct = share;
+  std::string what = s.input_wait_events.empty() ? std::string("the input pipeline") : s.input_wait_events[0].name;
+  bool dataloader = what.find("DataLoader") != std::string::npos;
+  f.title = fmt::format("{} of each {} step waits on {}", Pct(share), Ms(s.median_step_ms),
+                        dataloader ? "the DataLoader" : "input");
+  f.gain_upper_bound = GainIfRemoved(exposed);
+  f.gain_text = GainText(f.gain_upper_bound, "if the input wait is fully hidden behind compute");
+  f.evidence.push_back({"host waits on input per step", fmt::format("{} ({} of the step)", Ms(s.input_wait_ms), Pct(share))});
+  if (!s.cpu_only)
+    f.evidence.push_back({"of which the device idles (exposed)", fmt::format("{} ({} of the step)", Ms(s.category_ms[int(StepCategory::kInput)]), Pct(exposed))});
+  if (!s.cpu_only)
+    f.evidence.push_back({"device busy during steps", Pct(s.device_busy_pct)});
+  f.evidence.push_back({"steps measured", fmt::format("{} (median {})", s.step_count, Ms(s.median_step_ms))});
+  for (size_t i = 0; i < s.input_wait_events.size() && i < 3; ++i) f.top_events.push_back(s.input_wait_events[i]);
+
+  f.fix.summary =
+      "Prepare batches in parallel with the step and keep some ready: parallel map and prefetch in tf.data; "
+      "worker processes, pinned memory and prefetching in the PyTorch DataLoader.";
+  f.fix.tensorflow =
+      "ds = tf.data.TFRecordDataset(files, num_parallel_reads=tf.data.AUTOTUNE)  # shards, not many small files\n"
+      "ds = ds.map(parse_and_augment, num_parallel_calls=tf.data.AUTOTUNE)\n"
+      "ds = ds.cache()            # if the decoded data fits in memory\n"
+      "ds = ds.batch(batch_size).prefetch(tf.data.AUTOTUNE)";
+  f.fix.pytorch =
+      "loader = torch.utils.data.DataLoader(\n"
+      "    dataset, batch_size=batch_size, shuffle=True,\n"
+      "    num_workers=min(8, os.cpu_count()),  # load batches in worker processes\n"
+      "    pin_memory=True,                     # faster, asynchronous host-to-device copies\n"
+      "    persistent_workers=True,             # keep workers alive between epochs\n"
+      "    prefetch_factor=4)                   # batches each worker keeps ready";
+  return f;
+}
+
+}  // namespace stepdoctor::rules

@@ -1,0 +1,18 @@
+// Every rule's entry point; each is defined in its own file in this folder and listed once in
+// registry.cc. A rule returns nothing when its condition does not hold (or its signals are
+// absent), and a Finding when it does.
+#pragma once
+
+#include <optional>
+
+#include "stepdoctor/analysis/signals.h"
+#include "stepdoctor/report/report.h"
+
+namespace stepdoctor::rules {
+
+std::optional<Finding> ComputeBound(const Signals& s);      // compute_bound.cc
+std::optional<Finding> HostBound(const Signals& s);         // host_bound.cc
+std::optional<Finding> InputBound(const Signals& s);        // input_bound.cc
+std::optional<Finding> StepTimeOutliers(const Signals& s);  // step_time_outliers.cc
+
+}  // namespace stepdoctor::rules

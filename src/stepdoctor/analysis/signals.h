@@ -1,0 +1,73 @@
+// The façade rules read: aggregates computed once from the trace (and from live samples),
+// never raw events. Each section is optional: a rule whose section is absent does not fire.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "stepdoctor/model/trace.h"
+#include "stepdoctor/report/report.h"
+
+namespace stepdoctor {
+
+// Step-time categories in display order; the same ids appear in reports and JSON.
+enum class StepCategory : uint8_t {
+  kInput,          // waiting on data (DataLoader __next__, IteratorGetNext) while the device idles
+  kKernelLaunch,   // host in runtime/launch calls while the device idles
+  kHostCompute,    // host in framework ops or Python between them while the device idles
+  kDeviceCompute,  // device (or, on CPU-only traces, top-level operators) computing
+  kCollectives,    // communication kernels not hidden under compute
+  kMemcpy,         // copies and memsets not hidden under compute or communication
+  kOther,          // none of the above: idle, or work we cannot attribute
+  kCount_
+};
+const char* StepCategoryId(StepCategory c);     // "input", "kernel_launch", ...
+const char* StepCategoryLabel(StepCategory c);  // "input (waiting on data)", ...
+inline constexpr int kStepCategoryCount = static_cast<int>(StepCategory::kCount_);
+
+// A step slower than this many times the median step is an outlier.
+inline constexpr double kOutlierStepFactor = 1.3;
+// Fewer steps than this say nothing about outliers.
+inline constexpr int kMinStepsForOutliers = 5;
+
+// Signals from the trace's steps and events (analysis/trace_to_step_signals).
+struct StepSignals {
+  WorkerId worker;                 // the worker the step figures describe
+  bool has_steps = false;          // step markers were found
+  bool cpu_only = false;           // no device activity: the CPU is the device
+  int step_count = 0;
+  std::vector<int64_t> step_numbers;
+  std::vector<double> step_ms;     // per step
+  double median_step_ms = 0, p90_step_ms = 0, max_step_ms = 0, mean_step_ms = 0;
+  std::vector<size_t> outlier_steps;  // indices of steps slower than kOutlierStepFactor x median
+  // Mean ms per step in each category (they sum to the mean step time).
+  double category_ms[kStepCategoryCount] = {};
+  std::vector<std::vector<double>> per_step_category_ms;  // [step][category]
+  double input_wait_ms = 0;        // mean host-side input wait per step, hidden or not
+  std::vector<TopEvent> input_wait_events;  // what the host waited in
+  // Device activity.
+  int64_t kernels_per_step = 0;
+  double median_kernel_us = 0;     // median device kernel duration
+  double median_launch_us = 0;     // median kernel-launch runtime call duration
+  double device_busy_pct = 0;      // union of device activity / step time
+  double tiny_op_share_pct = 0;    // CPU-only: share of top-level op time in ops under kTinyOpUs
+  int64_t top_level_ops_per_step = 0;
+  // Precision (devices that have TensorCores): share of kernel time in fp32 vs 16-bit kernels.
+  double fp16_kernel_pct = 0;      // kernels whose names say half/bf16/fp16/tensor-op
+  bool tensor_core_capable = false;
+  std::vector<TopEvent> top_kernels;
+  std::vector<TopEvent> top_ops;
+};
+
+struct TfSignals;        // analysis/tf_signals.h: tf.data, eager, precision, memory (TensorFlow)
+struct ResourceSignals;  // analysis/resource_signals.h: live samples and GPU logs
+
+struct Signals {
+  const Trace* trace = nullptr;
+  const StepSignals* steps = nullptr;
+  const TfSignals* tf = nullptr;
+  const ResourceSignals* resources = nullptr;
+};
+
+}  // namespace stepdoctor

@@ -1,0 +1,261 @@
+#include "stepdoctor/analysis/trace_to_step_signals.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <unordered_map>
+
+#include "stepdoctor/analysis/event_totals.h"
+#include "stepdoctor/analysis/interval_set.h"
+
+namespace stepdoctor {
+namespace {
+
+constexpr int kTopEvents = 10;
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Nearest-rank percentile (p in 0..100).
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * double(v.size())));
+  return v[std::clamp<size_t>(rank, 1, v.size()) - 1];
+}
+
+bool ContainsCi(std::string_view s, std::string_view part) {
+  auto it = std::search(s.begin(), s.end(), part.begin(), part.end(),
+                        [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+  return it != s.end();
+}
+
+// Kernels that compute in 16-bit or on TensorCores, by the names cuBLAS/cuDNN/CUTLASS give them.
+bool IsReducedPrecisionKernel(std::string_view n) {
+  static constexpr std::string_view kMarks[] = {"fp16", "half", "bf16", "bfloat16", "f16", "h884", "h1688",
+                                                "h16816", "s884", "s1688", "s16816", "hmma", "tensorop", "_16x"};
+  for (auto m : kMarks)
+    if (ContainsCi(n, m)) return true;
+  return false;
+}
+
+struct Collected {
+  IntervalSet sets[kStepCategoryCount];
+  IntervalSet input_wait;   // host-side input wait, hidden or not
+  IntervalSet device_busy;  // any device activity
+};
+
+bool HasDeviceActivity(const Trace& trace, WorkerId w) {
+  for (const auto& t : trace.timelines)
+    if (t.worker == w && t.kind == TimelineKind::kDeviceStream)
+      for (size_t i = 0; i < t.ev.size(); ++i)
+        if (IsDeviceActivity(t.ev.kind[i])) return true;
+  return false;
+}
+
+// Top-level operators of a host thread: ops not nested in an earlier op of the same thread.
+template <typename Fn>
+void ForEachTopLevelOp(const Timeline& t, Fn fn) {
+  int64_t cur_end = INT64_MIN;
+  for (uint32_t i = 0; i < t.ev.size(); ++i) {
+    EventKind k = t.ev.kind[i];
+    if (k != EventKind::kFrameworkOp && k != EventKind::kUserAnnotation) continue;
+    int64_t s = t.ev.start_ns[i], e = s + t.ev.dur_ns[i];
+    if (s < cur_end) continue;  // nested (a child may overhang its parent by rounding: ignored)
+    cur_end = e;
+    fn(i, s, e);
+  }
+}
+
+}  // namespace
+
+const char* StepCategoryId(StepCategory c) {
+  switch (c) {
+    case StepCategory::kInput: return "input";
+    case StepCategory::kKernelLaunch: return "kernel_launch";
+    case StepCategory::kHostCompute: return "host_compute";
+    case StepCategory::kDeviceCompute: return "device_compute";
+    case StepCategory::kCollectives: return "collectives";
+    case StepCategory::kMemcpy: return "memcpy";
+    case StepCategory::kOther: return "other";
+    case StepCategory::kCount_: break;
+  }
+  return "?";
+}
+
+const char* StepCategoryLabel(StepCategory c) {
+  switch (c) {
+    case StepCategory::kInput: return "input (waiting on data)";
+    case StepCategory::kKernelLaunch: return "kernel launch / runtime";
+    case StepCategory::kHostCompute: return "host compute (framework, Python)";
+    case StepCategory::kDeviceCompute: return "device compute";
+    case StepCategory::kCollectives: return "collectives (communication)";
+    case StepCategory::kMemcpy: return "memory copies";
+    case StepCategory::kOther: return "other / idle";
+    case StepCategory::kCount_: break;
+  }
+  return "?";
+}
+
+StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWindows& windows) {
+  StepSignals s;
+  s.worker = worker;
+  s.has_steps = !windows.whole_window;
+  s.cpu_only = !HasDeviceActivity(trace, worker);
+  if (windows.steps.empty()) return s;
+
+  std::vector<Interval> raw[kStepCategoryCount];
+  std::vector<Interval> input_raw, busy_raw;
+  std::vector<double> kernel_us, launch_us;
+  double kernel_ns_total = 0, kernel_ns_reduced = 0;
+  int64_t tiny_ns = 0, top_ns = 0, top_count = 0;
+  std::unordered_map<StringId, std::pair<int64_t, int64_t>> input_names;  // name -> (ns, count)
+  const int64_t lo = windows.steps.front().start_ns, hi = windows.steps.back().end_ns;
+
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker) continue;
+    if (t.kind == TimelineKind::kDeviceStream) {
+      for (size_t i = 0; i < t.ev.size(); ++i) {
+        EventKind k = t.ev.kind[i];
+        if (!IsDeviceActivity(k)) continue;
+        Interval iv{t.ev.start_ns[i], t.end_ns(uint32_t(i))};
+        busy_raw.push_back(iv);
+        StepCategory c = k == EventKind::kKernel       ? StepCategory::kDeviceCompute
+                         : k == EventKind::kCollective ? StepCategory::kCollectives
+                                                       : StepCategory::kMemcpy;
+        raw[int(c)].push_back(iv);
+        if (k == EventKind::kKernel && iv.start >= lo && iv.start < hi) {
+          kernel_us.push_back(t.ev.dur_ns[i] / 1e3);
+          kernel_ns_total += double(t.ev.dur_ns[i]);
+          if (IsReducedPrecisionKernel(trace.str(t.ev.name[i]))) kernel_ns_reduced += double(t.ev.dur_ns[i]);
+        }
+      }
+      continue;
+    }
+    if (t.kind != TimelineKind::kHostThread) continue;
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      EventKind k = t.ev.kind[i];
+      Interval iv{t.ev.start_ns[i], t.end_ns(uint32_t(i))};
+      if (k == EventKind::kInputWait) {
+        input_raw.push_back(iv);
+        if (iv.start >= lo && iv.start < hi) {
+          auto& n = input_names[t.ev.name[i]];
+          n.first += t.ev.dur_ns[i];
+          ++n.second;
+        }
+      } else if (!s.cpu_only) {
+        if (k == EventKind::kRuntime) {
+          raw[int(StepCategory::kKernelLaunch)].push_back(iv);
+          std::string_view n = trace.str(t.ev.name[i]);
+          if (n.find("LaunchKernel") != std::string_view::npos && iv.start >= lo && iv.start < hi)
+            launch_us.push_back(t.ev.dur_ns[i] / 1e3);
+        } else if (k == EventKind::kFrameworkOp || k == EventKind::kUserAnnotation ||
+                   k == EventKind::kPythonFunction || k == EventKind::kCollective || k == EventKind::kSync) {
+          raw[int(StepCategory::kHostCompute)].push_back(iv);
+        }
+      }
+    }
+    if (s.cpu_only) {
+      ForEachTopLevelOp(t, [&](uint32_t, int64_t b, int64_t e) {
+        bool tiny = e - b < kTinyOpNs;
+        raw[int(tiny ? StepCategory::kHostCompute : StepCategory::kDeviceCompute)].push_back({b, e});
+        if (b >= lo && b < hi) {
+          top_ns += e - b;
+          if (tiny) tiny_ns += e - b;
+          ++top_count;
+        }
+      });
+    }
+  }
+  raw[int(StepCategory::kInput)] = input_raw;
+
+  Collected col;
+  for (int c = 0; c < kStepCategoryCount; ++c) col.sets[c] = MakeIntervalSet(std::move(raw[c]));
+  col.input_wait = MakeIntervalSet(std::move(input_raw));
+  col.device_busy = MakeIntervalSet(std::move(busy_raw));
+
+  // Exclusive attribution by priority.
+  static constexpr StepCategory kDevicePriority[] = {StepCategory::kDeviceCompute, StepCategory::kCollectives,
+                                                     StepCategory::kMemcpy,        StepCategory::kInput,
+                                                     StepCategory::kKernelLaunch,  StepCategory::kHostCompute};
+  static constexpr StepCategory kCpuPriority[] = {StepCategory::kInput, StepCategory::kDeviceCompute,
+                                                  StepCategory::kHostCompute};
+  IntervalSet exclusive[kStepCategoryCount];
+  IntervalSet claimed;
+  auto assign = [&](StepCategory c) {
+    exclusive[int(c)] = Subtract(col.sets[int(c)], claimed);
+    claimed = Union(claimed, col.sets[int(c)]);
+  };
+  if (s.cpu_only)
+    for (auto c : kCpuPriority) assign(c);
+  else
+    for (auto c : kDevicePriority) assign(c);
+  // Time no category claims: idle on a device trace; Python/framework time on a CPU trace.
+  const StepCategory unclaimed = s.cpu_only ? StepCategory::kHostCompute : StepCategory::kOther;
+
+  const size_t n = windows.steps.size();
+  s.step_count = int(n);
+  s.per_step_category_ms.assign(n, std::vector<double>(kStepCategoryCount, 0.0));
+  double input_wait_ns = 0, busy_ns = 0, total_ns = 0;
+  for (size_t w = 0; w < n; ++w) {
+    const StepWindow& sw = windows.steps[w];
+    double dur = double(sw.dur_ns());
+    double claimed_ns = 0;
+    for (int c = 0; c < kStepCategoryCount; ++c) {
+      double v = double(LengthWithin(exclusive[c], sw.start_ns, sw.end_ns));
+      s.per_step_category_ms[w][c] = v / 1e6;
+      claimed_ns += v;
+    }
+    s.per_step_category_ms[w][int(unclaimed)] += std::max(0.0, dur - claimed_ns) / 1e6;
+    s.step_ms.push_back(dur / 1e6);
+    s.step_numbers.push_back(sw.number);
+    input_wait_ns += double(LengthWithin(col.input_wait, sw.start_ns, sw.end_ns));
+    busy_ns += double(LengthWithin(col.device_busy, sw.start_ns, sw.end_ns));
+    total_ns += dur;
+  }
+  for (int c = 0; c < kStepCategoryCount; ++c) {
+    double sum = 0;
+    for (size_t w = 0; w < n; ++w) sum += s.per_step_category_ms[w][c];
+    s.category_ms[c] = sum / double(n);
+  }
+  s.median_step_ms = Median(s.step_ms);
+  s.p90_step_ms = Percentile(s.step_ms, 90);
+  s.max_step_ms = *std::max_element(s.step_ms.begin(), s.step_ms.end());
+  s.mean_step_ms = total_ns / double(n) / 1e6;
+  if (s.has_steps && s.step_count >= kMinStepsForOutliers)
+    for (size_t w = 0; w < n; ++w)
+      if (s.step_ms[w] > s.median_step_ms * kOutlierStepFactor) s.outlier_steps.push_back(w);
+  s.input_wait_ms = input_wait_ns / double(n) / 1e6;
+  s.device_busy_pct = total_ns > 0 ? 100.0 * busy_ns / total_ns : 0;
+  s.kernels_per_step = int64_t(kernel_us.size() / n);
+  s.median_kernel_us = Median(kernel_us);
+  s.median_launch_us = Median(launch_us);
+  s.tiny_op_share_pct = top_ns > 0 ? 100.0 * double(tiny_ns) / double(top_ns) : 0;
+  s.top_level_ops_per_step = top_count / int64_t(n);
+  s.fp16_kernel_pct = kernel_ns_total > 0 ? 100.0 * kernel_ns_reduced / kernel_ns_total : 0;
+  for (const auto& d : trace.devices)
+    if (d.worker == worker && d.kind == DeviceKind::kGpu && (d.compute_major >= 7 || d.vendor == "amd"))
+      s.tensor_core_capable = true;
+
+  for (const auto& [name, v] : input_names) {
+    TopEvent e;
+    e.name = std::string(trace.str(name));
+    e.total_ms = double(v.first) / 1e6;
+    e.count = v.second;
+    e.share_pct = total_ns > 0 ? 100.0 * double(v.first) / total_ns : 0;
+    s.input_wait_events.push_back(std::move(e));
+  }
+  std::sort(s.input_wait_events.begin(), s.input_wait_events.end(),
+            [](const TopEvent& a, const TopEvent& b) { return a.total_ms > b.total_ms; });
+  s.top_kernels = TotalsByName(trace, TotalsScope::kDeviceKernels, worker);
+  s.top_ops = TotalsByName(trace, TotalsScope::kHostOps, worker);
+  if (s.top_kernels.size() > kTopEvents) s.top_kernels.resize(kTopEvents);
+  if (s.top_ops.size() > kTopEvents) s.top_ops.resize(kTopEvents);
+  return s;
+}
+
+}  // namespace stepdoctor

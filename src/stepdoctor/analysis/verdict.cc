@@ -1,0 +1,102 @@
+#include "stepdoctor/analysis/verdict.h"
+
+#include <fmt/format.h>
+
+#include <string_view>
+
+namespace stepdoctor {
+namespace {
+
+struct Mapping {
+  std::string_view id;
+  Bottleneck b;
+};
+
+// Every finding id that names a bottleneck. Ids not listed (memory_pressure, notes) do not.
+constexpr Mapping kMap[] = {
+    {"collective_bound", Bottleneck::kCommunication},
+    {"compute_bound", Bottleneck::kDeviceCompute},
+    {"eager_overhead", Bottleneck::kHost},
+    {"gpu_starved_cpu_bound", Bottleneck::kInput},
+    {"host_bound", Bottleneck::kHost},
+    {"input_bound", Bottleneck::kInput},
+    {"kernel_launch_bound", Bottleneck::kHost},
+    {"memory_transfer_bound", Bottleneck::kMemoryTransfer},
+    {"retracing", Bottleneck::kHost},
+    {"serial_cpu_pipeline", Bottleneck::kInput},
+    {"storage_bound", Bottleneck::kInput},
+    {"tfdata_bottleneck_stage", Bottleneck::kInput},
+};
+
+const char* BottleneckPhrase(Bottleneck b) {
+  switch (b) {
+    case Bottleneck::kInput: return "input-bound";
+    case Bottleneck::kHost: return "host-bound";
+    case Bottleneck::kDeviceCompute: return "compute-bound";
+    case Bottleneck::kCommunication: return "communication-bound";
+    case Bottleneck::kMemoryTransfer: return "memory-transfer-bound";
+    case Bottleneck::kUnknown: break;
+  }
+  return "no clear bottleneck";
+}
+
+Verdict From(const Finding& f, Bottleneck b) {
+  Verdict v;
+  v.bottleneck = b;
+  v.summary = fmt::format("{}: {}", BottleneckPhrase(b), f.title);
+  return v;
+}
+
+}  // namespace
+
+const char* BottleneckName(Bottleneck b) {
+  switch (b) {
+    case Bottleneck::kInput: return "input";
+    case Bottleneck::kHost: return "host";
+    case Bottleneck::kDeviceCompute: return "device_compute";
+    case Bottleneck::kCommunication: return "communication";
+    case Bottleneck::kMemoryTransfer: return "memory_transfer";
+    case Bottleneck::kUnknown: return "unknown";
+  }
+  return "unknown";
+}
+
+const char* FindingSeverityName(FindingSeverity s) {
+  switch (s) {
+    case FindingSeverity::kNone: return "none";
+    case FindingSeverity::kLow: return "low";
+    case FindingSeverity::kModerate: return "moderate";
+    case FindingSeverity::kHigh: return "high";
+  }
+  return "none";
+}
+
+Bottleneck BottleneckOfFinding(const std::string& id) {
+  for (const auto& m : kMap)
+    if (m.id == id) return m.b;
+  return Bottleneck::kUnknown;
+}
+
+Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps) {
+  for (const Finding& f : ranked)
+    if (f.severity == FindingSeverity::kHigh && BottleneckOfFinding(f.id) != Bottleneck::kUnknown)
+      return From(f, BottleneckOfFinding(f.id));
+  const Finding* compute = nullptr;
+  for (const Finding& f : ranked)
+    if (f.id == "compute_bound") compute = &f;
+  if (compute && compute->share_pct >= kComputeVerdictPct) return From(*compute, Bottleneck::kDeviceCompute);
+  for (const Finding& f : ranked)
+    if (f.severity == FindingSeverity::kModerate && BottleneckOfFinding(f.id) != Bottleneck::kUnknown)
+      return From(f, BottleneckOfFinding(f.id));
+  if (compute) return From(*compute, Bottleneck::kDeviceCompute);
+  Verdict v;
+  v.bottleneck = Bottleneck::kUnknown;
+  if (steps && steps->step_count > 0)
+    v.summary = fmt::format("no clear bottleneck: no rule fired over {} step(s) of median {:.1f} ms",
+                            steps->step_count, steps->median_step_ms);
+  else
+    v.summary = "no clear bottleneck: the inputs hold no steps or activity to analyse";
+  return v;
+}
+
+}  // namespace stepdoctor

@@ -1,0 +1,24 @@
+// Findings + step signals -> the one primary bottleneck and the report's first line.
+#pragma once
+
+#include <vector>
+
+#include "stepdoctor/analysis/signals.h"
+#include "stepdoctor/report/report.h"
+
+namespace stepdoctor {
+
+// The bottleneck a finding id points at (input_bound -> input, ...); kUnknown for notes.
+Bottleneck BottleneckOfFinding(const std::string& id);
+
+// Order of precedence:
+//   1. the first (highest-ranked) high-severity finding that names a bottleneck;
+//   2. device compute, when the device computes >= kComputeVerdictPct of the step;
+//   3. the first moderate finding that names a bottleneck;
+//   4. device compute, when a compute_bound note was made; else unknown.
+// An actionable bottleneck that takes a large share beats a busy device: it is what to fix.
+Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps);
+
+inline constexpr double kComputeVerdictPct = 70.0;  // device compute share that wins over moderate findings
+
+}  // namespace stepdoctor

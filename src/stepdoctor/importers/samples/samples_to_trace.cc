@@ -1,0 +1,238 @@
+#include "stepdoctor/importers/samples/samples_to_trace.h"
+
+#include <simdjson.h>
+
+#include <cmath>
+#include <string>
+
+#include "stepdoctor/importers/samples/line_reader.h"
+#include "stepdoctor/importers/samples/series_sink.h"
+
+namespace stepdoctor {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+// Parses one line with a reused parser and padded buffer (lines are small: no document-wide DOM).
+class LineParser {
+ public:
+  simdjson::simdjson_result<od::document> Parse(std::string_view line) {
+    buf_.assign(line);
+    buf_.reserve(line.size() + simdjson::SIMDJSON_PADDING);
+    return parser_.iterate(simdjson::padded_string_view(buf_.data(), buf_.size(), buf_.capacity()));
+  }
+
+ private:
+  od::parser parser_;
+  std::string buf_;
+};
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+void AppendFormat(Trace& trace, const char* name) {
+  if (trace.format.empty()) trace.format = name;
+  else if (trace.format.find(name) == std::string::npos) trace.format += std::string(" + ") + name;
+}
+
+// A stepdoctor samples line: {"ts_ns":..., "<series>": number, ...}.
+void ImportSampleLine(od::document& doc, SeriesSink& sink, Trace& trace) {
+  od::object obj;
+  if (doc.get_object().get(obj)) {
+    trace.diagnostics.Count(ImportIssue::kMalformedEvent);
+    return;
+  }
+  // Keys may come in any order: collect, then emit once ts_ns is known.
+  int64_t ts = INT64_MIN;
+  std::vector<std::pair<std::string, double>> values;
+  bool end_line = false;
+  for (auto field : obj) {
+    std::string_view key;
+    if (field.unescaped_key().get(key)) {
+      trace.diagnostics.Count(ImportIssue::kMalformedEvent);
+      return;
+    }
+    od::value v = field.value();
+    if (key == "ts_ns") {
+      if (v.get_int64().get(ts)) ts = INT64_MIN;
+      continue;
+    }
+    if (key == "stepdoctor_samples_end") {
+      end_line = true;
+      continue;
+    }
+    if (end_line) continue;  // exit_code, samples: the run's summary, not a series
+    double d;
+    if (v.get_double().get(d) || !std::isfinite(d)) {
+      trace.diagnostics.Count(ImportIssue::kBadCounterValue);
+      continue;
+    }
+    values.emplace_back(std::string(key), d);
+  }
+  if (end_line) return;
+  if (ts == INT64_MIN) {
+    trace.diagnostics.Count(ImportIssue::kMissingTimestamp);
+    return;
+  }
+  for (const auto& [k, d] : values) sink.Add(k, ts, d);
+}
+
+// The header line: {"stepdoctor_samples":1,"hostname":...,"pid":...,"gpus":[...]}.
+void ImportHeader(od::document& doc, Trace& trace, WorkerId w, SeriesSink& sink) {
+  od::object obj;
+  if (doc.get_object().get(obj)) return;
+  Worker& wk = trace.workers[w.v];
+  for (auto field : obj) {
+    std::string_view key;
+    if (field.unescaped_key().get(key)) return;
+    od::value v = field.value();
+    if (key == "hostname") {
+      std::string_view h;
+      if (!v.get_string().get(h)) wk.hostname = std::string(h);
+    } else if (key == "pid") {
+      int64_t pid;
+      if (!v.get_int64().get(pid)) wk.pid = pid;
+    } else if (key == "gpus") {
+      od::array gpus;
+      if (v.get_array().get(gpus)) continue;
+      for (auto g : gpus) {
+        od::object go;
+        if (g.get_object().get(go)) continue;
+        int64_t index = -1, mem = 0;
+        std::string name;
+        for (auto gf : go) {
+          std::string_view gk;
+          if (gf.unescaped_key().get(gk)) break;
+          if (gk == "index") (void)gf.value().get_int64().get(index);
+          else if (gk == "memory_total_bytes") (void)gf.value().get_int64().get(mem);
+          else if (gk == "name") {
+            std::string_view n;
+            if (!gf.value().get_string().get(n)) name = std::string(n);
+          }
+        }
+        if (index >= 0) sink.DescribeGpu(int(index), name, mem);
+      }
+    }
+  }
+}
+
+// A SageMaker Debugger system-monitor line.
+void ImportSageMakerLine(od::document& doc, Trace& trace, SeriesSink& sink, Worker& wk) {
+  std::string_view type, name, dim, node;
+  double value = 0, ts_s = 0;
+  od::object obj;
+  if (doc.get_object().get(obj)) {
+    trace.diagnostics.Count(ImportIssue::kMalformedEvent);
+    return;
+  }
+  bool has_value = false, has_ts = false;
+  for (auto field : obj) {
+    std::string_view key;
+    if (field.unescaped_key().get(key)) break;
+    od::value v = field.value();
+    if (key == "Type") (void)v.get_string().get(type);
+    else if (key == "Name") (void)v.get_string().get(name);
+    else if (key == "Dimension") (void)v.get_string().get(dim);
+    else if (key == "NodeId") (void)v.get_string().get(node);
+    else if (key == "Value") has_value = !v.get_double().get(value);
+    else if (key == "Timestamp") has_ts = !v.get_double().get(ts_s);
+  }
+  if (!has_ts) {
+    trace.diagnostics.Count(ImportIssue::kMissingTimestamp);
+    return;
+  }
+  if (!has_value || !std::isfinite(value)) {
+    trace.diagnostics.Count(ImportIssue::kBadCounterValue);
+    return;
+  }
+  if (wk.hostname.empty() && !node.empty()) wk.hostname = std::string(node);
+  int64_t ts = int64_t(std::llround(ts_s * 1e9));
+  std::string series;
+  // cpuN / gpuN name the core or GPU; the Dimension says which metric.
+  auto suffix_num = [](std::string_view s, std::string_view prefix) -> int {
+    if (s.substr(0, prefix.size()) != prefix || s.size() == prefix.size()) return -1;
+    int n = 0;
+    for (char c : s.substr(prefix.size())) {
+      if (c < '0' || c > '9') return -1;
+      n = n * 10 + (c - '0');
+    }
+    return n;
+  };
+  if (dim == "CPUUtilization") {
+    int core = suffix_num(name, "cpu");
+    series = core >= 0 ? "cpu_core" + std::to_string(core) + "_pct" : "cpu_pct_total";
+  } else if (dim == "GPUUtilization") {
+    int g = suffix_num(name, "gpu");
+    series = "gpu" + std::to_string(std::max(g, 0)) + "_util_pct";
+  } else if (dim == "GPUMemoryUtilization") {
+    int g = suffix_num(name, "gpu");
+    series = "gpu" + std::to_string(std::max(g, 0)) + "_mem_used_pct";
+  } else {
+    trace.diagnostics.Count(ImportIssue::kUnsupportedContent);
+    return;
+  }
+  sink.Add(series, ts, value);
+}
+
+}  // namespace
+
+Status ImportSamplesJsonLines(PeekableSource& src, Trace& trace) {
+  LineReader lines(src);
+  LineParser parser;
+  Worker w;
+  w.source_path = src.name();
+  WorkerId wid = trace.AddWorker(std::move(w));
+  SeriesSink sink(trace, wid);
+  enum class Dialect { kUnknown, kStepdoctor, kSageMaker } dialect = Dialect::kUnknown;
+  std::string_view line;
+  int64_t bad_lines = 0;
+  for (;;) {
+    auto more = lines.Next(&line);
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    line = Trim(line);
+    if (line.empty()) continue;
+    auto doc = parser.Parse(line);
+    if (dialect == Dialect::kUnknown) {
+      bool header = line.find("\"stepdoctor_samples\"") != std::string_view::npos;
+      dialect = header ? Dialect::kStepdoctor
+                : line.find("\"Dimension\"") != std::string_view::npos ? Dialect::kSageMaker
+                                                                       : Dialect::kUnknown;
+      if (dialect == Dialect::kUnknown)
+        return Status(ErrorCode::kUnknownFormat,
+                      src.name() + ": JSON lines that are neither stepdoctor samples nor SageMaker system metrics");
+      if (header) {
+        if (doc.error()) return Status(ErrorCode::kCorruptInput, src.name() + ": unreadable samples header");
+        ImportHeader(doc.value_unsafe(), trace, wid, sink);
+        continue;
+      }
+    }
+    if (doc.error()) {
+      ++bad_lines;
+      continue;
+    }
+    if (dialect == Dialect::kStepdoctor) ImportSampleLine(doc.value_unsafe(), sink, trace);
+    else ImportSageMakerLine(doc.value_unsafe(), trace, sink, trace.workers[wid.v]);
+  }
+  if (bad_lines > 0) {
+    // A last line cut mid-write (a run killed while writing) is a truncation, not corruption.
+    if (lines.ended_without_newline() && bad_lines == 1) trace.diagnostics.Count(ImportIssue::kTruncatedInput);
+    else {
+      trace.diagnostics.Count(ImportIssue::kMalformedEvent, uint64_t(bad_lines - 1));  // Note counts one
+      trace.diagnostics.Note(ImportIssue::kMalformedEvent,
+                                src.name() + ": " + std::to_string(bad_lines) + " lines are not JSON objects");
+    }
+  }
+  Worker& wk = trace.workers[wid.v];
+  if (wk.hostname.empty()) wk.hostname = src.name();
+  trace.sources.push_back(src.name());
+  AppendFormat(trace, dialect == Dialect::kSageMaker ? "sagemaker-system-metrics" : "stepdoctor-samples");
+  if (sink.points() == 0)
+    return Status(ErrorCode::kEmptyInput, src.name() + ": no samples in the file");
+  return Status::Ok();
+}
+
+}  // namespace stepdoctor

@@ -1,0 +1,53 @@
+// Cuts an XSpace byte stream into its top-level fields (one XPlane, one hostname ...) without
+// parsing the whole message: the converter then parses one plane at a time, so memory is
+// bounded by the largest plane, not by the file (TensorBoard parses the whole XSpace at once
+// and needs many times the file size).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "stepdoctor/core/result.h"
+#include "stepdoctor/io/byte_source.h"
+
+namespace stepdoctor::xplane {
+
+// Field numbers of XSpace (tensorflow.profiler wire format).
+inline constexpr uint32_t kXSpacePlanes = 1;
+inline constexpr uint32_t kXSpaceErrors = 2;
+inline constexpr uint32_t kXSpaceWarnings = 3;
+inline constexpr uint32_t kXSpaceHostnames = 4;
+
+class XSpaceReader {
+ public:
+  enum class Next {
+    kField,      // `field` and `bytes` hold one length-delimited top-level field
+    kEnd,        // clean end of input
+    kTruncated,  // the input ended inside a field; everything before it was returned
+    kCorrupt,    // the bytes are not protobuf wire format here; reading stopped
+  };
+
+  explicit XSpaceReader(ByteSource& src) : src_(src) {}
+
+  // Reads the next length-delimited top-level field, skipping scalar fields we do not use.
+  // `bytes` stays valid until the next call. An I/O error is returned as an error.
+  Result<Next> Read(uint32_t* field, std::string_view* bytes);
+  // Byte offset of the start of the field last returned (or of the failure), for messages.
+  uint64_t offset() const { return field_offset_; }
+
+ private:
+  // Ensures `n` bytes are buffered at pos_; false at end of input.
+  Result<bool> Fill(size_t n);
+  Result<bool> ReadVarint(uint64_t* v);
+
+  ByteSource& src_;
+  std::string buf_;    // pending bytes [pos_, buf_.size())
+  size_t pos_ = 0;
+  uint64_t base_ = 0;  // stream offset of buf_[0]
+  uint64_t field_offset_ = 0;
+  std::string field_;  // the last field's bytes
+  bool eof_ = false;
+};
+
+}  // namespace stepdoctor::xplane

@@ -1,0 +1,137 @@
+// JSON report for machines. The schema is versioned (schema_version) and documented in
+// docs/json-report.md; fields are only ever added within a version.
+#include "stepdoctor/render/json_writer.h"
+#include "stepdoctor/render/render.h"
+
+namespace stepdoctor {
+namespace {
+
+void TopEvents(JsonWriter& j, const std::vector<TopEvent>& rows) {
+  j.BeginArray();
+  for (const auto& t : rows) {
+    j.BeginObject();
+    j.Key("name").String(t.name);
+    j.Key("total_ms").Number(t.total_ms);
+    j.Key("count").Int(t.count);
+    j.Key("share_pct").Number(t.share_pct, 2);
+    j.EndObject();
+  }
+  j.EndArray();
+}
+
+}  // namespace
+
+std::string RenderJson(const Report& r, const RenderOptions&) {
+  JsonWriter j;
+  j.BeginObject();
+  j.Key("schema_version").Int(r.schema_version);
+  j.Key("tool_version").String(r.tool_version);
+  j.Key("inputs").BeginArray();
+  for (const auto& i : r.inputs) j.String(i);
+  j.EndArray();
+  j.Key("format").String(r.format);
+
+  j.Key("verdict").BeginObject();
+  j.Key("bottleneck").String(BottleneckName(r.verdict.bottleneck));
+  j.Key("summary").String(r.verdict.summary);
+  j.EndObject();
+
+  const StepSummary& s = r.steps;
+  j.Key("steps").BeginObject();
+  j.Key("source").String(s.source);
+  j.Key("whole_window").Bool(s.whole_window);
+  j.Key("count").Int(s.count);
+  j.Key("median_ms").Number(s.median_ms);
+  j.Key("p90_ms").Number(s.p90_ms);
+  j.Key("max_ms").Number(s.max_ms);
+  j.Key("min_ms").Number(s.min_ms);
+  j.Key("mean_ms").Number(s.mean_ms);
+  j.Key("excluded_partial").Int(s.excluded_partial);
+  j.Key("outliers").BeginArray();
+  for (auto n : s.outlier_numbers) j.Int(n);
+  j.EndArray();
+  j.Key("categories").BeginArray();
+  for (const auto& c : s.categories) j.String(c);
+  j.EndArray();
+  j.Key("per_step").BeginArray();
+  for (const auto& st : s.steps) {
+    j.BeginObject();
+    j.Key("number").Int(st.number);
+    j.Key("duration_ms").Number(st.duration_ms);
+    j.Key("category_ms").BeginArray();
+    for (double v : st.category_ms) j.Number(v);
+    j.EndArray();
+    j.EndObject();
+  }
+  j.EndArray();
+  j.EndObject();
+
+  j.Key("breakdown").BeginObject();
+  for (const auto& b : r.breakdown) j.Key(b.category).Number(b.pct, 2);
+  j.EndObject();
+  j.Key("breakdown_ms_per_step").BeginObject();
+  for (const auto& b : r.breakdown) j.Key(b.category).Number(b.ms_per_step);
+  j.EndObject();
+
+  j.Key("devices").BeginArray();
+  for (const auto& d : r.devices) {
+    j.BeginObject();
+    j.Key("worker").String(d.worker);
+    j.Key("device").String(d.device);
+    j.Key("span_us").Number(d.span_us);
+    j.Key("idle_pct").Number(d.idle_pct, 2);
+    j.Key("compute_pct").Number(d.compute_pct, 2);
+    j.Key("non_compute_pct").Number(d.non_compute_pct, 2);
+    j.Key("comm_comp_overlap_pct");
+    if (d.comm_comp_overlap_pct) j.Number(*d.comm_comp_overlap_pct, 2);
+    else j.Null();
+    j.Key("kernel_count").Int(d.kernel_count);
+    j.EndObject();
+  }
+  j.EndArray();
+
+  j.Key("findings").BeginArray();
+  for (const auto& f : r.findings) {
+    j.BeginObject();
+    j.Key("id").String(f.id);
+    j.Key("severity").String(FindingSeverityName(f.severity));
+    j.Key("title").String(f.title);
+    j.Key("share_pct").Number(f.share_pct, 2);
+    j.Key("gain_upper_bound").Number(f.gain_upper_bound, 3);
+    j.Key("gain").String(f.gain_text);
+    j.Key("evidence").BeginArray();
+    for (const auto& e : f.evidence) {
+      j.BeginObject();
+      j.Key("label").String(e.label);
+      j.Key("value").String(e.value);
+      j.EndObject();
+    }
+    j.EndArray();
+    j.Key("top_events");
+    TopEvents(j, f.top_events);
+    j.Key("fix").BeginObject();
+    j.Key("summary").String(f.fix.summary);
+    j.Key("tensorflow").String(f.fix.tensorflow);
+    j.Key("pytorch").String(f.fix.pytorch);
+    j.EndObject();
+    j.EndObject();
+  }
+  j.EndArray();
+
+  j.Key("top_kernels");
+  TopEvents(j, r.top_kernels);
+  j.Key("top_ops");
+  TopEvents(j, r.top_ops);
+  j.Key("notes").BeginArray();
+  for (const auto& n : r.notes) j.String(n);
+  j.EndArray();
+  j.Key("diagnostics").BeginArray();
+  for (const auto& d : r.diagnostics) j.String(d);
+  j.EndArray();
+  j.EndObject();
+  std::string out = j.Take();
+  out += '\n';
+  return out;
+}
+
+}  // namespace stepdoctor

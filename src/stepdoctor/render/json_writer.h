@@ -1,0 +1,37 @@
+// A small streaming JSON writer (no DOM): keys, strings escaped, numbers rounded for reading.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stepdoctor {
+
+class JsonWriter {
+ public:
+  explicit JsonWriter(int indent = 2) : indent_(indent) {}
+  JsonWriter& BeginObject();
+  JsonWriter& EndObject();
+  JsonWriter& BeginArray();
+  JsonWriter& EndArray();
+  JsonWriter& Key(std::string_view k);
+  JsonWriter& String(std::string_view s);
+  JsonWriter& Number(double v, int decimals = 3);
+  JsonWriter& Int(int64_t v);
+  JsonWriter& Bool(bool b);
+  JsonWriter& Null();
+  std::string Take() { return std::move(out_); }
+
+  static void Escape(std::string& out, std::string_view s);
+
+ private:
+  void BeforeValue();
+  void Newline();
+  std::string out_;
+  std::vector<bool> first_;  // per open container: no element written yet
+  bool after_key_ = false;
+  int indent_;
+};
+
+}  // namespace stepdoctor

@@ -1,0 +1,120 @@
+// Report -> GitHub-flavoured Markdown for pull-request comments: the verdict, a table of
+// findings (evidence and fixes folded in <details>), the breakdown, steps and devices.
+#include <fmt/format.h>
+
+#include "stepdoctor/render/html_util.h"
+#include "stepdoctor/render/render.h"
+
+namespace stepdoctor {
+namespace {
+
+using render::FormatMs;
+using render::FormatPct;
+using render::MdCode;
+using render::MdText;
+
+std::string FindingsTable(const Report& r) {
+  if (r.findings.empty()) return "No findings.\n\n";
+  std::string s = "| Severity | Finding | Share of step | Possible gain |\n|---|---|---:|---|\n";
+  for (const auto& f : r.findings)
+    s += fmt::format("| **{}** | {} {} | {} | {} |\n", FindingSeverityName(f.severity), MdText(f.title), MdCode(f.id),
+                     FormatPct(f.share_pct), MdText(f.gain_text));
+  s += "\n";
+  for (const auto& f : r.findings) {
+    bool has_fix = !f.fix.summary.empty() || !f.fix.pytorch.empty() || !f.fix.tensorflow.empty();
+    if (f.evidence.empty() && !has_fix) continue;
+    s += fmt::format("<details><summary>{}: evidence and fix</summary>\n\n", render::HtmlEscape(f.id));
+    for (const auto& e : f.evidence) s += fmt::format("- {}: {}\n", MdText(e.label), MdText(e.value));
+    if (!f.evidence.empty()) s += "\n";
+    if (!f.fix.summary.empty()) s += "**Fix:** " + MdText(f.fix.summary) + "\n\n";
+    if (!f.fix.pytorch.empty()) s += "PyTorch:\n\n" + render::MdFence(f.fix.pytorch, "python") + "\n";
+    if (!f.fix.tensorflow.empty()) s += "TensorFlow:\n\n" + render::MdFence(f.fix.tensorflow, "python") + "\n";
+    s += "</details>\n\n";
+  }
+  return s;
+}
+
+std::string StepsPart(const Report& r) {
+  const StepSummary& st = r.steps;
+  std::string s = "### Steps\n\n";
+  if (st.count == 0) return s + "No steps found.\n\n";
+  s += fmt::format("{} {} from {}: median **{} ms**, p90 {} ms, min {} ms, max {} ms, mean {} ms.", st.count,
+                   st.whole_window ? "window" : (st.count == 1 ? "step" : "steps"), MdText(st.source),
+                   FormatMs(st.median_ms), FormatMs(st.p90_ms), FormatMs(st.min_ms), FormatMs(st.max_ms),
+                   FormatMs(st.mean_ms));
+  if (st.excluded_partial > 0) s += fmt::format(" {} partial steps at the window edges left out.", st.excluded_partial);
+  if (!st.outlier_numbers.empty()) {
+    s += " Outliers:";
+    for (size_t i = 0; i < st.outlier_numbers.size(); ++i) s += fmt::format("{} {}", i ? "," : "", st.outlier_numbers[i]);
+    s += ".";
+  }
+  s += "\n\n";
+  if (!st.steps.empty() && !st.whole_window) {
+    s += fmt::format("<details><summary>Each step ({})</summary>\n\n| Step | ms |", st.steps.size());
+    for (const auto& c : st.categories) s += " " + MdText(c) + " |";
+    s += "\n|---:|---:|";
+    for (size_t i = 0; i < st.categories.size(); ++i) s += "---:|";
+    s += "\n";
+    for (const auto& rec : st.steps) {
+      s += fmt::format("| {} | {} |", rec.number, FormatMs(rec.duration_ms));
+      for (size_t i = 0; i < st.categories.size(); ++i)
+        s += " " + (i < rec.category_ms.size() ? FormatMs(rec.category_ms[i]) : std::string("")) + " |";
+      s += "\n";
+    }
+    s += "\n</details>\n\n";
+  }
+  return s;
+}
+
+std::string TopTable(const char* title, const std::vector<TopEvent>& events) {
+  if (events.empty()) return "";
+  std::string s = fmt::format("<details><summary>{}</summary>\n\n| Name | Total ms | Count | Share |\n|---|---:|---:|---:|\n",
+                              title);
+  for (const auto& e : events)
+    s += fmt::format("| {} | {} | {} | {} |\n", MdCode(render::Shorten(e.name, 100)), FormatMs(e.total_ms), e.count,
+                     FormatPct(e.share_pct));
+  s += "\n</details>\n\n";
+  return s;
+}
+
+}  // namespace
+
+std::string RenderMarkdown(const Report& r, const RenderOptions& /*o*/) {
+  std::string s = fmt::format("## stepdoctor: {}\n\n", MdText(r.verdict.summary.empty() ? "no verdict" : r.verdict.summary));
+  s += fmt::format("**Bottleneck:** {}", MdCode(BottleneckName(r.verdict.bottleneck)));
+  if (r.steps.count > 0) s += fmt::format(" · median step **{} ms**", FormatMs(r.steps.median_ms));
+  if (!r.inputs.empty()) {
+    s += " · ";
+    for (size_t i = 0; i < r.inputs.size(); ++i) s += (i ? ", " : "") + MdCode(r.inputs[i]);
+  }
+  if (!r.format.empty()) s += " (" + MdText(r.format) + ")";
+  s += "\n\n### Findings\n\n" + FindingsTable(r);
+  if (!r.breakdown.empty()) {
+    s += "### Step-time breakdown\n\n| Category | ms/step | Share of step |\n|---|---:|---:|\n";
+    for (const auto& b : r.breakdown)
+      s += fmt::format("| {} | {} | {} |\n", MdText(b.category), FormatMs(b.ms_per_step), FormatPct(b.pct));
+    s += "\n";
+  }
+  s += StepsPart(r);
+  if (!r.devices.empty()) {
+    s += "### Devices\n\n| Worker | Device | Compute | Non-compute | Idle | Comm/comp overlap | Kernels |\n"
+         "|---|---|---:|---:|---:|---:|---:|\n";
+    for (const auto& d : r.devices)
+      s += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", MdText(d.worker), MdText(d.device),
+                       FormatPct(d.compute_pct), FormatPct(d.non_compute_pct), FormatPct(d.idle_pct),
+                       d.comm_comp_overlap_pct ? FormatPct(*d.comm_comp_overlap_pct) : "–", d.kernel_count);
+    s += "\n";
+  }
+  s += TopTable("Top kernels by device time", r.top_kernels);
+  s += TopTable("Top operators by host time", r.top_ops);
+  if (!r.notes.empty() || !r.diagnostics.empty()) {
+    s += "### Notes\n\n";
+    for (const auto& n : r.notes) s += "- " + MdText(n) + "\n";
+    for (const auto& d : r.diagnostics) s += "- " + MdText(d) + "\n";
+    s += "\n";
+  }
+  s += fmt::format("<sub>stepdoctor {}</sub>\n", MdText(r.tool_version));
+  return s;
+}
+
+}  // namespace stepdoctor

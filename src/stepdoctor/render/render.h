@@ -1,0 +1,28 @@
+// Renderers: Report -> text for people, JSON for machines, Markdown for PRs, HTML to look at.
+// Renderers never compute: every number they print is a field of the Report.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "stepdoctor/core/result.h"
+#include "stepdoctor/report/report.h"
+
+namespace stepdoctor {
+
+struct RenderOptions {
+  bool color = false;  // ANSI colour (text only): the CLI sets it on a TTY without NO_COLOR
+  int width = 100;     // text wraps at this many columns
+};
+
+using Renderer = std::string (*)(const Report& r, const RenderOptions& o);
+
+std::string RenderText(const Report& r, const RenderOptions& o);
+std::string RenderJson(const Report& r, const RenderOptions& o);
+
+// The renderer for a --format name ("text", "json", "md", "html"), or nullptr.
+Renderer FindRenderer(const std::string& format);
+// The names FindRenderer knows, for help and error messages.
+std::vector<std::string> RendererNames();
+
+}  // namespace stepdoctor

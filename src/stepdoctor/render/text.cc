@@ -1,0 +1,138 @@
+// Text report for people: the verdict on the first line, then steps, breakdown, findings
+// ranked, devices, top kernels, and what could not be read. Fits 100 columns.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "stepdoctor/render/render.h"
+
+namespace stepdoctor {
+namespace {
+
+struct Style {
+  bool on;
+  std::string bold(const std::string& s) const { return on ? "\x1b[1m" + s + "\x1b[0m" : s; }
+  std::string dim(const std::string& s) const { return on ? "\x1b[2m" + s + "\x1b[0m" : s; }
+  std::string sev(FindingSeverity v, const std::string& s) const {
+    if (!on) return s;
+    const char* c = v == FindingSeverity::kHigh ? "\x1b[31m" : v == FindingSeverity::kModerate ? "\x1b[33m"
+                                              : v == FindingSeverity::kLow ? "\x1b[36m" : "\x1b[32m";
+    return c + s + "\x1b[0m";
+  }
+};
+
+std::string Ellipsize(const std::string& s, size_t n) {
+  if (s.size() <= n) return s;
+  return s.substr(0, n - 3) + "...";
+}
+
+// Wraps `text` at `width`, every line prefixed by `indent`.
+void Wrapped(std::string& out, const std::string& text, size_t width, const std::string& indent) {
+  std::string line;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t sp = text.find(' ', pos);
+    std::string word = text.substr(pos, sp == std::string::npos ? std::string::npos : sp - pos);
+    pos = sp == std::string::npos ? text.size() : sp + 1;
+    if (!line.empty() && indent.size() + line.size() + 1 + word.size() > width) {
+      out += indent + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty()) out += indent + line + "\n";
+}
+
+std::string Bar(double pct, int width) {
+  int n = static_cast<int>(pct / 100.0 * width + 0.5);
+  n = std::clamp(n, 0, width);
+  std::string s;
+  for (int i = 0; i < n; ++i) s += "#";
+  return s;
+}
+
+}  // namespace
+
+std::string RenderText(const Report& r, const RenderOptions& o) {
+  Style st{o.color};
+  const size_t W = static_cast<size_t>(std::max(60, o.width));
+  std::string out;
+  out += st.bold(r.verdict.summary) + "\n\n";
+
+  const StepSummary& s = r.steps;
+  if (s.count > 0) {
+    if (s.whole_window)
+      out += fmt::format("Window: {:.1f} ms analysed as one region (no step markers)\n", s.median_ms);
+    else
+      out += fmt::format("Steps: {} from {}; median {:.1f} ms, p90 {:.1f} ms, max {:.1f} ms{}\n", s.count, s.source,
+                         s.median_ms, s.p90_ms, s.max_ms,
+                         s.excluded_partial ? fmt::format(" ({} partial excluded)", s.excluded_partial) : "");
+  }
+  if (!r.breakdown.empty()) {
+    out += fmt::format("\nStep time by category (mean {:.1f} ms per step)\n", s.mean_ms);
+    std::vector<BreakdownEntry> b = r.breakdown;
+    std::stable_sort(b.begin(), b.end(), [](const auto& x, const auto& y) { return x.pct > y.pct; });
+    for (const auto& e : b) {
+      if (e.pct < 0.05) continue;
+      out += fmt::format("  {:<16} {:>9.1f} ms {:>6.1f}%  {}\n", e.category, e.ms_per_step, e.pct, Bar(e.pct, 40));
+    }
+  }
+
+  if (!r.findings.empty()) {
+    out += "\n" + st.bold("Findings") + "\n";
+    int k = 0;
+    for (const auto& f : r.findings) {
+      out += "\n";
+      std::string head = fmt::format("{}. [{}] {}", ++k, FindingSeverityName(f.severity), f.id);
+      out += st.sev(f.severity, head) + "\n";
+      Wrapped(out, f.title, W, "   ");
+      if (!f.gain_text.empty()) Wrapped(out, "gain: " + f.gain_text, W, "   ");
+      for (const auto& e : f.evidence) Wrapped(out, "- " + e.label + ": " + e.value, W, "   ");
+      for (const auto& t : f.top_events)
+        out += fmt::format("   * {}  {:.1f} ms total, {} calls\n", Ellipsize(t.name, W - 40), t.total_ms, t.count);
+      if (!f.fix.summary.empty()) Wrapped(out, "fix: " + f.fix.summary, W, "   ");
+      auto code = [&](const char* label, const std::string& c) {
+        if (c.empty()) return;
+        out += "   " + st.dim(label) + "\n";
+        size_t p = 0;
+        while (p <= c.size()) {
+          size_t nl = c.find('\n', p);
+          out += "     " + c.substr(p, nl == std::string::npos ? std::string::npos : nl - p) + "\n";
+          if (nl == std::string::npos) break;
+          p = nl + 1;
+        }
+      };
+      code("TensorFlow:", f.fix.tensorflow);
+      code("PyTorch:", f.fix.pytorch);
+    }
+  }
+
+  if (!r.devices.empty()) {
+    out += "\n" + st.bold("Devices") + " (over the device's active span, HTA's definitions)\n";
+    out += fmt::format("  {:<28} {:<34} {:>10} {:>6} {:>8} {:>8} {:>8}\n", "worker", "device", "span ms", "idle%",
+                       "compute%", "other%", "overlap%");
+    for (const auto& d : r.devices)
+      out += fmt::format("  {:<28} {:<34} {:>10.1f} {:>6.1f} {:>8.1f} {:>8.1f} {:>8}\n", Ellipsize(d.worker, 28),
+                         Ellipsize(d.device, 34), d.span_us / 1e3, d.idle_pct, d.compute_pct, d.non_compute_pct,
+                         d.comm_comp_overlap_pct ? fmt::format("{:.1f}", *d.comm_comp_overlap_pct) : "-");
+  }
+  auto table = [&](const char* title, const std::vector<TopEvent>& rows) {
+    if (rows.empty()) return;
+    out += "\n" + st.bold(title) + "\n";
+    for (const auto& t : rows)
+      out += fmt::format("  {:>10.1f} ms {:>5.1f}% {:>8}x  {}\n", t.total_ms, t.share_pct, t.count,
+                         Ellipsize(t.name, W - 36));
+  };
+  table("Top kernels by device time", r.top_kernels);
+  table("Top operators by host time (inclusive)", r.top_ops);
+
+  if (!r.notes.empty() || !r.diagnostics.empty()) {
+    out += "\n" + st.bold("Notes") + "\n";
+    for (const auto& n : r.notes) Wrapped(out, "- " + n, W, "  ");
+    for (const auto& d : r.diagnostics) Wrapped(out, "- input: " + d, W, "  ");
+  }
+  out += "\n" + st.dim(fmt::format("read {} file(s) ({}) with stepdoctor {}", r.inputs.size(), r.format, r.tool_version)) + "\n";
+  return out;
+}
+
+}  // namespace stepdoctor

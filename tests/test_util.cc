@@ -1,0 +1,53 @@
+#include "test_util.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace stepdoctor::testing {
+
+std::string CorpusPath(const std::string& rel) {
+  const char* env = std::getenv("STEPDOCTOR_CORPUS");
+  std::filesystem::path root = env ? env : std::string(STEPDOCTOR_SOURCE_DIR) + "/../shared/corpus";
+  std::filesystem::path p = root / rel;
+  std::error_code ec;
+  if (!std::filesystem::exists(p, ec)) return "";
+  return std::filesystem::weakly_canonical(p, ec).string();
+}
+
+std::string SourcePath(const std::string& rel) { return std::string(STEPDOCTOR_SOURCE_DIR) + "/" + rel; }
+
+std::string ReadFileOrDie(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    ADD_FAILURE() << "cannot read " << path;
+    return "";
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+CliResult RunCli(const std::string& args, const std::string& env) {
+  char out_tmpl[] = "/tmp/sd_out_XXXXXX";
+  char err_tmpl[] = "/tmp/sd_err_XXXXXX";
+  int fo = mkstemp(out_tmpl), fe = mkstemp(err_tmpl);
+  close(fo);
+  close(fe);
+  std::string cmd = env + " " + STEPDOCTOR_CLI_PATH + " " + args + " >" + out_tmpl + " 2>" + err_tmpl + " </dev/null";
+  int rc = std::system(cmd.c_str());
+  CliResult r;
+  r.exit_code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  r.out = ReadFileOrDie(out_tmpl);
+  r.err = ReadFileOrDie(err_tmpl);
+  std::remove(out_tmpl);
+  std::remove(err_tmpl);
+  return r;
+}
+
+}  // namespace stepdoctor::testing

@@ -1,0 +1,30 @@
+// Helpers shared by tests: corpus paths (skipping when ../shared/corpus is absent), running
+// the CLI, reading files.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace stepdoctor::testing {
+
+// Absolute path of a file in ../shared/corpus, or "" when the corpus is not there.
+std::string CorpusPath(const std::string& rel);
+// Path of a file in the project's source tree (examples/, tests/data/).
+std::string SourcePath(const std::string& rel);
+std::string ReadFileOrDie(const std::string& path);
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+// Runs the built stepdoctor binary with `args` (a shell-quoted string), capturing output.
+CliResult RunCli(const std::string& args, const std::string& env = "");
+
+}  // namespace stepdoctor::testing
+
+// Skips the current test, saying why, when a corpus file is missing (a user's clone).
+#define SD_CORPUS_OR_SKIP(var, rel)                                                   \
+  std::string var = ::stepdoctor::testing::CorpusPath(rel);                          \
+  if (var.empty()) GTEST_SKIP() << "../shared/corpus not present: skipping " << rel
