@@ -10,7 +10,11 @@ const std::vector<Command>& Commands() {
   static const std::vector<Command> kCommands = {
       {"diagnose", "say what bounds the training step, how much each fix gains, and the code to change",
        &SetupDiagnose},
+      {"diff", "compare two runs: step time, breakdown, verdict, and kernels/ops added, removed, slower, faster",
+       &SetupDiff},
       {"inspect", "list what was read from the inputs: workers, devices, timelines, import problems", &SetupInspect},
+      {"run", "run a training command, sample its processes, CPU, disk and GPUs, then diagnose", &SetupRun},
+      {"watch", "attach read-only to a running job's process tree, sample it, then diagnose", &SetupWatch},
   };
   return kCommands;
 }

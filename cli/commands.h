@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "stepdoctor/report/fail_on.h"
+
 namespace stepdoctor::cli {
 
 // Exit statuses of the stepdoctor command.
@@ -29,8 +31,23 @@ const std::vector<Command>& Commands();
 // Prints "stepdoctor: <message>" on stderr (one line).
 void PrintError(const std::string& message);
 
+// --fail-on, shared by diagnose and diff (cmd_diff.cc). ParseFailOnFlags refuses a malformed
+// expression, and one that needs two runs outside `diff`. CheckFailOn prints
+// "stepdoctor: --fail-on EXPR met: REASON" for each condition met and returns kExitFailOn if
+// any was, else kExitOk. Call it after the report is written, so the reason is the last line.
+Result<std::vector<FailOnExpr>> ParseFailOnFlags(const std::vector<std::string>& texts, bool is_diff);
+int CheckFailOn(const std::vector<FailOnExpr>& exprs, const Report& report, const DiffReport* diff);
+
 // The commands (cmd_<name>.cc).
 std::function<int()> SetupDiagnose(CLI::App& sub);
+std::function<int()> SetupDiff(CLI::App& sub);
 std::function<int()> SetupInspect(CLI::App& sub);
+std::function<int()> SetupRun(CLI::App& sub);
+std::function<int()> SetupWatch(CLI::App& sub);
+
+// Shared by run and watch (defined in cmd_run.cc): the default samples file name, and the
+// diagnosis of a finished session's samples (plus a logdir) printed on stdout.
+std::string DefaultSamplesPath();
+int DiagnoseLiveSamples(const std::vector<std::string>& paths, const std::string& format, int width);
 
 }  // namespace stepdoctor::cli

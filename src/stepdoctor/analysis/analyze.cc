@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "stepdoctor/analysis/interval_set.h"
+#include "stepdoctor/analysis/resource_signals.h"
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/trace_to_device_utilization.h"
 #include "stepdoctor/analysis/trace_to_step_signals.h"
@@ -100,6 +101,12 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
   StepSignals steps;
   Signals sig;
   sig.trace = &trace;
+  // Live samples and GPU logs: resource signals for the resource rules, series for charts.
+  std::unique_ptr<ResourceSignals> resources = ComputeResourceSignals(trace);
+  if (resources) {
+    sig.resources = resources.get();
+    r.series = ResourceSeriesForCharts(trace, resources->worker);
+  }
   if (worker.valid()) {
     windows = TraceToSteps(trace, worker);
     steps = TraceToStepSignals(trace, worker, windows);

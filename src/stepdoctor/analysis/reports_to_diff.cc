@@ -49,6 +49,8 @@ std::vector<CategoryDelta> CategoryDeltas(const Report& before, const Report& af
     c.after_ms = a.ms_per_step;
     c.after_pct = a.pct;
   }
+  // A category empty on both sides (collectives on one GPU) says nothing.
+  std::erase_if(out, [](const CategoryDelta& c) { return c.before_ms == 0 && c.after_ms == 0; });
   for (auto& c : out) {
     c.delta_ms = c.after_ms - c.before_ms;
     c.delta_pp = c.after_pct - c.before_pct;

@@ -3,6 +3,7 @@
 #include "stepdoctor/importers/import_paths.h"
 #include "stepdoctor/importers/samples/nvidia_smi_csv_to_trace.h"
 #include "stepdoctor/importers/samples/samples_to_trace.h"
+#include "stepdoctor/importers/tfevents/tfevents_to_trace.h"
 #include "stepdoctor/importers/xplane/xspace_to_trace.h"
 
 namespace stepdoctor {
@@ -18,6 +19,8 @@ Status ImportXPlane(PeekableSource& src, Trace& trace, const ImportOptions& opts
   return ImportXSpace(src, trace, xo);
 }
 
+Status ImportEventFile(PeekableSource& src, Trace& trace, const ImportOptions&) { return ImportTfEvents(src, trace); }
+
 struct Entry {
   InputFormat format;
   FormatImporter importer;
@@ -28,6 +31,7 @@ constexpr Entry kImporters[] = {
     {InputFormat::kJsonLines, &ImportJsonLines},
     {InputFormat::kCsv, &ImportCsv},
     {InputFormat::kXSpace, &ImportXPlane},
+    {InputFormat::kTfRecordEvents, &ImportEventFile},
 };
 
 }  // namespace

@@ -14,7 +14,11 @@ namespace {
 
 std::atomic<pid_t> g_forward_pid{-1};
 
-void Forward(int sig) {
+void Forward(int sig, siginfo_t* info, void*) {
+  // Ctrl-C at a terminal (si_code SI_KERNEL) already reached the child, which shares our
+  // process group: sending it again would interrupt its clean-up. Forward only signals sent to
+  // stepdoctor alone (kill, timeout, a scheduler).
+  if (info && info->si_code == SI_KERNEL) return;
   pid_t p = g_forward_pid.load();
   if (p > 0) ::kill(p, sig);  // async-signal-safe
 }
@@ -43,9 +47,14 @@ Result<int64_t> SpawnChild(const std::vector<std::string>& argv) {
 void ForwardSignalsTo(int64_t pid) {
   g_forward_pid.store(pid_t(pid));
   struct sigaction sa {};
-  sa.sa_handler = pid > 0 ? &Forward : SIG_DFL;
+  if (pid > 0) {
+    sa.sa_sigaction = &Forward;
+    sa.sa_flags = SA_RESTART | SA_SIGINFO;
+  } else {
+    sa.sa_handler = SIG_DFL;
+    sa.sa_flags = 0;
+  }
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
 }
 

@@ -16,8 +16,9 @@ namespace stepdoctor::live {
 // why on stderr; the error here covers only a failed fork or an empty argv.
 Result<int64_t> SpawnChild(const std::vector<std::string>& argv);
 
-// Installs SIGINT/SIGTERM/SIGHUP handlers that forward the signal to `pid` (and SIGQUIT's
-// default stays). Only one child is forwarded to at a time; call with -1 to stop forwarding.
+// Installs SIGINT/SIGTERM/SIGHUP handlers that forward the signal to `pid`, so stepdoctor itself
+// outlives the child and reports. Signals the terminal sent to the whole foreground group
+// (Ctrl-C) are not sent twice. One child at a time; -1 restores the default handlers.
 void ForwardSignalsTo(int64_t pid);
 
 // True once `pid` has exited, without reaping it (its /proc entry stays for a last sample).

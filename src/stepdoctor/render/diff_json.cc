@@ -66,7 +66,7 @@ void Changes(JsonWriter& j, const NameChanges& c) {
   j.EndObject();
 }
 
-void Severity(JsonWriter& j, const std::optional<FindingSeverity>& s) {
+void SeverityValue(JsonWriter& j, const std::optional<FindingSeverity>& s) {
   if (s) j.String(FindingSeverityName(*s));
   else j.Null();
 }
@@ -111,9 +111,9 @@ std::string RenderDiffJson(const DiffReport& d, const RenderOptions&) {
     j.BeginObject();
     j.Key("id").String(f.id);
     j.Key("before");
-    Severity(j, f.before);
+    SeverityValue(j, f.before);
     j.Key("after");
-    Severity(j, f.after);
+    SeverityValue(j, f.after);
     j.Key("before_share_pct").Number(f.before_share_pct, 2);
     j.Key("after_share_pct").Number(f.after_share_pct, 2);
     j.Key("title").String(f.after_title);

@@ -37,7 +37,7 @@ void NameGroup(std::string& s, const char* title, const std::vector<NameDelta>& 
                              : fmt::format("x{} -> x{}", FormatCount(n.before_count), FormatCount(n.after_count));
     s += fmt::format("    {:>9} {} {:>8}  {:>8} -> {:<8} {:<14} {}\n", FormatSigned(n.delta_ms), unit,
                      n.change_pct ? FormatSigned(*n.change_pct, "%") : "new", FormatMs(n.before_ms), FormatMs(n.after_ms),
-                     counts, render::Shorten(n.name, std::max(30, width - 70)));
+                     counts, render::Shorten(n.name, std::max(40, width - 62)));
   }
 }
 

@@ -70,7 +70,7 @@ std::string TopEventRows(const std::vector<TopEvent>& events, const char* share_
 }
 
 std::string FindingArticle(const Finding& f) {
-  std::string s = fmt::format("<article class=\"finding {}\" id=\"finding-{}\">\n", SeverityClass(f.severity),
+  std::string s = fmt::format("<article class=\"finding finding-{}\" id=\"finding-{}\">\n", FindingSeverityName(f.severity),
                               HtmlEscape(f.id));
   s += fmt::format("<h3>{} {} <code class=\"meta\">{}</code></h3>\n", Badge(FindingSeverityName(f.severity), SeverityClass(f.severity)),
                    HtmlEscape(f.title), HtmlEscape(f.id));

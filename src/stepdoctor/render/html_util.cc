@@ -35,7 +35,8 @@ std::string FormatMs(double ms) {
 std::string FormatPct(double pct) { return fmt::format("{:.1f}%", pct); }
 
 std::string FormatSigned(double v, std::string_view suffix) {
-  if (std::abs(v) < 0.05) v = 0;  // no "-0.0"
+  if (std::abs(v) < 0.005) return fmt::format("0{}", suffix);  // no "-0.00"
+  if (std::abs(v) < 1) return fmt::format("{:+.2f}{}", v, suffix);
   return fmt::format("{:+.1f}{}", v, suffix);
 }
 
@@ -140,6 +141,9 @@ nav.toc a{color:var(--accent);text-decoration:none}
 .sev-high{background:#c0392b}.sev-moderate{background:#d9771e}.sev-low{background:#b59a12}.sev-none{background:#4e9a4b}
 .added{background:#4e9a4b}.removed{background:#6c757d}.better{background:#4e9a4b}.worse{background:#c0392b}.same{background:#6c757d}
 .finding{border:1px solid var(--line);border-radius:8px;padding:14px 18px;margin:12px 0;break-inside:avoid}
+.finding-high{border-left:5px solid #c0392b}.finding-moderate{border-left:5px solid #d9771e}
+.finding-low{border-left:5px solid #b59a12}.finding-none{border-left:5px solid #4e9a4b}
+.verdict-badge{background:var(--accent)}
 .finding .gain{color:var(--muted);margin:2px 0 8px}
 .cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(320px,1fr));gap:10px 18px}
 pre{background:#f3f4f6;border:1px solid var(--line);border-radius:6px;padding:10px 12px;overflow-x:auto;font-size:12.5px;line-height:1.45;margin:4px 0;white-space:pre-wrap;word-break:break-word}

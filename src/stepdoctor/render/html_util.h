@@ -14,7 +14,7 @@ std::string HtmlEscape(std::string_view s);
 std::string FormatMs(double ms);
 // A share of 0-100 with one decimal: "31.2%".
 std::string FormatPct(double pct);
-// A signed change: "+12.3", "-4.0" (one decimal), and the same with a unit suffix.
+// A signed change with a unit suffix: "+12.3", "-0.04", "0" (two decimals below 1).
 std::string FormatSigned(double v, std::string_view suffix = "");
 // A count that may be fractional (per step): "12", "3.5".
 std::string FormatCount(double n);

@@ -19,6 +19,8 @@ using Renderer = std::string (*)(const Report& r, const RenderOptions& o);
 
 std::string RenderText(const Report& r, const RenderOptions& o);
 std::string RenderJson(const Report& r, const RenderOptions& o);
+std::string RenderMarkdown(const Report& r, const RenderOptions& o);  // markdown.cc: for PR comments
+std::string RenderHtml(const Report& r, const RenderOptions& o);      // html.cc: one self-contained page
 
 // The renderer for a --format name ("text", "json", "md", "html"), or nullptr.
 Renderer FindRenderer(const std::string& format);

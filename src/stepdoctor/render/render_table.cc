@@ -12,6 +12,8 @@ struct Entry {
 const Entry kRenderers[] = {
     {"text", &RenderText},
     {"json", &RenderJson},
+    {"md", &RenderMarkdown},
+    {"html", &RenderHtml},
 };
 
 }  // namespace

@@ -7,10 +7,19 @@ namespace stepdoctor {
 const std::vector<RuleDef>& AllRules() {
   static const std::vector<RuleDef> kRules = {
       {"compute_bound", "the device is busy most of the step: name the next levers", &rules::ComputeBound},
+      {"gpu_memory_near_full", "a GPU's memory in use peaks near its capacity", &rules::GpuMemoryNearFull},
+      {"gpu_starved_cpu_bound", "GPUs mostly idle while the job's CPU is saturated: preprocessing-bound",
+       &rules::GpuStarvedCpuBound},
       {"host_bound", "the device idles while the host launches kernels or runs framework code", &rules::HostBound},
       {"input_bound", "the step waits on the input pipeline", &rules::InputBound},
+      {"low_gpu_utilisation", "GPUs mostly idle and nothing on the host explains it", &rules::LowGpuUtilisation},
+      {"mostly_idle", "the job neither computes nor does I/O: it waits on something else", &rules::MostlyIdle},
+      {"periodic_utilisation_dips", "utilisation drops on a schedule: checkpoints, evaluation",
+       &rules::PeriodicUtilisationDips},
+      {"serial_cpu_pipeline", "a CPU-only job saturates one core while the others idle", &rules::SerialCpuPipeline},
       {"step_time_outliers", "slow steps that stand out, and whether they recur with a period",
        &rules::StepTimeOutliers},
+      {"storage_bound", "GPU and CPU underused while the job waits on disk", &rules::StorageBound},
   };
   return kRules;
 }

@@ -11,8 +11,15 @@
 namespace stepdoctor::rules {
 
 std::optional<Finding> ComputeBound(const Signals& s);      // compute_bound.cc
+std::optional<Finding> GpuMemoryNearFull(const Signals& s);        // gpu_memory_near_full.cc
+std::optional<Finding> GpuStarvedCpuBound(const Signals& s);       // gpu_starved_cpu_bound.cc
 std::optional<Finding> HostBound(const Signals& s);         // host_bound.cc
 std::optional<Finding> InputBound(const Signals& s);        // input_bound.cc
+std::optional<Finding> LowGpuUtilisation(const Signals& s);        // low_gpu_utilisation.cc
+std::optional<Finding> MostlyIdle(const Signals& s);               // mostly_idle.cc
+std::optional<Finding> PeriodicUtilisationDips(const Signals& s);  // periodic_utilisation_dips.cc
+std::optional<Finding> SerialCpuPipeline(const Signals& s);        // serial_cpu_pipeline.cc
 std::optional<Finding> StepTimeOutliers(const Signals& s);  // step_time_outliers.cc
+std::optional<Finding> StorageBound(const Signals& s);             // storage_bound.cc
 
 }  // namespace stepdoctor::rules

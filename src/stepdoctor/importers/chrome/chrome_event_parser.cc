@@ -25,7 +25,8 @@ bool ParseMicrosToNanos(std::string_view t, int64_t* out) {
   uint64_t whole = 0;
   size_t digits = 0;
   for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i, ++digits) whole = whole * 10 + (t[i] - '0');
-  if (digits == 0 || digits > 15) goto slow;  // > 15 digits of microseconds would overflow ns
+  // Up to 16 integer digits of microseconds fit in int64 nanoseconds (epoch µs have 16).
+  if (digits == 0 || digits > 16 || whole > uint64_t(INT64_MAX) / 1000 - 1) goto slow;
   {
     uint64_t frac = 0;
     int fd = 0;

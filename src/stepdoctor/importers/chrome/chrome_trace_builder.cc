@@ -226,6 +226,8 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
     return;
   }
   if (!e.has_ts) {
+    // TensorFlow ends its traceEvents with an empty {}: nothing to count.
+    if (e.ph == 0 && e.name.empty() && e.nargs == 0) return;
     diag.Count(e.ph == 0 ? ImportIssue::kMalformedEvent : ImportIssue::kMissingTimestamp);
     return;
   }

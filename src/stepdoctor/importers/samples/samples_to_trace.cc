@@ -27,6 +27,12 @@ class LineParser {
   std::string buf_;
 };
 
+// Reads a value where present; a field of the wrong type is left as it was.
+template <typename R, typename T>
+void TryGet(R&& result, T& out) {
+  if (std::forward<R>(result).get(out)) return;
+}
+
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -106,8 +112,8 @@ void ImportHeader(od::document& doc, Trace& trace, WorkerId w, SeriesSink& sink)
         for (auto gf : go) {
           std::string_view gk;
           if (gf.unescaped_key().get(gk)) break;
-          if (gk == "index") (void)gf.value().get_int64().get(index);
-          else if (gk == "memory_total_bytes") (void)gf.value().get_int64().get(mem);
+          if (gk == "index") TryGet(gf.value().get_int64(), index);
+          else if (gk == "memory_total_bytes") TryGet(gf.value().get_int64(), mem);
           else if (gk == "name") {
             std::string_view n;
             if (!gf.value().get_string().get(n)) name = std::string(n);
@@ -133,10 +139,10 @@ void ImportSageMakerLine(od::document& doc, Trace& trace, SeriesSink& sink, Work
     std::string_view key;
     if (field.unescaped_key().get(key)) break;
     od::value v = field.value();
-    if (key == "Type") (void)v.get_string().get(type);
-    else if (key == "Name") (void)v.get_string().get(name);
-    else if (key == "Dimension") (void)v.get_string().get(dim);
-    else if (key == "NodeId") (void)v.get_string().get(node);
+    if (key == "Type") TryGet(v.get_string(), type);
+    else if (key == "Name") TryGet(v.get_string(), name);
+    else if (key == "Dimension") TryGet(v.get_string(), dim);
+    else if (key == "NodeId") TryGet(v.get_string(), node);
     else if (key == "Value") has_value = !v.get_double().get(value);
     else if (key == "Timestamp") has_ts = !v.get_double().get(ts_s);
   }

@@ -85,18 +85,21 @@ Result<XSpaceReader::Next> XSpaceReader::Read(uint32_t* field, std::string_view*
     if (!ok.ok()) return ok.status();
     if (!*ok) return Next::kTruncated;
     if (v > kMaxFieldBytes) return Next::kCorrupt;
-    // Copy the field out of the window in one go (a plane may be most of the file).
+    // Copy the field out of the window, then read the rest straight into it, growing the
+    // buffer as bytes arrive so a corrupt length cannot make us allocate it up front.
     size_t len = static_cast<size_t>(v);
-    field_.resize(len);
     size_t got = std::min(len, buf_.size() - pos_);
-    std::memcpy(field_.data(), buf_.data() + pos_, got);
+    field_.assign(buf_.data() + pos_, got);
     pos_ += got;
     while (got < len && !eof_) {
-      auto r = src_.Read(field_.data() + got, len - got);
+      size_t want = std::min(len - got, std::max(kChunk, got));
+      field_.resize(got + want);
+      auto r = src_.Read(field_.data() + got, want);
       if (!r.ok()) return r.status();
       if (*r == 0) eof_ = true;
       got += *r;
       base_ += *r;
+      field_.resize(got);
     }
     if (got < len) return Next::kTruncated;
     *field = number;

@@ -1,0 +1,133 @@
+// stepdoctor diff BEFORE AFTER: what changed between two runs. Also home of the --fail-on
+// handling that diagnose and diff share (declared in commands.h).
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "commands.h"
+#include "progress.h"
+#include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/analysis/reports_to_diff.h"
+#include "stepdoctor/analysis/rule.h"
+#include "stepdoctor/analysis/signals.h"
+#include "stepdoctor/importers/import_paths.h"
+#include "stepdoctor/render/diff_render.h"
+
+namespace stepdoctor::cli {
+namespace {
+
+struct DiffArgs {
+  std::string before, after;
+  std::string format = "text";
+  std::string output;  // empty: stdout
+  std::string run;     // TensorBoard profile run, for both sides
+  int width = 100;
+  std::vector<std::string> fail_on;
+};
+
+FailOnVocabulary Vocabulary() {
+  FailOnVocabulary v;
+  for (const auto& r : AllRules()) v.finding_ids.push_back(r.id);
+  for (int c = 0; c < kStepCategoryCount; ++c) v.categories.push_back(StepCategoryId(static_cast<StepCategory>(c)));
+  return v;
+}
+
+}  // namespace
+
+Result<std::vector<FailOnExpr>> ParseFailOnFlags(const std::vector<std::string>& texts, bool is_diff) {
+  std::vector<FailOnExpr> out;
+  FailOnVocabulary vocab = Vocabulary();
+  for (const auto& t : texts) {
+    auto e = ParseFailOn(t, vocab);
+    if (!e.ok()) return e.status();
+    if (FailOnNeedsDiff(*e) && !is_diff)
+      return Result<std::vector<FailOnExpr>>(
+          ErrorCode::kInvalidArgument, "--fail-on '" + e->text + "' compares two runs: use it with `stepdoctor diff`");
+    out.push_back(std::move(*e));
+  }
+  return out;
+}
+
+int CheckFailOn(const std::vector<FailOnExpr>& exprs, const Report& report, const DiffReport* diff) {
+  int rc = kExitOk;
+  for (const auto& e : exprs) {
+    auto outcome = EvaluateFailOn(e, report, diff);
+    if (!outcome.ok()) {  // ParseFailOnFlags already refused what cannot be evaluated
+      PrintError(outcome.message());
+      return kExitBadInput;
+    }
+    if (outcome->met) {
+      PrintError("--fail-on " + e.text + " met: " + outcome->reason);
+      rc = kExitFailOn;
+    }
+  }
+  return rc;
+}
+
+static bool WriteOutput(const std::string& text, const std::string& path) {
+  if (path.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return true;
+  }
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) {
+    PrintError(path + ": cannot write the report");
+    return false;
+  }
+  return true;
+}
+
+std::function<int()> SetupDiff(CLI::App& sub) {
+  auto a = std::make_shared<DiffArgs>();
+  sub.add_option("before", a->before, "the baseline run: a trace file or folder")->required();
+  sub.add_option("after", a->after, "the run to compare with it: a trace file or folder")->required();
+  std::string formats;
+  for (const auto& n : DiffRendererNames()) formats += (formats.empty() ? "" : "|") + n;
+  sub.add_option("-f,--format", a->format, "output format: " + formats);
+  sub.add_option("-o,--output", a->output, "write the comparison to this file instead of stdout");
+  sub.add_option("--run", a->run, "TensorBoard logdirs: the profile run to read (default: the newest)");
+  sub.add_option("--width", a->width, "text width in columns");
+  sub.add_option("--fail-on", a->fail_on,
+                 "exit 1 when this holds, e.g. step_time_regression>5% or input_bound>=moderate (repeatable; "
+                 "see docs/reports.md)");
+  return [a]() -> int {
+    DiffRenderer render = FindDiffRenderer(a->format);
+    if (!render) {
+      PrintError("--format " + a->format + ": unknown format");
+      return kExitBadInput;
+    }
+    auto fail_on = ParseFailOnFlags(a->fail_on, /*is_diff=*/true);
+    if (!fail_on.ok()) {
+      PrintError(fail_on.message());
+      return kExitBadInput;
+    }
+    ProgressBar progress(StderrIsInteractive());
+    ImportOptions io;
+    io.profile_run = a->run;
+    io.progress = progress.Callback();
+    auto before = ImportPaths({a->before}, io);
+    if (!before.ok()) {
+      progress.Finish();
+      PrintError(before.message());
+      return kExitBadInput;
+    }
+    auto after = ImportPaths({a->after}, io);
+    progress.Finish();
+    if (!after.ok()) {
+      PrintError(after.message());
+      return kExitBadInput;
+    }
+    Report rb = AnalyzeTrace(before->trace);
+    Report ra = AnalyzeTrace(after->trace);
+    DiffReport diff = ReportsToDiff(before->trace, rb, after->trace, ra);
+    RenderOptions ro;
+    ro.width = a->width;
+    if (!WriteOutput(render(diff, ro), a->output)) return kExitBadInput;
+    return CheckFailOn(*fail_on, ra, &diff);
+  };
+}
+
+}  // namespace stepdoctor::cli

@@ -1,0 +1,127 @@
+// stepdoctor run [--interval 1s] [--logdir DIR] [--out FILE] -- CMD ARGS...: starts the
+// command, samples its process tree, the machine and the GPUs until it exits, then prints the
+// diagnosis. Returns the command's exit status (128 + signal when a signal killed it).
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <memory>
+
+#include "commands.h"
+#include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/importers/import_paths.h"
+#include "stepdoctor/live/child_process.h"
+#include "stepdoctor/live/live_session.h"
+#include "stepdoctor/render/render.h"
+
+namespace stepdoctor::cli {
+namespace {
+
+struct RunArgs {
+  std::vector<std::string> command;
+  std::string interval = "1s";
+  std::string logdir;
+  std::string out;
+  std::string format = "text";
+  int width = 100;
+  bool no_gpu = false;
+};
+
+// The status line redraws in place on a terminal; elsewhere nothing is printed.
+void StatusLine(const std::string& line) {
+  std::fprintf(stderr, "\r\033[K[stepdoctor] %s", line.c_str());
+  std::fflush(stderr);
+}
+void ClearStatusLine() { std::fprintf(stderr, "\r\033[K"); }
+
+}  // namespace
+
+std::string DefaultSamplesPath() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "stepdoctor-samples-%Y%m%d-%H%M%S.jsonl", &tm);
+  return buf;
+}
+
+int DiagnoseLiveSamples(const std::vector<std::string>& paths, const std::string& format, int width) {
+  Renderer render = FindRenderer(format);
+  auto imported = ImportPaths(paths);
+  if (!imported.ok()) {
+    PrintError(imported.message());
+    return kExitBadInput;
+  }
+  Report report = AnalyzeTrace(imported->trace);
+  RenderOptions ro;
+  ro.color = format == "text" && ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
+  ro.width = width;
+  std::string text = render(report, ro);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+  return kExitOk;
+}
+
+std::function<int()> SetupRun(CLI::App& sub) {
+  auto a = std::make_shared<RunArgs>();
+  sub.add_option("command", a->command, "the training command and its arguments, after --")->required();
+  sub.add_option("--interval", a->interval, "time between samples (1s, 500ms, ...)");
+  sub.add_option("--logdir", a->logdir, "a profile or TensorBoard logdir the job writes: diagnosed with the samples");
+  sub.add_option("--out", a->out, "samples file to write (default: stepdoctor-samples-DATE-TIME.jsonl here)");
+  sub.add_option("-f,--format", a->format, "report format (text, json, ...)");
+  sub.add_option("--width", a->width, "text width in columns");
+  sub.add_flag("--no-gpu", a->no_gpu, "do not load NVML (no GPU samples)");
+  return [a]() -> int {
+    auto interval = live::ParseDurationNs(a->interval);
+    if (!interval.ok()) {
+      PrintError("--interval " + interval.message());
+      return kExitBadInput;
+    }
+    if (!FindRenderer(a->format)) {
+      PrintError("--format " + a->format + ": unknown format");
+      return kExitBadInput;
+    }
+    live::LiveSessionOptions so;
+    so.interval_ns = *interval;
+    so.out_path = a->out.empty() ? DefaultSamplesPath() : a->out;
+    so.command = a->command;
+    so.gpus = !a->no_gpu;
+    so.note = [](const std::string& line) { std::fprintf(stderr, "stepdoctor: %s\n", line.c_str()); };
+    const bool tty = ::isatty(STDERR_FILENO);
+    if (tty) so.status = &StatusLine;
+
+    // Check the samples file can be written before starting the job.
+    if (std::FILE* f = std::fopen(so.out_path.c_str(), "a")) std::fclose(f);
+    else {
+      PrintError(so.out_path + ": cannot write the samples file");
+      return kExitBadInput;
+    }
+    auto child = live::SpawnChild(a->command);
+    if (!child.ok()) {
+      PrintError(child.message());
+      return kExitBadInput;
+    }
+    so.child_pid = *child;
+    live::ForwardSignalsTo(*child);
+    int exit_code = -1;
+    auto session = live::RunLiveSession(*child, so, [&] { return exit_code = live::ReapChild(*child); });
+    live::ForwardSignalsTo(-1);
+    if (tty) ClearStatusLine();
+    if (!session.ok()) {
+      PrintError(session.message());
+      return exit_code >= 0 ? exit_code : live::ReapChild(*child);
+    }
+    std::fprintf(stderr, "stepdoctor: %lld samples in %s; command exited with %d\n",
+                 static_cast<long long>(session->samples), so.out_path.c_str(), exit_code);
+    std::vector<std::string> inputs{so.out_path};
+    if (!a->logdir.empty()) {
+      if (::access(a->logdir.c_str(), R_OK) == 0) inputs.push_back(a->logdir);
+      else PrintError("--logdir " + a->logdir + ": not found after the run; diagnosing the samples alone");
+    }
+    // The job's status is the command's result; a diagnosis that fails is reported, not returned.
+    (void)DiagnoseLiveSamples(inputs, a->format, a->width);
+    return exit_code;
+  };
+}
+
+}  // namespace stepdoctor::cli

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages stepdoctor needs, skipping those already installed.
+#   scripts/deps.sh          build and run
+#   scripts/deps.sh --test   also what the test suite needs (GoogleTest, Chromium for the HTML test)
+set -euo pipefail
+
+BUILD_PKGS=(g++ cmake ninja-build pkg-config ccache
+            libsimdjson-dev libfmt-dev libcli11-dev zlib1g-dev libprotobuf-dev protobuf-compiler)
+TEST_PKGS=(libgtest-dev libgmock-dev libbenchmark-dev chromium)
+
+pkgs=("${BUILD_PKGS[@]}")
+if [[ "${1:-}" == "--test" ]]; then pkgs+=("${TEST_PKGS[@]}"); fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]} == 0)); then exit 0; fi
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+echo "installing: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,301 @@
+#include "stepdoctor/analysis/resource_signals.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string_view>
+
+namespace stepdoctor {
+namespace {
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool EndsWith(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+// The N of "<prefix>N<suffix>", or -1.
+int IndexIn(std::string_view s, std::string_view prefix, std::string_view suffix) {
+  if (!StartsWith(s, prefix) || !EndsWith(s, suffix) || s.size() <= prefix.size() + suffix.size()) return -1;
+  std::string_view mid = s.substr(prefix.size(), s.size() - prefix.size() - suffix.size());
+  int n = 0;
+  for (char c : mid) {
+    if (c < '0' || c > '9' || n > 100000) return -1;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
+double Mean(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  double s = 0;
+  for (double x : v) s += x;
+  return s / double(v.size());
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+// The counters of one worker by name.
+class Series {
+ public:
+  Series(const Trace& t, WorkerId w) {
+    for (const auto& c : t.counters)
+      if (c.worker == w && !c.value.empty()) by_name_[c.name] = &c;
+  }
+  const CounterSeries* Get(std::string_view name) const {
+    auto it = by_name_.find(std::string(name));
+    return it == by_name_.end() ? nullptr : it->second;
+  }
+  double MeanOf(std::string_view name, bool* found = nullptr) const {
+    const CounterSeries* c = Get(name);
+    if (found) *found = c != nullptr;
+    return c ? Mean(c->value) : 0;
+  }
+  const std::map<std::string, const CounterSeries*>& all() const { return by_name_; }
+
+ private:
+  std::map<std::string, const CounterSeries*> by_name_;
+};
+
+// Names of series the resource signals read; a worker's "samples" are its points in these.
+bool IsResourceSeries(std::string_view n) {
+  return StartsWith(n, "gpu") || StartsWith(n, "cpu_") || StartsWith(n, "proc_") || StartsWith(n, "disk_") ||
+         n == "iowait_pct";
+}
+
+// The series the dip detector looks at: mean GPU util over GPUs, else the tree's CPU, else
+// the machine's.
+void FindDips(const CounterSeries& c, ResourceSignals* r) {
+  r->dip_series = c.name;
+  r->dip_baseline_pct = Median(c.value);
+  if (r->dip_baseline_pct < kDipBaselineMinPct) return;
+  const double limit = r->dip_baseline_pct * kDipFraction;
+  std::vector<int64_t> starts;
+  std::vector<double> lengths_s;
+  size_t in_dip = 0;
+  for (size_t i = 0; i <= c.value.size(); ++i) {
+    bool low = i < c.value.size() && c.value[i] < limit;
+    if (low && in_dip == 0) starts.push_back(c.ts_ns[i]);
+    if (low) ++in_dip;
+    if (!low && in_dip > 0) {
+      lengths_s.push_back(double(c.ts_ns[i - 1] - starts.back()) / 1e9 + r->interval_s);
+      r->dip_share_pct += 100.0 * double(in_dip) / double(c.value.size());
+      in_dip = 0;
+    }
+  }
+  r->dip_count = int(starts.size());
+  r->dip_mean_s = Mean(lengths_s);
+  if (starts.size() < 2) return;
+  std::vector<double> gaps;
+  for (size_t i = 1; i < starts.size(); ++i) gaps.push_back(double(starts[i] - starts[i - 1]) / 1e9);
+  r->dip_period_s = Mean(gaps);
+  double var = 0;
+  for (double g : gaps) var += (g - r->dip_period_s) * (g - r->dip_period_s);
+  r->dip_period_cv = r->dip_period_s > 0 ? std::sqrt(var / double(gaps.size())) / r->dip_period_s : 0;
+}
+
+}  // namespace
+
+const char* ResourceClassName(ResourceClass c) {
+  switch (c) {
+    case ResourceClass::kUnknown: return "unknown";
+    case ResourceClass::kGpuBusy: return "gpu_busy";
+    case ResourceClass::kGpuStarvedCpu: return "gpu_starved_cpu";
+    case ResourceClass::kStorageBound: return "storage_bound";
+    case ResourceClass::kGpuLow: return "gpu_low";
+    case ResourceClass::kSerialCpu: return "serial_cpu";
+    case ResourceClass::kCpuBound: return "cpu_bound";
+    case ResourceClass::kIdle: return "idle";
+  }
+  return "?";
+}
+
+void ClassifyResources(ResourceSignals* r) {
+  const bool has_gpu = r->gpu_util_mean_pct >= 0;
+  if (r->has_tree) {
+    r->one_core_saturated = r->cores >= 2 && r->tree_cpu_mean_pct >= kOneCoreSaturatedPct &&
+                            r->tree_cpu_mean_pct <= kOneCoreCeilingPct;
+    r->cpu_high = r->tree_cpu_of_cores_pct >= kTreeCpuHighOfCoresPct || r->one_core_saturated;
+  } else if (r->has_machine_cpu) {
+    r->cpu_high = r->cpu_mean_pct >= kTreeCpuHighOfCoresPct || r->one_core_saturated;
+  }
+  r->storage_busy = r->iowait_mean_pct >= kIowaitHighPct || r->disk_util_mean_pct >= kDiskUtilHighPct ||
+                    r->psi_io_some_mean_pct >= kPsiIoHighPct || r->tree_blocked_pct >= kTreeBlockedHighPct ||
+                    r->tree_read_bytes_per_s + r->tree_write_bytes_per_s >= kTreeIoHighBytesPerS;
+  const double host_cpu = r->has_tree ? r->tree_cpu_mean_pct : r->cpu_mean_pct * std::max(1, r->cores);
+  const bool host_idle = (r->has_tree || r->has_machine_cpu) && host_cpu < kIdleTreeCpuPct && !r->storage_busy;
+
+  ResourceClass c = ResourceClass::kUnknown;
+  if (r->samples < kMinSamples) {
+    c = ResourceClass::kUnknown;
+  } else if (has_gpu) {
+    if (r->gpu_util_mean_pct >= kGpuLowUtilPct) c = ResourceClass::kGpuBusy;
+    else if (r->cpu_high) c = ResourceClass::kGpuStarvedCpu;
+    else if (r->storage_busy) c = ResourceClass::kStorageBound;
+    else if (host_idle && r->gpu_util_mean_pct < kIdleGpuUtilPct) c = ResourceClass::kIdle;
+    else c = ResourceClass::kGpuLow;
+  } else if (r->has_tree || r->has_machine_cpu) {
+    bool others_idle = r->other_cores_busy_pct >= 0 && r->other_cores_busy_pct < kOtherCoresIdlePct;
+    if (r->one_core_saturated && others_idle) c = ResourceClass::kSerialCpu;
+    else if (r->cpu_high) c = ResourceClass::kCpuBound;
+    else if (r->storage_busy) c = ResourceClass::kStorageBound;
+    else if (host_idle) c = ResourceClass::kIdle;
+  }
+  r->classification = c;
+}
+
+std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace) {
+  // The worker with the most resource samples.
+  std::map<uint32_t, size_t> points;
+  for (const auto& c : trace.counters)
+    if (IsResourceSeries(c.name)) points[c.worker.v] += c.value.size();
+  if (points.empty()) return nullptr;
+  auto best = std::max_element(points.begin(), points.end(), [](auto& a, auto& b) { return a.second < b.second; });
+  WorkerId w{best->first};
+  Series s(trace, w);
+
+  auto r = std::make_unique<ResourceSignals>();
+  r->worker = w;
+  r->source = trace.worker(w).source_path;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  const CounterSeries* longest = nullptr;
+  for (const auto& [name, c] : s.all()) {
+    if (!IsResourceSeries(name)) continue;
+    lo = std::min(lo, c->ts_ns.front());
+    hi = std::max(hi, c->ts_ns.back());
+    if (!longest || c->ts_ns.size() > longest->ts_ns.size()) longest = c;
+  }
+  if (!longest) return nullptr;
+  r->samples = int64_t(longest->ts_ns.size());
+  r->window_s = double(hi - lo) / 1e9;
+  {
+    std::vector<double> gaps;
+    for (size_t i = 1; i < longest->ts_ns.size(); ++i) gaps.push_back(double(longest->ts_ns[i] - longest->ts_ns[i - 1]) / 1e9);
+    r->interval_s = Median(gaps);
+  }
+  if (r->samples < kMinSamples) return nullptr;
+
+  // Host CPU: the total, or the mean of the per-core series where only those exist (SageMaker).
+  std::vector<const CounterSeries*> cores;
+  for (const auto& [name, c] : s.all()) {
+    int core = IndexIn(name, "cpu_core", "_pct");
+    if (core >= 0) cores.push_back(c);
+  }
+  r->cores = int(cores.size());
+  r->cpu_mean_pct = s.MeanOf("cpu_pct_total", &r->has_machine_cpu);
+  if (!r->has_machine_cpu && !cores.empty()) {
+    double sum = 0;
+    for (auto* c : cores) sum += Mean(c->value);
+    r->cpu_mean_pct = sum / double(cores.size());
+    r->has_machine_cpu = true;
+  }
+  r->iowait_mean_pct = s.MeanOf("iowait_pct");
+
+  r->tree_cpu_mean_pct = s.MeanOf("proc_cpu_pct", &r->has_tree);
+  if (r->has_tree) {
+    r->tree_cpu_of_cores_pct = r->tree_cpu_mean_pct / std::max(1, r->cores);
+    if (auto* c = s.Get("proc_threads")) r->tree_threads_max = *std::max_element(c->value.begin(), c->value.end());
+    if (auto* c = s.Get("proc_count")) r->tree_procs_max = *std::max_element(c->value.begin(), c->value.end());
+    if (auto* c = s.Get("proc_rss_bytes")) r->tree_rss_peak_bytes = *std::max_element(c->value.begin(), c->value.end());
+    r->tree_read_bytes_per_s = s.MeanOf("proc_read_bytes_per_s");
+    r->tree_write_bytes_per_s = s.MeanOf("proc_write_bytes_per_s");
+    if (auto* c = s.Get("proc_blocked_io"))
+      r->tree_blocked_pct = 100.0 * double(std::count_if(c->value.begin(), c->value.end(), [](double v) { return v > 0; })) /
+                            double(c->value.size());
+    if (r->has_machine_cpu && r->cores >= 2) {
+      double machine_cores = r->cpu_mean_pct / 100.0 * r->cores;
+      double others = (machine_cores - r->tree_cpu_mean_pct / 100.0) / double(r->cores - 1);
+      r->other_cores_busy_pct = std::clamp(100.0 * others, 0.0, 100.0);
+    }
+  } else if (cores.size() >= 2) {
+    // Per-core data only: the busiest core in each sample against the mean of the rest.
+    size_t n = cores[0]->value.size();
+    bool aligned = std::all_of(cores.begin(), cores.end(), [n](auto* c) { return c->value.size() == n; });
+    if (aligned && n > 0) {
+      double busiest = 0, rest = 0;
+      for (size_t i = 0; i < n; ++i) {
+        double mx = 0, sum = 0;
+        for (auto* c : cores) mx = std::max(mx, c->value[i]), sum += c->value[i];
+        busiest += mx;
+        rest += (sum - mx) / double(cores.size() - 1);
+      }
+      busiest /= double(n);
+      r->other_cores_busy_pct = rest / double(n);
+      r->one_core_saturated = busiest >= kOneCoreSaturatedPct && r->other_cores_busy_pct < kOtherCoresIdlePct;
+    }
+  }
+
+  r->disk_read_bytes_per_s = s.MeanOf("disk_read_bytes_per_s", &r->has_disk);
+  r->disk_write_bytes_per_s = s.MeanOf("disk_write_bytes_per_s");
+  r->disk_util_mean_pct = s.MeanOf("disk_util_pct");
+  r->psi_io_some_mean_pct = s.MeanOf("psi_io_some_pct", &r->has_psi);
+
+  // GPUs.
+  std::map<int, GpuResource> gpus;
+  for (const auto& [name, c] : s.all()) {
+    int g = IndexIn(name, "gpu", "_util_pct");
+    if (g >= 0) {
+      gpus[g].index = g;
+      gpus[g].util_mean_pct = Mean(c->value);
+    }
+  }
+  double util_sum = 0;
+  for (auto& [g, gr] : gpus) {
+    std::string p = "gpu" + std::to_string(g) + "_";
+    for (const Device& d : trace.devices)
+      if (d.worker == w && d.kind == DeviceKind::kGpu && d.index == g) gr.name = d.name;
+    if (auto* used = s.Get(p + "mem_used_bytes")) {
+      gr.mem_used_peak_bytes = *std::max_element(used->value.begin(), used->value.end());
+      if (auto* tot = s.Get(p + "mem_total_bytes")) gr.mem_total_bytes = *std::max_element(tot->value.begin(), tot->value.end());
+      if (gr.mem_total_bytes > 0) gr.mem_used_peak_pct = 100.0 * gr.mem_used_peak_bytes / gr.mem_total_bytes;
+    } else if (auto* pct = s.Get(p + "mem_used_pct")) {
+      gr.mem_used_peak_pct = *std::max_element(pct->value.begin(), pct->value.end());
+    }
+    util_sum += gr.util_mean_pct;
+    r->gpus.push_back(gr);
+  }
+  if (!r->gpus.empty()) r->gpu_util_mean_pct = util_sum / double(r->gpus.size());
+
+  // Dips: GPU 0's utilisation (a multi-GPU job dips on all GPUs at a checkpoint), else CPU.
+  const CounterSeries* primary = nullptr;
+  if (!r->gpus.empty()) primary = s.Get("gpu" + std::to_string(r->gpus[0].index) + "_util_pct");
+  if (!primary) primary = s.Get("proc_cpu_pct");
+  if (!primary) primary = s.Get("cpu_pct_total");
+  if (primary && primary->value.size() >= size_t(kMinSamples)) FindDips(*primary, r.get());
+
+  ClassifyResources(r.get());
+  return r;
+}
+
+std::vector<TimeSeries> ResourceSeriesForCharts(const Trace& trace, WorkerId worker, int max_points) {
+  std::vector<TimeSeries> out;
+  Series s(trace, worker);
+  int64_t lo = INT64_MAX;
+  for (const auto& [name, c] : s.all()) lo = std::min(lo, c->ts_ns.front());
+  auto wanted = [](std::string_view n) {
+    return (StartsWith(n, "gpu") && (EndsWith(n, "_util_pct") || EndsWith(n, "_mem_used_bytes"))) ||
+           n == "proc_cpu_pct" || n == "cpu_pct_total" || n == "iowait_pct" || n == "disk_read_bytes_per_s" ||
+           n == "disk_write_bytes_per_s" || n == "proc_rss_bytes";
+  };
+  for (const auto& [name, c] : s.all()) {
+    if (!wanted(name) || IndexIn(name, "gpu", "_mem_util_pct") >= 0) continue;
+    TimeSeries ts;
+    ts.name = name;
+    ts.unit = c->unit;
+    // Bucket means, so a dip shorter than a bucket still lowers it.
+    size_t n = c->value.size(), per = std::max<size_t>(1, (n + size_t(max_points) - 1) / size_t(std::max(1, max_points)));
+    for (size_t i = 0; i < n; i += per) {
+      size_t e = std::min(n, i + per);
+      double sum = 0;
+      for (size_t k = i; k < e; ++k) sum += c->value[k];
+      ts.points.push_back({double(c->ts_ns[i] - lo) / 1e9, sum / double(e - i)});
+    }
+    out.push_back(std::move(ts));
+  }
+  return out;
+}
+
+}  // namespace stepdoctor

@@ -1,0 +1,115 @@
+// Resource samples (Trace::counters from `run`/`watch` samples files, nvidia-smi CSV logs,
+// SageMaker system metrics) -> the aggregates the resource rules read, and a one-word
+// classification of what bounded the job. Series names are those of docs/samples-format.md.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "stepdoctor/analysis/signals.h"
+#include "stepdoctor/model/trace.h"
+#include "stepdoctor/report/report.h"
+
+namespace stepdoctor {
+
+// Thresholds shared by the classification and the rules (each rule file says how it uses them).
+inline constexpr double kGpuLowUtilPct = 30.0;          // mean GPU utilisation below this: the GPU is starved
+inline constexpr double kTreeCpuHighOfCoresPct = 70.0;  // process tree using >= 70% of all cores: CPU-bound
+inline constexpr double kOneCoreSaturatedPct = 85.0;    // tree at >= 85% of one core ...
+inline constexpr double kOneCoreCeilingPct = 130.0;     // ... and <= 130%: one busy thread, the rest idle
+inline constexpr double kOtherCoresIdlePct = 50.0;      // the other cores' mean busy % below this: idle capacity
+inline constexpr double kIowaitHighPct = 10.0;          // machine iowait >= 10% of CPU time: storage stalls
+inline constexpr double kDiskUtilHighPct = 60.0;        // a disk with I/O in flight >= 60% of the time
+inline constexpr double kPsiIoHighPct = 20.0;           // some task stalled on I/O >= 20% of the time
+inline constexpr double kTreeBlockedHighPct = 30.0;     // a tree process in D state in >= 30% of samples
+inline constexpr double kTreeIoHighBytesPerS = 20e6;    // the tree moving >= 20 MB/s through the block layer
+inline constexpr double kGpuMemNearFullPct = 95.0;      // peak GPU memory used >= 95% of the total
+inline constexpr double kIdleTreeCpuPct = 10.0;         // tree below 10% of one core, with no I/O or GPU: idle
+inline constexpr double kIdleGpuUtilPct = 5.0;          // a GPU below 5% counts as idle
+inline constexpr double kDipFraction = 0.5;             // a dip: utilisation below half its median ...
+inline constexpr double kDipBaselineMinPct = 40.0;      // ... where the median is at least 40%
+inline constexpr int kDipMinCount = 3;                  // periodic: at least 3 dips ...
+inline constexpr double kDipMaxPeriodCv = 0.3;          // ... whose spacing varies by at most 30%
+inline constexpr int kMinSamples = 5;                   // fewer samples than this: no resource signals
+
+// What bounded the job, as far as resources tell.
+enum class ResourceClass : uint8_t {
+  kUnknown,        // too few samples, or signals that agree with nothing below
+  kGpuBusy,        // GPUs utilised (>= kGpuLowUtilPct): look at a profile for what runs on them
+  kGpuStarvedCpu,  // GPUs low while the process tree's CPU is high: input preprocessing
+  kStorageBound,   // GPU (if any) and CPU low while the disk is busy or the job waits on I/O
+  kGpuLow,         // GPUs low and no host data (or nothing on the host explains it)
+  kSerialCpu,      // CPU-only: one core saturated while the others idle
+  kCpuBound,       // CPU-only: the tree keeps most cores busy
+  kIdle,           // neither CPU, disk nor GPU busy: sleeping, waiting on the network or a lock
+};
+const char* ResourceClassName(ResourceClass c);  // "gpu_starved_cpu", "storage_bound", ...
+
+struct GpuResource {
+  int index = 0;
+  std::string name;
+  double util_mean_pct = 0;
+  double mem_used_peak_bytes = 0, mem_total_bytes = 0;
+  double mem_used_peak_pct = -1;  // -1 where unknown
+};
+
+struct ResourceSignals {
+  WorkerId worker;                // the worker whose samples these are
+  std::string source;             // its file
+  int64_t samples = 0;
+  double window_s = 0;
+  double interval_s = 0;          // median spacing of samples
+
+  // Host (machine-wide, % of all cores).
+  int cores = 0;                  // from per-core series; 0 where unknown
+  bool has_machine_cpu = false;
+  double cpu_mean_pct = 0;
+  double iowait_mean_pct = 0;
+  double other_cores_busy_pct = -1;  // mean busy % of the cores the tree does not use; -1 unknown
+
+  // The sampled process tree (% of one core, like top: 200 = two cores).
+  bool has_tree = false;
+  double tree_cpu_mean_pct = 0;
+  double tree_cpu_of_cores_pct = 0;  // tree_cpu_mean_pct / cores
+  double tree_threads_max = 0, tree_procs_max = 0, tree_rss_peak_bytes = 0;
+  double tree_read_bytes_per_s = 0, tree_write_bytes_per_s = 0;  // means, block layer
+  double tree_blocked_pct = 0;       // share of samples with a tree process in D state
+
+  // Disks and pressure.
+  bool has_disk = false;
+  double disk_read_bytes_per_s = 0, disk_write_bytes_per_s = 0, disk_util_mean_pct = 0;
+  bool has_psi = false;
+  double psi_io_some_mean_pct = 0;
+
+  std::vector<GpuResource> gpus;
+  double gpu_util_mean_pct = -1;  // over GPUs and samples; -1 without GPU series
+
+  // Dips of the primary utilisation series (GPU util, else the tree's CPU, else machine CPU).
+  std::string dip_series;
+  double dip_baseline_pct = 0;    // the series' median
+  int dip_count = 0;
+  double dip_period_s = 0, dip_period_cv = 0;
+  double dip_share_pct = 0;       // of samples
+  double dip_mean_s = 0;
+
+  // Derived conditions, shared by rules and classification.
+  bool cpu_high = false;          // tree (or machine) uses most cores, or one core is saturated
+  bool one_core_saturated = false;
+  bool storage_busy = false;      // any storage indicator above its threshold
+  ResourceClass classification = ResourceClass::kUnknown;
+};
+
+// Resource signals of the worker with the most samples; nullptr when the trace has fewer than
+// kMinSamples samples of any series we read.
+std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace);
+
+// Applies the thresholds above to the aggregates (cpu_high ... classification). Split out so
+// tests can set aggregates directly and check both sides of each threshold.
+void ClassifyResources(ResourceSignals* r);
+
+// Downsampled series for charts (GPU util and memory, tree and machine CPU, disk, iowait) of
+// the same worker, times in seconds from its first sample.
+std::vector<TimeSeries> ResourceSeriesForCharts(const Trace& trace, WorkerId worker, int max_points = 600);
+
+}  // namespace stepdoctor

@@ -1,0 +1,53 @@
+// gpu_memory_near_full: a GPU's memory in use peaked at >= kGpuMemNearFullPct of its total.
+// Not a slowdown by itself (PyTorch's caching allocator keeps freed blocks, so "used" is high
+// by design), but the job is one larger batch or sequence away from running out, and near the
+// limit the allocator frees and retries, which stalls steps.
+#include <algorithm>
+
+#include "stepdoctor/analysis/rule.h"
+#include "stepdoctor/analysis/rules/resource_rule_util.h"
+#include "stepdoctor/analysis/rules/rules.h"
+
+namespace stepdoctor::rules {
+
+std::optional<Finding> GpuMemoryNearFull(const Signals& sig) {
+  if (!sig.resources) return std::nullopt;
+  const ResourceSignals& r = *sig.resources;
+  const GpuResource* worst = nullptr;
+  for (const auto& g : r.gpus)
+    if (g.mem_used_peak_pct >= kGpuMemNearFullPct && (!worst || g.mem_used_peak_pct > worst->mem_used_peak_pct)) worst = &g;
+  if (!worst) return std::nullopt;
+  Finding f;
+  f.id = "gpu_memory_near_full";
+  f.severity = FindingSeverity::kModerate;
+  f.share_pct = 0;  // about headroom, not time
+  f.title = fmt::format("GPU {} memory peaked at {} of its capacity", worst->index, Pct(worst->mem_used_peak_pct));
+  f.gain_upper_bound = 1.0;
+  f.gain_text = "no direct speed-up: headroom avoids out-of-memory failures and allocator retries, "
+                "and lets a larger batch raise throughput";
+  if (worst->mem_total_bytes > 0)
+    f.evidence.push_back({"peak used / total", fmt::format("{} / {}", GiB(worst->mem_used_peak_bytes), GiB(worst->mem_total_bytes))});
+  else
+    f.evidence.push_back({"peak used", Pct(worst->mem_used_peak_pct)});
+  if (!worst->name.empty()) f.evidence.push_back({"GPU", worst->name});
+  f.evidence.push_back({"note", "NVML's 'used' includes memory a framework caches for reuse, so it can sit near "
+                                "full without a problem; check the framework's own peak to be sure"});
+  f.evidence.push_back(SamplesEvidence(r));
+  f.fix.summary =
+      "Find the real peak and make room: mixed precision, activation checkpointing, a smaller micro-batch with "
+      "gradient accumulation; in TensorFlow let memory grow instead of reserving it all.";
+  f.fix.tensorflow =
+      "for gpu in tf.config.list_physical_devices('GPU'):\n"
+      "    tf.config.experimental.set_memory_growth(gpu, True)  # allocate as needed, see the real use\n"
+      "tf.keras.mixed_precision.set_global_policy('mixed_float16')\n"
+      "print(tf.config.experimental.get_memory_info('GPU:0')['peak'])";
+  f.fix.pytorch =
+      "print(torch.cuda.max_memory_allocated() / 2**30, 'GiB allocated at peak')  # vs. reserved\n"
+      "with torch.autocast('cuda', dtype=torch.bfloat16):\n"
+      "    loss = model(x)  # half the activation memory\n"
+      "# activation checkpointing: torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)\n"
+      "# fragmentation: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True";
+  return f;
+}
+
+}  // namespace stepdoctor::rules

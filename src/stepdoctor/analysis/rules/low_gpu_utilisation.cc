@@ -1,0 +1,47 @@
+// low_gpu_utilisation: GPU utilisation averages below kGpuLowUtilPct and nothing on the host
+// explains it — typically a GPU log (nvidia-smi CSV) without CPU or disk data. The finding says
+// the GPU waits and how to find out on what.
+#include "stepdoctor/analysis/rule.h"
+#include "stepdoctor/analysis/rules/resource_rule_util.h"
+#include "stepdoctor/analysis/rules/rules.h"
+
+namespace stepdoctor::rules {
+
+std::optional<Finding> LowGpuUtilisation(const Signals& sig) {
+  if (!sig.resources || sig.resources->classification != ResourceClass::kGpuLow) return std::nullopt;
+  const ResourceSignals& r = *sig.resources;
+  const bool host_data = r.has_tree || r.has_machine_cpu;
+  Finding f;
+  f.id = "low_gpu_utilisation";
+  f.severity = FindingSeverity::kHigh;
+  f.share_pct = 100.0 - r.gpu_util_mean_pct;
+  f.title = fmt::format("the GPU is busy only {} of the time", Pct(r.gpu_util_mean_pct));
+  f.gain_upper_bound = GainIfRemoved(f.share_pct);
+  f.gain_text = fmt::format("up to {:.1f}x if the GPU were kept busy; {}", f.gain_upper_bound,
+                            host_data ? "the host data shows no saturated CPU or disk, so the wait is elsewhere "
+                                        "(small kernels, synchronisation, the network)"
+                                      : "the log has no CPU or disk data to say what it waits on");
+  f.evidence.push_back({"GPU utilisation", GpuUtilText(r)});
+  for (const auto& g : r.gpus)
+    if (g.mem_total_bytes > 0)
+      f.evidence.push_back({fmt::format("GPU {} memory peak", g.index),
+                            fmt::format("{} of {} ({})", GiB(g.mem_used_peak_bytes), GiB(g.mem_total_bytes), Pct(g.mem_used_peak_pct))});
+  if (r.has_tree) f.evidence.push_back({"job's CPU use", Cores(r.tree_cpu_mean_pct)});
+  f.evidence.push_back(SamplesEvidence(r));
+  f.fix.summary =
+      "Find what the GPU waits on: run the job under `stepdoctor run -- ...` (CPU and disk alongside the GPU) "
+      "or take a short profile; a GPU this idle with memory to spare can also take a larger batch.";
+  f.fix.tensorflow =
+      "tf.profiler.experimental.start('logdir')  # a few steps, then stepdoctor diagnose logdir\n"
+      "for step in range(20): train_step(next(it))\n"
+      "tf.profiler.experimental.stop()";
+  f.fix.pytorch =
+      "with torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, warmup=1, active=5),\n"
+      "        on_trace_ready=torch.profiler.tensorboard_trace_handler('./log')) as p:\n"
+      "    for step, batch in enumerate(loader):\n"
+      "        train_step(batch); p.step()\n"
+      "        if step == 8: break  # then: stepdoctor diagnose ./log";
+  return f;
+}
+
+}  // namespace stepdoctor::rules

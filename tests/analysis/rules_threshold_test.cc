@@ -1,0 +1,145 @@
+// Each rule on both sides of each threshold (xprof's smart_suggestion habit: 71% fires,
+// 69% does not), with signals built directly.
+#include <gtest/gtest.h>
+
+#include "stepdoctor/analysis/rule.h"
+#include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/verdict.h"
+
+namespace stepdoctor {
+namespace {
+
+// A 100 ms step whose categories take the given ms; the rest is device compute.
+StepSignals Step(double input_wait_ms, double exposed_input_ms, double launch_ms, double host_ms, double compute_ms) {
+  StepSignals s;
+  s.has_steps = true;
+  s.step_count = 5;
+  s.mean_step_ms = s.median_step_ms = 100;
+  s.step_ms = {100, 100, 100, 100, 100};
+  s.step_numbers = {1, 2, 3, 4, 5};
+  s.input_wait_ms = input_wait_ms;
+  s.category_ms[int(StepCategory::kInput)] = exposed_input_ms;
+  s.category_ms[int(StepCategory::kKernelLaunch)] = launch_ms;
+  s.category_ms[int(StepCategory::kHostCompute)] = host_ms;
+  s.category_ms[int(StepCategory::kDeviceCompute)] = compute_ms;
+  return s;
+}
+
+std::optional<Finding> Eval(std::optional<Finding> (*rule)(const Signals&), const StepSignals& s) {
+  Signals sig;
+  sig.steps = &s;
+  return rule(sig);
+}
+
+TEST(RuleInputBound, Thresholds) {
+  EXPECT_FALSE(Eval(rules::InputBound, Step(4.9, 4.9, 0, 0, 90)));
+  auto m = Eval(rules::InputBound, Step(5.1, 5.1, 0, 0, 90));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->severity, FindingSeverity::kModerate);
+  EXPECT_EQ(Eval(rules::InputBound, Step(19.9, 19.9, 0, 0, 70))->severity, FindingSeverity::kModerate);
+  auto h = Eval(rules::InputBound, Step(20.1, 20.1, 0, 0, 70));
+  EXPECT_EQ(h->severity, FindingSeverity::kHigh);
+  EXPECT_NEAR(h->share_pct, 20.1, 1e-9);
+  EXPECT_NEAR(h->gain_upper_bound, 1.0 / (1 - 0.201), 1e-9);
+}
+
+TEST(RuleInputBound, GainCountsOnlyTheExposedWait) {
+  // 30 ms of waiting, of which the device idles for 10: hiding it all saves at most 10 ms.
+  auto f = Eval(rules::InputBound, Step(30, 10, 0, 0, 80));
+  ASSERT_TRUE(f);
+  EXPECT_NEAR(f->share_pct, 30, 1e-9);
+  EXPECT_NEAR(f->gain_upper_bound, 1.0 / 0.9, 1e-9);
+  EXPECT_FALSE(f->fix.pytorch.empty());
+  EXPECT_NE(f->fix.pytorch.find("num_workers"), std::string::npos);
+  EXPECT_NE(f->fix.tensorflow.find("num_parallel_calls"), std::string::npos);
+}
+
+TEST(RuleHostBound, Thresholds) {
+  EXPECT_FALSE(Eval(rules::HostBound, Step(0, 0, 4.9, 5.0, 90)));
+  EXPECT_EQ(Eval(rules::HostBound, Step(0, 0, 5.0, 5.1, 89))->severity, FindingSeverity::kModerate);
+  EXPECT_EQ(Eval(rules::HostBound, Step(0, 0, 10, 19.9, 70))->severity, FindingSeverity::kModerate);
+  EXPECT_EQ(Eval(rules::HostBound, Step(0, 0, 10, 20.1, 69))->severity, FindingSeverity::kHigh);
+}
+
+TEST(RuleHostBound, CpuOnlyWording) {
+  StepSignals s = Step(0, 0, 0, 40, 60);
+  s.cpu_only = true;
+  auto f = Eval(rules::HostBound, s);
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->title.find("Python/framework overhead"), std::string::npos);
+}
+
+TEST(RuleComputeBound, Thresholds) {
+  EXPECT_FALSE(Eval(rules::ComputeBound, Step(0, 0, 0, 0, 59.9)));
+  auto f = Eval(rules::ComputeBound, Step(0, 0, 0, 0, 60.1));
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->severity, FindingSeverity::kNone);
+}
+
+TEST(RuleComputeBound, SuggestsMixedPrecisionOnlyWhenFp32OnTensorCores) {
+  StepSignals s = Step(0, 0, 0, 0, 90);
+  s.tensor_core_capable = true;
+  s.fp16_kernel_pct = 10;
+  EXPECT_NE(Eval(rules::ComputeBound, s)->fix.summary.find("mixed precision"), std::string::npos);
+  s.fp16_kernel_pct = 80;
+  EXPECT_EQ(Eval(rules::ComputeBound, s)->fix.summary.find("mixed precision"), std::string::npos);
+}
+
+StepSignals Steps(std::vector<double> ms) {
+  StepSignals s;
+  s.has_steps = true;
+  s.step_count = int(ms.size());
+  s.step_ms = ms;
+  for (size_t i = 0; i < ms.size(); ++i) s.step_numbers.push_back(int64_t(i + 1));
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  s.median_step_ms = sorted.size() % 2 ? sorted[sorted.size() / 2]
+                                       : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+  for (size_t i = 0; i < ms.size(); ++i)
+    if (ms[i] > s.median_step_ms * kOutlierStepFactor) s.outlier_steps.push_back(i);
+  return s;
+}
+
+TEST(RuleStepTimeOutliers, Thresholds) {
+  EXPECT_FALSE(Eval(rules::StepTimeOutliers, Steps({100, 100, 129, 100, 100, 100})));
+  auto f = Eval(rules::StepTimeOutliers, Steps({100, 100, 131, 100, 100, 100}));
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->severity, FindingSeverity::kLow);  // 31 ms of 631: under 10%
+  EXPECT_EQ(Eval(rules::StepTimeOutliers, Steps({100, 100, 300, 100, 100, 100}))->severity,
+            FindingSeverity::kModerate);
+}
+
+TEST(RuleStepTimeOutliers, PeriodicStall) {
+  std::vector<double> ms(20, 100);
+  ms[4] = ms[9] = ms[14] = ms[19] = 250;  // every 5 steps: a checkpoint
+  auto f = Eval(rules::StepTimeOutliers, Steps(ms));
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->title.find("every 5 steps"), std::string::npos) << f->title;
+  ms[14] = 100;  // 5, 10, 20: not evenly spaced
+  auto g = Eval(rules::StepTimeOutliers, Steps(ms));
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->title.find("every"), std::string::npos) << g->title;
+}
+
+TEST(Verdict, HighActionableBeatsBusyDevice) {
+  std::vector<Finding> f(2);
+  f[0].id = "input_bound";
+  f[0].severity = FindingSeverity::kHigh;
+  f[0].title = "30% waits";
+  f[1].id = "compute_bound";
+  f[1].share_pct = 65;
+  EXPECT_EQ(MakeVerdict(f, nullptr).bottleneck, Bottleneck::kInput);
+  f[0].severity = FindingSeverity::kModerate;
+  EXPECT_EQ(MakeVerdict(f, nullptr).bottleneck, Bottleneck::kInput);  // compute under 70%
+  f[1].share_pct = 75;
+  EXPECT_EQ(MakeVerdict(f, nullptr).bottleneck, Bottleneck::kDeviceCompute);
+  EXPECT_EQ(MakeVerdict({}, nullptr).bottleneck, Bottleneck::kUnknown);
+}
+
+TEST(Rules, RegistryIsSortedAndIdsMatch) {
+  const auto& rules = AllRules();
+  for (size_t i = 1; i < rules.size(); ++i) EXPECT_LT(std::string(rules[i - 1].id), std::string(rules[i].id));
+}
+
+}  // namespace
+}  // namespace stepdoctor
