@@ -7,6 +7,7 @@
 #include "stepdoctor/analysis/interval_set.h"
 #include "stepdoctor/analysis/resource_signals.h"
 #include "stepdoctor/analysis/rule.h"
+#include "stepdoctor/analysis/tf_signals.h"
 #include "stepdoctor/analysis/trace_to_device_utilization.h"
 #include "stepdoctor/analysis/trace_to_step_signals.h"
 #include "stepdoctor/analysis/trace_to_steps.h"
@@ -131,6 +132,9 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
   for (const auto& a : TraceToDeviceActivity(trace, /*hta_filter=*/true))
     r.devices.push_back(DeviceActivityToUtilization(trace, a));
 
+  // TensorFlow signals (tf.data, eager, precision, allocator memory, event-file stalls).
+  std::unique_ptr<TfSignals> tf = ComputeTfSignals(trace, sig.steps);
+  sig.tf = tf.get();
   r.findings = RunRules(sig, &r.diagnostics);
   r.verdict = MakeVerdict(r.findings, sig.steps);
 

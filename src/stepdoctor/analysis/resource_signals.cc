@@ -116,8 +116,10 @@ const char* ResourceClassName(ResourceClass c) {
 void ClassifyResources(ResourceSignals* r) {
   const bool has_gpu = r->gpu_util_mean_pct >= 0;
   if (r->has_tree) {
-    r->one_core_saturated = r->cores >= 2 && r->tree_cpu_mean_pct >= kOneCoreSaturatedPct &&
-                            r->tree_cpu_mean_pct <= kOneCoreCeilingPct;
+    r->tree_cpu_demand_pct = r->tree_cpu_mean_pct + r->tree_cpu_wait_mean_pct;
+    r->tree_cpu_of_cores_pct = r->tree_cpu_demand_pct / std::max(1, r->cores);
+    r->one_core_saturated = r->cores >= 2 && r->tree_cpu_demand_pct >= kOneCoreSaturatedPct &&
+                            r->tree_cpu_demand_pct <= kOneCoreCeilingPct;
     r->cpu_high = r->tree_cpu_of_cores_pct >= kTreeCpuHighOfCoresPct || r->one_core_saturated;
   } else if (r->has_machine_cpu) {
     r->cpu_high = r->cpu_mean_pct >= kTreeCpuHighOfCoresPct || r->one_core_saturated;
@@ -125,7 +127,7 @@ void ClassifyResources(ResourceSignals* r) {
   r->storage_busy = r->iowait_mean_pct >= kIowaitHighPct || r->disk_util_mean_pct >= kDiskUtilHighPct ||
                     r->psi_io_some_mean_pct >= kPsiIoHighPct || r->tree_blocked_pct >= kTreeBlockedHighPct ||
                     r->tree_read_bytes_per_s + r->tree_write_bytes_per_s >= kTreeIoHighBytesPerS;
-  const double host_cpu = r->has_tree ? r->tree_cpu_mean_pct : r->cpu_mean_pct * std::max(1, r->cores);
+  const double host_cpu = r->has_tree ? r->tree_cpu_demand_pct : r->cpu_mean_pct * std::max(1, r->cores);
   const bool host_idle = (r->has_tree || r->has_machine_cpu) && host_cpu < kIdleTreeCpuPct && !r->storage_busy;
 
   ResourceClass c = ResourceClass::kUnknown;
@@ -196,7 +198,7 @@ std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace) {
 
   r->tree_cpu_mean_pct = s.MeanOf("proc_cpu_pct", &r->has_tree);
   if (r->has_tree) {
-    r->tree_cpu_of_cores_pct = r->tree_cpu_mean_pct / std::max(1, r->cores);
+    r->tree_cpu_wait_mean_pct = s.MeanOf("proc_cpu_wait_pct");
     if (auto* c = s.Get("proc_threads")) r->tree_threads_max = *std::max_element(c->value.begin(), c->value.end());
     if (auto* c = s.Get("proc_count")) r->tree_procs_max = *std::max_element(c->value.begin(), c->value.end());
     if (auto* c = s.Get("proc_rss_bytes")) r->tree_rss_peak_bytes = *std::max_element(c->value.begin(), c->value.end());

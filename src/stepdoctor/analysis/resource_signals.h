@@ -15,8 +15,10 @@ namespace stepdoctor {
 
 // Thresholds shared by the classification and the rules (each rule file says how it uses them).
 inline constexpr double kGpuLowUtilPct = 30.0;          // mean GPU utilisation below this: the GPU is starved
-inline constexpr double kTreeCpuHighOfCoresPct = 70.0;  // process tree using >= 70% of all cores: CPU-bound
-inline constexpr double kOneCoreSaturatedPct = 85.0;    // tree at >= 85% of one core ...
+// CPU thresholds compare the tree's demand (time on a CPU plus time runnable but waiting for
+// one), so a job slowed by other processes on a shared machine still reads as CPU-bound.
+inline constexpr double kTreeCpuHighOfCoresPct = 70.0;  // process tree wanting >= 70% of all cores: CPU-bound
+inline constexpr double kOneCoreSaturatedPct = 85.0;    // tree wanting >= 85% of one core ...
 inline constexpr double kOneCoreCeilingPct = 130.0;     // ... and <= 130%: one busy thread, the rest idle
 inline constexpr double kOtherCoresIdlePct = 50.0;      // the other cores' mean busy % below this: idle capacity
 inline constexpr double kIowaitHighPct = 10.0;          // machine iowait >= 10% of CPU time: storage stalls
@@ -71,7 +73,9 @@ struct ResourceSignals {
   // The sampled process tree (% of one core, like top: 200 = two cores).
   bool has_tree = false;
   double tree_cpu_mean_pct = 0;
-  double tree_cpu_of_cores_pct = 0;  // tree_cpu_mean_pct / cores
+  double tree_cpu_wait_mean_pct = 0; // runnable but waiting for a CPU (schedstat), % of one core
+  double tree_cpu_demand_pct = 0;    // on a CPU + waiting for one: what the job wanted
+  double tree_cpu_of_cores_pct = 0;  // tree_cpu_demand_pct / cores
   double tree_threads_max = 0, tree_procs_max = 0, tree_rss_peak_bytes = 0;
   double tree_read_bytes_per_s = 0, tree_write_bytes_per_s = 0;  // means, block layer
   double tree_blocked_pct = 0;       // share of samples with a tree process in D state

@@ -115,6 +115,8 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   int64_t tiny_ns = 0, top_ns = 0, top_count = 0;
   std::unordered_map<StringId, std::pair<int64_t, int64_t>> input_names;  // name -> (ns, count)
   const int64_t lo = windows.steps.front().start_ns, hi = windows.steps.back().end_ns;
+  // Names repeat: classify each distinct kernel name once (-1 unknown, 0 no, 1 yes).
+  std::vector<int8_t> reduced(trace.strings.size(), -1);
 
   for (const auto& t : trace.timelines) {
     if (t.worker != worker) continue;
@@ -131,7 +133,9 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
         if (k == EventKind::kKernel && iv.start >= lo && iv.start < hi) {
           kernel_us.push_back(t.ev.dur_ns[i] / 1e3);
           kernel_ns_total += double(t.ev.dur_ns[i]);
-          if (IsReducedPrecisionKernel(trace.str(t.ev.name[i]))) kernel_ns_reduced += double(t.ev.dur_ns[i]);
+          int8_t& r = reduced[t.ev.name[i].v];
+          if (r < 0) r = IsReducedPrecisionKernel(trace.str(t.ev.name[i])) ? 1 : 0;
+          if (r) kernel_ns_reduced += double(t.ev.dur_ns[i]);
         }
       }
       continue;

@@ -1,11 +1,16 @@
 #include "stepdoctor/io/byte_source.h"
 
+#include <thread>
+
+#include "stepdoctor/io/prefetch_source.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -189,8 +194,11 @@ std::unique_ptr<PeekableSource> WrapMaybeGzip(std::unique_ptr<PeekableSource> ra
     *st = head.status();
     return nullptr;
   }
-  if (IsGzipMagic(*head)) return std::make_unique<PeekableSource>(GzipSource(std::move(raw)));
-  return raw;
+  if (!IsGzipMagic(*head)) return raw;
+  // Inflate on a second core while the importer parses, where there is one.
+  std::unique_ptr<ByteSource> gz = GzipSource(std::move(raw));
+  if (WorkerThreads() > 1) gz = PrefetchSource(std::move(gz));
+  return std::make_unique<PeekableSource>(std::move(gz));
 }
 }  // namespace
 
@@ -207,6 +215,15 @@ std::unique_ptr<PeekableSource> OpenMaybeCompressed(std::string_view bytes, std:
   Status st;
   auto src = WrapMaybeGzip(std::make_unique<PeekableSource>(MemorySource(bytes, std::move(name))), &st);
   return src;  // memory reads cannot fail
+}
+
+int WorkerThreads() {
+  if (const char* env = std::getenv("STEPDOCTOR_THREADS")) {
+    int n = std::atoi(env);
+    if (n >= 1) return n;
+  }
+  unsigned hc = std::thread::hardware_concurrency();
+  return hc == 0 ? 1 : int(hc);
 }
 
 Result<std::string> ReadAll(ByteSource& src, size_t max_bytes) {

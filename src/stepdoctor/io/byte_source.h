@@ -58,6 +58,9 @@ Result<std::unique_ptr<PeekableSource>> OpenMaybeCompressed(const std::string& p
 // The same over bytes in memory.
 std::unique_ptr<PeekableSource> OpenMaybeCompressed(std::string_view bytes, std::string name);
 
+// Threads stepdoctor may use: STEPDOCTOR_THREADS if set (>= 1), else the machine's cores.
+int WorkerThreads();
+
 // Reads a whole (small) source into a string; fails past max_bytes.
 Result<std::string> ReadAll(ByteSource& src, size_t max_bytes);
 

@@ -86,6 +86,12 @@ std::optional<PidStat> ParsePidStat(std::string_view text) {
   return s;
 }
 
+std::optional<SchedStat> ParseSchedStat(std::string_view text) {
+  SchedStat s;
+  if (!ToNum(NextField(text), &s.run_ns) || !ToNum(NextField(text), &s.wait_ns)) return std::nullopt;
+  return s;
+}
+
 std::optional<PidIo> ParsePidIo(std::string_view text) {
   PidIo io;
   int seen = 0;

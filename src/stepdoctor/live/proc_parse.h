@@ -37,6 +37,13 @@ struct PidStat {
 };
 std::optional<PidStat> ParsePidStat(std::string_view text);
 
+// /proc/PID/task/TID/schedstat: nanoseconds on a CPU and waiting on a run queue (runnable but
+// not running: the CPU it wanted went to someone else).
+struct SchedStat {
+  uint64_t run_ns = 0, wait_ns = 0;
+};
+std::optional<SchedStat> ParseSchedStat(std::string_view text);
+
 // /proc/PID/io: bytes the process (and its reaped children) made the storage layer read/write.
 struct PidIo {
   uint64_t rchar = 0, wchar = 0;            // bytes through read()/write(), cache hits included

@@ -183,6 +183,32 @@ void ProcessTreeSampler::Sample(int64_t mono_ns, live::Sample* out) {
         t.wchar += io->wchar;
       }
   }
+  // Run-queue wait per thread (schedstat): CPU the job wanted but did not get. Threads come and
+  // go, so deltas are per thread id; a new thread counts from zero.
+  std::unordered_map<int64_t, SchedStat> sched;
+  uint64_t wait_delta_ns = 0;
+  bool have_sched = false;
+  for (int64_t p : pids_) {
+    std::string task_dir = root_dir_ + "/" + std::to_string(p) + "/task";
+    DIR* td = ::opendir(task_dir.c_str());
+    if (!td) continue;
+    while (dirent* e = ::readdir(td)) {
+      if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+      std::string path = task_dir + "/" + e->d_name + "/schedstat";
+      if (!ReadProcFile(path.c_str(), &buf_)) continue;
+      auto st = ParseSchedStat(buf_);
+      if (!st) continue;
+      have_sched = true;
+      int64_t tid = std::strtoll(e->d_name, nullptr, 10);
+      auto it = prev_sched_.find(tid);
+      uint64_t before = it == prev_sched_.end() ? 0 : it->second.wait_ns;
+      if (st->wait_ns >= before) wait_delta_ns += st->wait_ns - before;
+      sched.emplace(tid, *st);
+    }
+    ::closedir(td);
+  }
+  prev_sched_ = std::move(sched);
+
   if (!pids_.empty()) {
     out->Add("proc_count", double(pids_.size()));
     out->Add("proc_threads", double(threads));
@@ -191,6 +217,7 @@ void ProcessTreeSampler::Sample(int64_t mono_ns, live::Sample* out) {
     if (primed_) {
       double dt = double(mono_ns - prev_ns_) / 1e9;
       out->Add("proc_cpu_pct", 100.0 * Rate(t.cpu_ticks, prev_.cpu_ticks, dt) / double(ticks_per_s_));
+      if (have_sched) out->Add("proc_cpu_wait_pct", 100.0 * double(wait_delta_ns) / 1e9 / dt);
       out->Add("proc_minflt_per_s", Rate(t.minflt, prev_.minflt, dt));
       out->Add("proc_majflt_per_s", Rate(t.majflt, prev_.majflt, dt));
       out->Add("proc_read_bytes_per_s", Rate(t.read_bytes, prev_.read_bytes, dt));

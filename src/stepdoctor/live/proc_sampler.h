@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,7 @@ class ProcessTreeSampler {
   int64_t root_;
   std::string root_dir_, buf_;
   std::vector<int64_t> pids_;
+  std::unordered_map<int64_t, SchedStat> prev_sched_;  // per thread id
   Totals prev_{};
   int64_t prev_ns_ = 0;
   bool primed_ = false;

@@ -25,7 +25,7 @@ std::string Header(const Report& r) {
   std::string s = "<header>\n<h1>stepdoctor report</h1>\n<p class=\"meta\">";
   for (size_t i = 0; i < r.inputs.size(); ++i) s += (i ? ", " : "") + ("<code>" + HtmlEscape(r.inputs[i]) + "</code>");
   if (!r.format.empty()) s += " &middot; " + HtmlEscape(r.format);
-  s += "</p>\n<nav class=\"toc\"><a href=\"#findings\">Findings</a><a href=\"#steps\">Steps</a>"
+  s += "</p>\n<nav class=\"toc\"><a href=\"#steps\">Steps</a><a href=\"#findings\">Findings</a>"
        "<a href=\"#timeline\">Timeline</a><a href=\"#top\">Top kernels and ops</a><a href=\"#devices\">Devices</a>";
   if (!r.series.empty()) s += "<a href=\"#samples\">Live samples</a>";
   s += "<a href=\"#diagnostics\">Diagnostics</a></nav>\n</header>\n";
@@ -89,7 +89,7 @@ std::string FindingArticle(const Finding& f) {
   if (!f.fix.summary.empty() || !f.fix.pytorch.empty() || !f.fix.tensorflow.empty()) {
     s += "<h4>Fix</h4>\n";
     if (!f.fix.summary.empty()) s += "<p>" + HtmlEscape(f.fix.summary) + "</p>\n";
-    s += "<div class=\"cols\">";
+    s += "<div class=\"fixes\">";
     if (!f.fix.pytorch.empty())
       s += "<div><b>PyTorch</b><pre><code class=\"fix-pytorch\">" + HtmlEscape(f.fix.pytorch) + "</code></pre></div>";
     if (!f.fix.tensorflow.empty())
@@ -228,8 +228,8 @@ std::string RenderHtml(const Report& r, const RenderOptions& /*o*/) {
   std::string s = render::HtmlPageStart(render::Shorten(title, 120));
   s += Header(r);
   s += VerdictSection(r);
+  s += StepsSection(r);  // the picture first, then what to do about it
   s += FindingsSection(r);
-  s += StepsSection(r);
   s += TimelineSection(r);
   s += TopSection(r);
   s += DevicesSection(r);

@@ -145,8 +145,8 @@ nav.toc a{color:var(--accent);text-decoration:none}
 .finding-low{border-left:5px solid #b59a12}.finding-none{border-left:5px solid #4e9a4b}
 .verdict-badge{background:var(--accent)}
 .finding .gain{color:var(--muted);margin:2px 0 8px}
-.cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(320px,1fr));gap:10px 18px}
-pre{background:#f3f4f6;border:1px solid var(--line);border-radius:6px;padding:10px 12px;overflow-x:auto;font-size:12.5px;line-height:1.45;margin:4px 0;white-space:pre-wrap;word-break:break-word}
+.fixes b{font-size:13px}
+pre{background:#f3f4f6;border:1px solid var(--line);border-radius:6px;padding:10px 12px;overflow-x:auto;font-size:12.5px;line-height:1.45;margin:4px 0 10px;white-space:pre}
 code{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace}
 table{border-collapse:collapse;width:100%;font-size:13.5px;margin:6px 0}
 th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
@@ -184,7 +184,7 @@ footer{margin-top:36px;color:var(--muted);font-size:12px;border-top:1px solid va
   nav.toc{display:none}
   h2{break-after:avoid;margin-top:18px}
   section,.finding,svg.chart,table{break-inside:avoid}
-  pre{white-space:pre-wrap;font-size:10px}
+  pre{white-space:pre-wrap;word-break:break-word;font-size:10px}
   a{color:inherit;text-decoration:none}
 }
 )css";

@@ -11,6 +11,7 @@
 namespace stepdoctor::rules {
 
 std::optional<Finding> ComputeBound(const Signals& s);      // compute_bound.cc
+std::optional<Finding> CpuSaturated(const Signals& s);             // cpu_saturated.cc
 std::optional<Finding> GpuMemoryNearFull(const Signals& s);        // gpu_memory_near_full.cc
 std::optional<Finding> GpuStarvedCpuBound(const Signals& s);       // gpu_starved_cpu_bound.cc
 std::optional<Finding> HostBound(const Signals& s);         // host_bound.cc
@@ -21,5 +22,15 @@ std::optional<Finding> PeriodicUtilisationDips(const Signals& s);  // periodic_u
 std::optional<Finding> SerialCpuPipeline(const Signals& s);        // serial_cpu_pipeline.cc
 std::optional<Finding> StepTimeOutliers(const Signals& s);  // step_time_outliers.cc
 std::optional<Finding> StorageBound(const Signals& s);             // storage_bound.cc
+
+// TensorFlow rules (signals from analysis/tf_signals.h).
+std::optional<Finding> CollectiveBound(const Signals& s);        // collective_bound.cc
+std::optional<Finding> EagerOverhead(const Signals& s);          // eager_overhead.cc
+std::optional<Finding> KernelLaunchBound(const Signals& s);      // kernel_launch_bound.cc
+std::optional<Finding> LowPrecision(const Signals& s);           // low_precision.cc
+std::optional<Finding> MemoryPressure(const Signals& s);         // memory_pressure.cc
+std::optional<Finding> PeriodicStall(const Signals& s);          // periodic_stall.cc
+std::optional<Finding> Retracing(const Signals& s);              // retracing.cc
+std::optional<Finding> TfDataBottleneckStage(const Signals& s);  // tfdata_bottleneck_stage.cc
 
 }  // namespace stepdoctor::rules

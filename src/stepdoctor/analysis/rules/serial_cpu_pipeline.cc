@@ -23,6 +23,8 @@ std::optional<Finding> SerialCpuPipeline(const Signals& sig) {
       "up to {:.0f}x on {} cores if the work split perfectly; Amdahl's law (the part that stays serial) gives less",
       f.gain_upper_bound, r.cores);
   if (r.has_tree) f.evidence.push_back({"job's CPU use", Cores(r.tree_cpu_mean_pct)});
+  if (r.tree_cpu_wait_mean_pct >= 10)
+    f.evidence.push_back({"job waiting for a CPU (taken by other processes)", Cores(r.tree_cpu_wait_mean_pct)});
   if (r.other_cores_busy_pct >= 0) f.evidence.push_back({"other cores busy (mean)", Pct(r.other_cores_busy_pct)});
   if (r.has_tree) f.evidence.push_back({"processes / threads (peak)", fmt::format("{:.0f} / {:.0f}", r.tree_procs_max, r.tree_threads_max)});
   f.evidence.push_back(SamplesEvidence(r));

@@ -1,0 +1,153 @@
+// Chrome-trace import + diagnose throughput, beside the floor set by the bytes themselves.
+//
+//   build/bench/chrome_import_bench [TRACE.json[.gz]] [--repeat N] [--scale K]
+//
+// Default input: the corpus's largest Chrome trace (hta-testdata/df_index_resolver, 53.7 MB of
+// JSON). --scale K concatenates the events K times (shifted in time) to test larger inputs.
+// Reports MB/s of uncompressed JSON on one core for:
+//   zlib inflate (in process) and `zcat` (the command)  - the cost of reading .gz at all
+//   bare simdjson On-Demand scan of every event's name/ts/dur - the parsing floor
+//   stepdoctor import (plain JSON in memory), import+diagnose, import from .gz
+// Best of --repeat runs (default 5).
+#include <simdjson.h>
+#include <zlib.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/importers/chrome/chrome_json_to_trace.h"
+#include "stepdoctor/importers/import_paths.h"
+#include "stepdoctor/io/byte_source.h"
+
+using namespace stepdoctor;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) {
+    std::perror(path.c_str());
+    std::exit(2);
+  }
+  std::string s;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
+  std::fclose(f);
+  return s;
+}
+
+std::string Gunzip(const std::string& gz) {
+  auto src = OpenMaybeCompressed(gz, "bench");
+  auto all = ReadAll(*src, size_t(1) << 40);
+  return all.ok() ? std::move(all).value() : std::string();
+}
+
+template <typename Fn>
+double BestSeconds(int repeat, Fn fn) {
+  double best = 1e30;
+  for (int i = 0; i < repeat; ++i) {
+    auto t0 = Clock::now();
+    fn();
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  return best;
+}
+
+// The parsing floor: simdjson On-Demand over the whole document, touching each event's
+// name, ts and dur (what EXPECTED.md's "bare scan" measures).
+size_t BareScan(const simdjson::padded_string& json) {
+  simdjson::ondemand::parser parser;
+  simdjson::ondemand::document doc;
+  if (parser.iterate(json).get(doc)) return 0;
+  size_t n = 0;
+  simdjson::ondemand::array events;
+  if (doc["traceEvents"].get_array().get(events)) return 0;
+  for (auto e : events) {
+    simdjson::ondemand::object o;
+    if (e.get_object().get(o)) continue;
+    for (auto field : o) {
+      std::string_view k;
+      if (field.unescaped_key().get(k)) break;
+      if (k == "name") {
+        std::string_view v;
+        (void)field.value().get_string().get(v);
+        n += v.size();
+      } else if (k == "ts" || k == "dur") {
+        double d;
+        (void)field.value().get_double().get(d);
+        n += d > 0;
+      }
+    }
+  }
+  return n;
+}
+
+std::string Scale(const std::string& json, int k) {
+  if (k <= 1) return json;
+  size_t open = json.find("\"traceEvents\"");
+  open = json.find('[', open);
+  size_t close = json.rfind(']');
+  std::string head = json.substr(0, open + 1), body = json.substr(open + 1, close - open - 1), tail = json.substr(close);
+  std::string out = head;
+  for (int i = 0; i < k; ++i) out += (i ? "," : "") + body;
+  return out + tail;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string path;
+  int repeat = 5, scale = 1;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--repeat" && i + 1 < argc) repeat = std::atoi(argv[++i]);
+    else if (a == "--scale" && i + 1 < argc) scale = std::atoi(argv[++i]);
+    else path = a;
+  }
+  if (path.empty()) path = std::string(STEPDOCTOR_BENCH_CORPUS) + "/hta-testdata/df_index_resolver/df_index_resolver.json.gz";
+  std::string raw = ReadFile(path);
+  bool gz = raw.size() > 2 && uint8_t(raw[0]) == 0x1f && uint8_t(raw[1]) == 0x8b;
+  std::string json = Scale(gz ? Gunzip(raw) : raw, scale);
+  double mb = json.size() / 1e6;
+  std::printf("input: %s (%s%.1f MB of JSON, scale %d), best of %d\n", path.c_str(), gz ? "gzip, " : "", mb, scale,
+              repeat);
+
+  auto report = [&](const char* what, double s) { std::printf("  %-40s %8.3f s %9.1f MB/s\n", what, s, mb / s); };
+  if (gz && scale == 1) {
+    report("zlib inflate (in process)", BestSeconds(repeat, [&] { Gunzip(raw); }));
+    std::string cmd = "zcat '" + path + "' > /dev/null";
+    report("zcat (command)", BestSeconds(repeat, [&] { (void)std::system(cmd.c_str()); }));
+  }
+  simdjson::padded_string padded(json);
+  report("bare simdjson On-Demand scan", BestSeconds(repeat, [&] { BareScan(padded); }));
+  size_t events = 0;
+  report("stepdoctor import (plain JSON)", BestSeconds(repeat, [&] {
+           Trace t;
+           auto src = MemorySource(json, "bench.json");
+           (void)ImportChromeJson(*src, t);
+           events = t.EventCount();
+         }));
+  report("stepdoctor import + diagnose", BestSeconds(repeat, [&] {
+           Trace t;
+           auto src = MemorySource(json, "bench.json");
+           (void)ImportChromeJson(*src, t);
+           Report r = AnalyzeTrace(t);
+           if (r.steps.count < 0) std::abort();
+         }));
+  if (gz && scale == 1)
+    report("stepdoctor import + diagnose from .gz", BestSeconds(repeat, [&] {
+             Trace t;
+             auto src = OpenMaybeCompressed(raw, "bench.json.gz");
+             (void)ImportSource(*src, t, {});
+             AnalyzeTrace(t);
+           }));
+  std::printf("events kept: %zu\n", events);
+  return 0;
+}

@@ -1,0 +1,42 @@
+// kernel_launch_bound: the device idles while the host launches many small kernels.
+#include "stepdoctor/analysis/rule.h"
+#include "stepdoctor/analysis/rules/rule_util.h"
+#include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/tf_signals.h"
+
+namespace stepdoctor::rules {
+namespace {
+constexpr double kLaunchBoundMinPct = 15.0;   // launch time with the device idle >= 15% of the step: fires
+constexpr double kLaunchBoundHighPct = 30.0;  // >= 30%: high
+}  // namespace
+
+std::optional<Finding> KernelLaunchBound(const Signals& sig) {
+  if (!sig.tf || sig.tf->launch_share_pct < kLaunchBoundMinPct) return std::nullopt;
+  const TfSignals& s = *sig.tf;
+  Finding f;
+  f.id = "kernel_launch_bound";
+  f.severity = s.launch_share_pct >= kLaunchBoundHighPct ? FindingSeverity::kHigh : FindingSeverity::kModerate;
+  f.share_pct = s.launch_share_pct;
+  f.title = fmt::format("{} of each step is kernel launch overhead: the device waits for the host", Pct(s.launch_share_pct));
+  f.gain_upper_bound = GainIfRemoved(s.launch_share_pct);
+  f.gain_text = GainText(f.gain_upper_bound, "if launches never left the device idle");
+  f.evidence.push_back({"kernel launch share of the step", Pct(s.launch_share_pct)});
+  if (s.median_kernel_us > 0) f.evidence.push_back({"median kernel", Us(s.median_kernel_us)});
+  if (s.median_launch_us > 0) f.evidence.push_back({"median launch call", Us(s.median_launch_us)});
+  f.evidence.push_back({"tf.data in use", s.tfdata.present ? "yes" : "no"});
+  f.fix.summary = "Launch fewer, larger kernels: compile the step with XLA (jit_compile=True) to fuse ops, run several "
+                  "steps per call, and raise the batch size.";
+  f.fix.tensorflow =
+      "model.compile(optimizer, loss, jit_compile=True, steps_per_execution=32)\n"
+      "# custom loops: @tf.function(jit_compile=True)";
+  if (s.tfdata.present && !s.gpu_private_threads) {
+    f.fix.summary += " tf.data threads compete with the launching threads: give each GPU its own launch threads.";
+    f.fix.tensorflow += "\n# shell, before starting Python:\nexport TF_GPU_THREAD_MODE=gpu_private\nexport TF_GPU_THREAD_COUNT=2";
+  }
+  f.fix.pytorch =
+      "model = torch.compile(model, mode=\"reduce-overhead\")   # CUDA graphs: one launch per step\n"
+      "# or capture manually with torch.cuda.graphs / torch.cuda.make_graphed_callables";
+  return f;
+}
+
+}  // namespace stepdoctor::rules

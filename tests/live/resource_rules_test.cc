@@ -1,0 +1,209 @@
+// The resource classification and rules on both sides of each threshold (aggregates set
+// directly), and dip detection on a synthetic series.
+#include <gtest/gtest.h>
+
+#include "stepdoctor/analysis/resource_signals.h"
+#include "stepdoctor/analysis/rules/rules.h"
+
+namespace stepdoctor {
+namespace {
+
+ResourceSignals Base() {
+  ResourceSignals r;
+  r.samples = 60;
+  r.window_s = 60;
+  r.interval_s = 1;
+  r.cores = 8;
+  r.has_machine_cpu = true;
+  r.has_tree = true;
+  r.has_disk = true;
+  return r;
+}
+
+std::optional<Finding> Run(std::optional<Finding> (*rule)(const Signals&), ResourceSignals r) {
+  ClassifyResources(&r);
+  Signals s;
+  s.resources = &r;
+  return rule(s);
+}
+
+ResourceSignals WithGpu(double util) {
+  ResourceSignals r = Base();
+  GpuResource g;
+  g.util_mean_pct = util;
+  r.gpus.push_back(g);
+  r.gpu_util_mean_pct = util;
+  return r;
+}
+
+TEST(ResourceRules, GpuStarvedCpuBoundBothSidesOfGpuThreshold) {
+  ResourceSignals r = WithGpu(29);
+  r.tree_cpu_mean_pct = 0.75 * 800;  // 75% of 8 cores
+  auto f = Run(&rules::GpuStarvedCpuBound, r);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->id, "gpu_starved_cpu_bound");
+  EXPECT_NEAR(f->share_pct, 71, 0.01);
+  EXPECT_GT(f->gain_upper_bound, 3.0);
+  EXPECT_FALSE(f->fix.pytorch.empty());
+  EXPECT_FALSE(f->fix.tensorflow.empty());
+  r.gpus[0].util_mean_pct = r.gpu_util_mean_pct = 31;
+  EXPECT_FALSE(Run(&rules::GpuStarvedCpuBound, r).has_value());
+}
+
+TEST(ResourceRules, GpuStarvedCpuBoundBothSidesOfCpuThreshold) {
+  ResourceSignals r = WithGpu(20);
+  r.tree_cpu_mean_pct = 0.71 * 800;
+  EXPECT_TRUE(Run(&rules::GpuStarvedCpuBound, r).has_value());
+  r.tree_cpu_mean_pct = 0.69 * 800;  // not most cores, and far from one saturated core
+  EXPECT_FALSE(Run(&rules::GpuStarvedCpuBound, r).has_value());
+  // Waiting for a CPU counts as wanting it: a contended job is still CPU-bound.
+  r.tree_cpu_wait_mean_pct = 0.05 * 800;
+  EXPECT_TRUE(Run(&rules::GpuStarvedCpuBound, r).has_value());
+  // One core saturated (a num_workers=0 loader) also starves the GPU.
+  r.tree_cpu_mean_pct = 86;
+  r.tree_cpu_wait_mean_pct = 0;
+  EXPECT_TRUE(Run(&rules::GpuStarvedCpuBound, r).has_value());
+  r.tree_cpu_mean_pct = 84;
+  EXPECT_FALSE(Run(&rules::GpuStarvedCpuBound, r).has_value());
+  EXPECT_TRUE(Run(&rules::LowGpuUtilisation, r).has_value());  // the catch-all takes over
+}
+
+TEST(ResourceRules, StorageBoundEachIndicatorBothSides) {
+  struct Case {
+    double ResourceSignals::*field;
+    double below, above;
+  } cases[] = {
+      {&ResourceSignals::iowait_mean_pct, 9.9, 10},
+      {&ResourceSignals::disk_util_mean_pct, 59, 61},
+      {&ResourceSignals::psi_io_some_mean_pct, 19, 21},
+      {&ResourceSignals::tree_blocked_pct, 29, 31},
+      {&ResourceSignals::tree_read_bytes_per_s, 19e6, 21e6},
+  };
+  for (const auto& c : cases) {
+    ResourceSignals r = WithGpu(15);
+    r.tree_cpu_mean_pct = 40;
+    r.*c.field = c.below;
+    EXPECT_FALSE(Run(&rules::StorageBound, r).has_value());
+    r.*c.field = c.above;
+    auto f = Run(&rules::StorageBound, r);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_EQ(f->severity, FindingSeverity::kHigh);
+    // CPU-only job: the same indicators, with the CPU low.
+    ResourceSignals cpu = Base();
+    cpu.tree_cpu_mean_pct = 20;
+    cpu.*c.field = c.above;
+    EXPECT_TRUE(Run(&rules::StorageBound, cpu).has_value());
+  }
+  // Busy CPU wins over a busy disk: the GPU waits on preprocessing, not on storage.
+  ResourceSignals r = WithGpu(15);
+  r.tree_cpu_mean_pct = 0.9 * 800;
+  r.iowait_mean_pct = 30;
+  EXPECT_FALSE(Run(&rules::StorageBound, r).has_value());
+  EXPECT_TRUE(Run(&rules::GpuStarvedCpuBound, r).has_value());
+}
+
+TEST(ResourceRules, GpuMemoryNearFullBothSides) {
+  ResourceSignals r = WithGpu(90);
+  r.gpus[0].mem_used_peak_pct = 95.5;
+  r.gpus[0].mem_used_peak_bytes = 76e9;
+  r.gpus[0].mem_total_bytes = 79.6e9;
+  auto f = Run(&rules::GpuMemoryNearFull, r);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->gain_upper_bound, 1.0);  // honest: headroom, not speed
+  r.gpus[0].mem_used_peak_pct = 94.5;
+  EXPECT_FALSE(Run(&rules::GpuMemoryNearFull, r).has_value());
+}
+
+TEST(ResourceRules, SerialCpuPipelineBothSides) {
+  ResourceSignals r = Base();
+  r.tree_cpu_mean_pct = 99;
+  r.cpu_mean_pct = 100.0 * (0.99 + 7 * 0.05) / 8;  // other cores 5% busy
+  r.other_cores_busy_pct = 5;
+  auto f = Run(&rules::SerialCpuPipeline, r);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->gain_upper_bound, 8.0);
+  r.tree_cpu_mean_pct = 84;  // not saturated
+  EXPECT_FALSE(Run(&rules::SerialCpuPipeline, r).has_value());
+  r.tree_cpu_mean_pct = 131;  // more than one core: not serial
+  EXPECT_FALSE(Run(&rules::SerialCpuPipeline, r).has_value());
+  r.tree_cpu_mean_pct = 99;
+  r.other_cores_busy_pct = 51;  // the rest of the machine is busy too
+  EXPECT_FALSE(Run(&rules::SerialCpuPipeline, r).has_value());
+  // A GPU job with one saturated core is gpu_starved_cpu_bound, not serial_cpu_pipeline.
+  ResourceSignals g = WithGpu(10);
+  g.tree_cpu_mean_pct = 99;
+  g.other_cores_busy_pct = 5;
+  EXPECT_FALSE(Run(&rules::SerialCpuPipeline, g).has_value());
+}
+
+TEST(ResourceRules, MostlyIdleAndCpuSaturated) {
+  ResourceSignals r = Base();
+  r.tree_cpu_mean_pct = 9;
+  EXPECT_TRUE(Run(&rules::MostlyIdle, r).has_value());
+  r.tree_cpu_mean_pct = 11;
+  EXPECT_FALSE(Run(&rules::MostlyIdle, r).has_value());
+  r.tree_cpu_mean_pct = 9;
+  r.iowait_mean_pct = 15;  // waiting on disk is not idle
+  EXPECT_FALSE(Run(&rules::MostlyIdle, r).has_value());
+
+  ResourceSignals c = Base();
+  c.tree_cpu_mean_pct = 0.71 * 800;
+  auto f = Run(&rules::CpuSaturated, c);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->severity, FindingSeverity::kNone);
+  c.tree_cpu_mean_pct = 0.69 * 800;
+  EXPECT_FALSE(Run(&rules::CpuSaturated, c).has_value());
+}
+
+// A trace with one worker and a GPU util series: 100 s at 80%, dropping to 5% for 3 s at each
+// of `starts` (seconds).
+Trace DipTrace(const std::vector<int>& starts) {
+  Trace t;
+  Worker w;
+  w.hostname = "h";
+  WorkerId wid = t.AddWorker(w);
+  CounterSeries c;
+  c.worker = wid;
+  c.device = t.GetOrAddDevice(wid, DeviceKind::kGpu, 0, "GPU 0");
+  c.name = "gpu0_util_pct";
+  c.unit = "%";
+  for (int s = 0; s < 100; ++s) {
+    bool dip = false;
+    for (int st : starts) dip |= s >= st && s < st + 3;
+    c.ts_ns.push_back(int64_t(s) * 1000000000);
+    c.value.push_back(dip ? 5 : 80);
+  }
+  t.counters.push_back(c);
+  return t;
+}
+
+TEST(ResourceRules, PeriodicDipsRegularFiresIrregularDoesNot) {
+  Trace regular = DipTrace({20, 40, 60, 80});
+  auto r = ComputeResourceSignals(regular);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->dip_count, 4);
+  EXPECT_NEAR(r->dip_period_s, 20, 0.5);
+  Signals s;
+  s.resources = r.get();
+  auto f = rules::PeriodicUtilisationDips(s);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_NEAR(f->share_pct, 12, 0.5);
+
+  Trace irregular = DipTrace({10, 22, 50, 58, 90});  // gaps 12, 28, 8, 32 s
+  auto ir = ComputeResourceSignals(irregular);
+  ASSERT_NE(ir, nullptr);
+  EXPECT_GE(ir->dip_count, 3);
+  EXPECT_GT(ir->dip_period_cv, kDipMaxPeriodCv);
+  s.resources = ir.get();
+  EXPECT_FALSE(rules::PeriodicUtilisationDips(s).has_value());
+}
+
+TEST(ResourceRules, TooFewSamplesGiveNoSignals) {
+  Trace t = DipTrace({20, 40, 60, 80});
+  t.counters[0].ts_ns.resize(kMinSamples - 1);
+  t.counters[0].value.resize(kMinSamples - 1);
+  EXPECT_EQ(ComputeResourceSignals(t), nullptr);
+}
+
+}  // namespace
+}  // namespace stepdoctor
