@@ -13,6 +13,7 @@ namespace {
 
 constexpr int64_t kStringIdBase = int64_t{1} << 60;  // synthetic ids for string pids/tids
 constexpr int kMaxPlausibleGpuPid = 256;             // Kineto numbers GPU "processes" by device
+constexpr int64_t kMaxTimeNs = int64_t{1} << 62;     // |ts| or dur beyond ~146 years: not a time
 
 struct PairHash {
   size_t operator()(const std::pair<int64_t, int64_t>& p) const noexcept {
@@ -229,6 +230,10 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
     // TensorFlow ends its traceEvents with an empty {}: nothing to count.
     if (e.ph == 0 && e.name.empty() && e.nargs == 0) return;
     diag.Count(e.ph == 0 ? ImportIssue::kMalformedEvent : ImportIssue::kMissingTimestamp);
+    return;
+  }
+  if (e.ts_ns > kMaxTimeNs || e.ts_ns < -kMaxTimeNs || (e.has_dur && e.dur_ns > kMaxTimeNs)) {
+    diag.Count(ImportIssue::kMalformedEvent);  // so that start + dur can never overflow
     return;
   }
   switch (e.ph) {
