@@ -39,7 +39,7 @@ CliResult RunCli(const std::string& args, const std::string& env) {
   int fo = mkstemp(out_tmpl), fe = mkstemp(err_tmpl);
   close(fo);
   close(fe);
-  std::string cmd = env + " " + STEPDOCTOR_CLI_PATH + " " + args + " >" + out_tmpl + " 2>" + err_tmpl + " </dev/null";
+  std::string cmd = std::string("cd '") + STEPDOCTOR_SOURCE_DIR + "' && " + env + " " + STEPDOCTOR_CLI_PATH + " " + args + " >" + out_tmpl + " 2>" + err_tmpl + " </dev/null";
   int rc = std::system(cmd.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;

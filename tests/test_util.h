@@ -19,7 +19,8 @@ struct CliResult {
   std::string out;  // stdout
   std::string err;  // stderr
 };
-// Runs the built stepdoctor binary with `args` (a shell-quoted string), capturing output.
+// Runs the built stepdoctor binary with `args` (a shell-quoted string) from the repository
+// root, capturing output.
 CliResult RunCli(const std::string& args, const std::string& env = "");
 
 }  // namespace stepdoctor::testing
