@@ -14,6 +14,8 @@ const std::vector<Command>& Commands() {
        &SetupDiff},
       {"inspect", "list what was read from the inputs: workers, devices, timelines, import problems", &SetupInspect},
       {"run", "run a training command, sample its processes, CPU, disk and GPUs, then diagnose", &SetupRun},
+      {"scalars", "what TensorBoard event files logged: runs, tags, last values, trends, step rate, stalls",
+       &SetupScalars},
       {"watch", "attach read-only to a running job's process tree, sample it, then diagnose", &SetupWatch},
   };
   return kCommands;

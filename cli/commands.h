@@ -43,6 +43,7 @@ std::function<int()> SetupDiagnose(CLI::App& sub);
 std::function<int()> SetupDiff(CLI::App& sub);
 std::function<int()> SetupInspect(CLI::App& sub);
 std::function<int()> SetupRun(CLI::App& sub);
+std::function<int()> SetupScalars(CLI::App& sub);
 std::function<int()> SetupWatch(CLI::App& sub);
 
 // Shared by run and watch (defined in cmd_run.cc): the default samples file name, and the

@@ -20,7 +20,7 @@ ResourceSignals Base() {
   return r;
 }
 
-std::optional<Finding> Run(std::optional<Finding> (*rule)(const Signals&), ResourceSignals r) {
+std::optional<Finding> Evaluate(std::optional<Finding> (*rule)(const Signals&), ResourceSignals r) {
   ClassifyResources(&r);
   Signals s;
   s.resources = &r;
@@ -39,7 +39,7 @@ ResourceSignals WithGpu(double util) {
 TEST(ResourceRules, GpuStarvedCpuBoundBothSidesOfGpuThreshold) {
   ResourceSignals r = WithGpu(29);
   r.tree_cpu_mean_pct = 0.75 * 800;  // 75% of 8 cores
-  auto f = Run(&rules::GpuStarvedCpuBound, r);
+  auto f = Evaluate(&rules::GpuStarvedCpuBound, r);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->id, "gpu_starved_cpu_bound");
   EXPECT_NEAR(f->share_pct, 71, 0.01);
@@ -47,25 +47,25 @@ TEST(ResourceRules, GpuStarvedCpuBoundBothSidesOfGpuThreshold) {
   EXPECT_FALSE(f->fix.pytorch.empty());
   EXPECT_FALSE(f->fix.tensorflow.empty());
   r.gpus[0].util_mean_pct = r.gpu_util_mean_pct = 31;
-  EXPECT_FALSE(Run(&rules::GpuStarvedCpuBound, r).has_value());
+  EXPECT_FALSE(Evaluate(&rules::GpuStarvedCpuBound, r).has_value());
 }
 
 TEST(ResourceRules, GpuStarvedCpuBoundBothSidesOfCpuThreshold) {
   ResourceSignals r = WithGpu(20);
   r.tree_cpu_mean_pct = 0.71 * 800;
-  EXPECT_TRUE(Run(&rules::GpuStarvedCpuBound, r).has_value());
+  EXPECT_TRUE(Evaluate(&rules::GpuStarvedCpuBound, r).has_value());
   r.tree_cpu_mean_pct = 0.69 * 800;  // not most cores, and far from one saturated core
-  EXPECT_FALSE(Run(&rules::GpuStarvedCpuBound, r).has_value());
+  EXPECT_FALSE(Evaluate(&rules::GpuStarvedCpuBound, r).has_value());
   // Waiting for a CPU counts as wanting it: a contended job is still CPU-bound.
   r.tree_cpu_wait_mean_pct = 0.05 * 800;
-  EXPECT_TRUE(Run(&rules::GpuStarvedCpuBound, r).has_value());
+  EXPECT_TRUE(Evaluate(&rules::GpuStarvedCpuBound, r).has_value());
   // One core saturated (a num_workers=0 loader) also starves the GPU.
   r.tree_cpu_mean_pct = 86;
   r.tree_cpu_wait_mean_pct = 0;
-  EXPECT_TRUE(Run(&rules::GpuStarvedCpuBound, r).has_value());
+  EXPECT_TRUE(Evaluate(&rules::GpuStarvedCpuBound, r).has_value());
   r.tree_cpu_mean_pct = 84;
-  EXPECT_FALSE(Run(&rules::GpuStarvedCpuBound, r).has_value());
-  EXPECT_TRUE(Run(&rules::LowGpuUtilisation, r).has_value());  // the catch-all takes over
+  EXPECT_FALSE(Evaluate(&rules::GpuStarvedCpuBound, r).has_value());
+  EXPECT_TRUE(Evaluate(&rules::LowGpuUtilisation, r).has_value());  // the catch-all takes over
 }
 
 TEST(ResourceRules, StorageBoundEachIndicatorBothSides) {
@@ -83,23 +83,23 @@ TEST(ResourceRules, StorageBoundEachIndicatorBothSides) {
     ResourceSignals r = WithGpu(15);
     r.tree_cpu_mean_pct = 40;
     r.*c.field = c.below;
-    EXPECT_FALSE(Run(&rules::StorageBound, r).has_value());
+    EXPECT_FALSE(Evaluate(&rules::StorageBound, r).has_value());
     r.*c.field = c.above;
-    auto f = Run(&rules::StorageBound, r);
+    auto f = Evaluate(&rules::StorageBound, r);
     ASSERT_TRUE(f.has_value());
     EXPECT_EQ(f->severity, FindingSeverity::kHigh);
     // CPU-only job: the same indicators, with the CPU low.
     ResourceSignals cpu = Base();
     cpu.tree_cpu_mean_pct = 20;
     cpu.*c.field = c.above;
-    EXPECT_TRUE(Run(&rules::StorageBound, cpu).has_value());
+    EXPECT_TRUE(Evaluate(&rules::StorageBound, cpu).has_value());
   }
   // Busy CPU wins over a busy disk: the GPU waits on preprocessing, not on storage.
   ResourceSignals r = WithGpu(15);
   r.tree_cpu_mean_pct = 0.9 * 800;
   r.iowait_mean_pct = 30;
-  EXPECT_FALSE(Run(&rules::StorageBound, r).has_value());
-  EXPECT_TRUE(Run(&rules::GpuStarvedCpuBound, r).has_value());
+  EXPECT_FALSE(Evaluate(&rules::StorageBound, r).has_value());
+  EXPECT_TRUE(Evaluate(&rules::GpuStarvedCpuBound, r).has_value());
 }
 
 TEST(ResourceRules, GpuMemoryNearFullBothSides) {
@@ -107,11 +107,11 @@ TEST(ResourceRules, GpuMemoryNearFullBothSides) {
   r.gpus[0].mem_used_peak_pct = 95.5;
   r.gpus[0].mem_used_peak_bytes = 76e9;
   r.gpus[0].mem_total_bytes = 79.6e9;
-  auto f = Run(&rules::GpuMemoryNearFull, r);
+  auto f = Evaluate(&rules::GpuMemoryNearFull, r);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->gain_upper_bound, 1.0);  // honest: headroom, not speed
   r.gpus[0].mem_used_peak_pct = 94.5;
-  EXPECT_FALSE(Run(&rules::GpuMemoryNearFull, r).has_value());
+  EXPECT_FALSE(Evaluate(&rules::GpuMemoryNearFull, r).has_value());
 }
 
 TEST(ResourceRules, SerialCpuPipelineBothSides) {
@@ -119,40 +119,40 @@ TEST(ResourceRules, SerialCpuPipelineBothSides) {
   r.tree_cpu_mean_pct = 99;
   r.cpu_mean_pct = 100.0 * (0.99 + 7 * 0.05) / 8;  // other cores 5% busy
   r.other_cores_busy_pct = 5;
-  auto f = Run(&rules::SerialCpuPipeline, r);
+  auto f = Evaluate(&rules::SerialCpuPipeline, r);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->gain_upper_bound, 8.0);
   r.tree_cpu_mean_pct = 84;  // not saturated
-  EXPECT_FALSE(Run(&rules::SerialCpuPipeline, r).has_value());
+  EXPECT_FALSE(Evaluate(&rules::SerialCpuPipeline, r).has_value());
   r.tree_cpu_mean_pct = 131;  // more than one core: not serial
-  EXPECT_FALSE(Run(&rules::SerialCpuPipeline, r).has_value());
+  EXPECT_FALSE(Evaluate(&rules::SerialCpuPipeline, r).has_value());
   r.tree_cpu_mean_pct = 99;
   r.other_cores_busy_pct = 51;  // the rest of the machine is busy too
-  EXPECT_FALSE(Run(&rules::SerialCpuPipeline, r).has_value());
+  EXPECT_FALSE(Evaluate(&rules::SerialCpuPipeline, r).has_value());
   // A GPU job with one saturated core is gpu_starved_cpu_bound, not serial_cpu_pipeline.
   ResourceSignals g = WithGpu(10);
   g.tree_cpu_mean_pct = 99;
   g.other_cores_busy_pct = 5;
-  EXPECT_FALSE(Run(&rules::SerialCpuPipeline, g).has_value());
+  EXPECT_FALSE(Evaluate(&rules::SerialCpuPipeline, g).has_value());
 }
 
 TEST(ResourceRules, MostlyIdleAndCpuSaturated) {
   ResourceSignals r = Base();
   r.tree_cpu_mean_pct = 9;
-  EXPECT_TRUE(Run(&rules::MostlyIdle, r).has_value());
+  EXPECT_TRUE(Evaluate(&rules::MostlyIdle, r).has_value());
   r.tree_cpu_mean_pct = 11;
-  EXPECT_FALSE(Run(&rules::MostlyIdle, r).has_value());
+  EXPECT_FALSE(Evaluate(&rules::MostlyIdle, r).has_value());
   r.tree_cpu_mean_pct = 9;
   r.iowait_mean_pct = 15;  // waiting on disk is not idle
-  EXPECT_FALSE(Run(&rules::MostlyIdle, r).has_value());
+  EXPECT_FALSE(Evaluate(&rules::MostlyIdle, r).has_value());
 
   ResourceSignals c = Base();
   c.tree_cpu_mean_pct = 0.71 * 800;
-  auto f = Run(&rules::CpuSaturated, c);
+  auto f = Evaluate(&rules::CpuSaturated, c);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->severity, FindingSeverity::kNone);
   c.tree_cpu_mean_pct = 0.69 * 800;
-  EXPECT_FALSE(Run(&rules::CpuSaturated, c).has_value());
+  EXPECT_FALSE(Evaluate(&rules::CpuSaturated, c).has_value());
 }
 
 // A trace with one worker and a GPU util series: 100 s at 80%, dropping to 5% for 3 s at each

@@ -105,7 +105,9 @@ TEST(TfEventsImport, GarbageNeverCrashes) {
     }
     Status st;
     Trace t = ImportEvents(bad, &st);
-    if (st.ok()) EXPECT_LE(t.scalars.empty() ? 0 : t.scalars[0].value.size(), 20u);
+    if (st.ok()) {
+      EXPECT_LE(t.scalars.empty() ? 0 : t.scalars[0].value.size(), 20u);
+    }
   }
 }
 

@@ -140,9 +140,15 @@ TEST(XplaneImport, MapsPlanesLinesAndEvents) {
       EXPECT_EQ(ArgInt(t, *th, i, "is_eager"), 0);
       EXPECT_EQ(ArgInt(t, *th, i, "group_id"), 3);
     }
-    if (n == "void gemm_kernel<float>()") EXPECT_EQ(th->ev.corr[i], 42);
-    if (n == "Iterator::Model::Prefetch") EXPECT_EQ(ArgInt(t, *th, i, "id"), 11);
-    if (n == "model/dense/MatMul:MatMul") EXPECT_EQ(ArgInt(t, *th, i, "id"), -1);  // "id" kept on iterators only
+    if (n == "void gemm_kernel<float>()") {
+      EXPECT_EQ(th->ev.corr[i], 42);
+    }
+    if (n == "Iterator::Model::Prefetch") {
+      EXPECT_EQ(ArgInt(t, *th, i, "id"), 11);
+    }
+    if (n == "model/dense/MatMul:MatMul") {
+      EXPECT_EQ(ArgInt(t, *th, i, "id"), -1);  // "id" kept on iterators only
+    }
   }
 
   const Timeline* s = FindTimeline(t, DeviceKind::kGpu, 0, "Stream #1(Compute)");
@@ -254,7 +260,9 @@ TEST(XplaneImport, GarbageNeverCrashes) {
       bad[seed % bad.size()] = static_cast<char>(seed >> 24);
     }
     Trace tb = ImportBytes(bad, &st);
-    if (st.ok()) EXPECT_LE(tb.EventCount(), 1000u);
+    if (st.ok()) {
+      EXPECT_LE(tb.EventCount(), 1000u);
+    }
   }
 }
 

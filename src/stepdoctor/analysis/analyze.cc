@@ -113,7 +113,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
     steps = TraceToStepSignals(trace, worker, windows);
     if (steps.step_count > 0) sig.steps = &steps;
     FillSteps(windows, steps, &r.steps);
-    if (windows.whole_window)
+    if (windows.whole_window && !windows.steps.empty())
       r.notes.push_back("no step markers found: the whole window is analysed as one region");
     if (trace.workers.size() > 1)
       r.notes.push_back(fmt::format("{} workers read; step figures are for {} (the one with the most events)",

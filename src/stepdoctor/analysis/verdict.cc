@@ -16,6 +16,7 @@ struct Mapping {
 constexpr Mapping kMap[] = {
     {"collective_bound", Bottleneck::kCommunication},
     {"compute_bound", Bottleneck::kDeviceCompute},
+    {"cpu_saturated", Bottleneck::kDeviceCompute},  // a CPU-only job: the CPU is the device
     {"eager_overhead", Bottleneck::kHost},
     {"gpu_starved_cpu_bound", Bottleneck::kInput},
     {"host_bound", Bottleneck::kHost},
@@ -91,6 +92,13 @@ Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps
   if (compute) return From(*compute, Bottleneck::kDeviceCompute);
   Verdict v;
   v.bottleneck = Bottleneck::kUnknown;
+  // A finding that names no bottleneck (a GPU log that only shows the GPU waiting) still
+  // says the most useful thing we know.
+  for (const Finding& f : ranked)
+    if (f.severity >= FindingSeverity::kModerate) {
+      v.summary = "no single bottleneck identified: " + f.title;
+      return v;
+    }
   if (steps && steps->step_count > 0)
     v.summary = fmt::format("no clear bottleneck: no rule fired over {} step(s) of median {:.1f} ms",
                             steps->step_count, steps->median_step_ms);

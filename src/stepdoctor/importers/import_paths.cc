@@ -5,6 +5,8 @@
 #include <map>
 #include <system_error>
 
+#include "stepdoctor/importers/tfevents/tfevents_to_trace.h"
+
 namespace stepdoctor {
 namespace fs = std::filesystem;
 namespace {
@@ -22,6 +24,17 @@ std::string ProfileRunOf(const std::string& path) {
   return path.substr(start, slash - start);
 }
 
+// Files the TensorBoard profile plugin derives from a raw profile (overview_page.pb,
+// input_pipeline.pb, tensorflow_stats.pb, kernel_stats.pb, memory_profile.json.gz, ...).
+bool IsProfilerAnalysisFile(const std::string& path) {
+  static const char* kKinds[] = {".overview_page.", ".input_pipeline.", ".tensorflow_stats.", ".kernel_stats.",
+                                 ".memory_profile.", ".pod_viewer.", ".op_profile.", ".memory_viewer.",
+                                 "_overview_page_", "_input_pipeline_analyzer_", "_memory_profile_"};
+  for (const char* k : kKinds)
+    if (path.find(k) != std::string::npos) return true;
+  return false;
+}
+
 bool IsNoiseFile(const fs::path& p) {
   std::string n = p.filename().string();
   return n.empty() || n[0] == '.' || n == "SOURCES.md" || n == "EXPECTED.md" || p.extension() == ".md";
@@ -37,6 +50,9 @@ Status ImportSource(PeekableSource& src, Trace& trace, const ImportOptions& opts
   if (info) info->format = f;
   FormatImporter imp = FindImporter(f);
   if (!imp) {
+    if (IsProfilerAnalysisFile(src.name()))
+      return Status(ErrorCode::kUnknownFormat,
+                    src.name() + ": a TensorBoard profile plugin page (converted analysis), not a raw profile: skipped");
     if (f == InputFormat::kUnknown)
       return Status(ErrorCode::kUnknownFormat, src.name() + ": not a format stepdoctor reads (not a Chrome trace, "
                                                             "XPlane profile, TensorBoard event file or GPU log)");
@@ -112,6 +128,7 @@ Result<ImportResult> ImportPaths(const std::vector<std::string>& paths, const Im
     std::string where = paths.size() == 1 ? paths[0] : "the inputs";
     return Result<ImportResult>(ErrorCode::kEmptyInput, where + ": no trace, profile, event file or GPU log found");
   }
+  NormalizeScalarRuns(out.trace);  // event-file runs relative to the logdir: "train", "validation"
   out.trace.Finalize();
   return out;
 }

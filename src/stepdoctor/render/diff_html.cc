@@ -52,7 +52,7 @@ std::string BreakdownPairsSvg(const std::vector<CategoryDelta>& cats) {
     s += fmt::format("<line class=\"grid\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{:.1f}\"/>", x, x, mt,
                      mt + cats.size() * row_h);
     s += fmt::format("<text class=\"axis\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", x,
-                     mt + cats.size() * row_h + 15, FormatMs(t));
+                     mt + cats.size() * row_h + 15, fmt::format("{:g}", t));
   }
   for (size_t i = 0; i < cats.size(); ++i) {
     const CategoryDelta& c = cats[i];
@@ -124,7 +124,7 @@ std::string RenderDiffHtml(const DiffReport& d, const RenderOptions&) {
   s += fmt::format("<div><b>{}</b><span>relative change</span></div>", Change(d.step_change_pct));
   s += fmt::format("<div><b>{} &rarr; {}</b><span>steps</span></div>", d.before.step_count, d.after.step_count);
   s += "</div>\n";
-  s += fmt::format("<p>Verdict {} {} &rarr; {}</p>\n", d.verdict_changed ? Badge("changed", "worse") : Badge("same", "same"),
+  s += fmt::format("<p>Verdict {} {} &rarr; {}</p>\n", d.verdict_changed ? Badge("changed", "verdict-badge") : Badge("same", "same"),
                    Badge(BottleneckName(d.before.verdict.bottleneck), "verdict-badge"),
                    Badge(BottleneckName(d.after.verdict.bottleneck), "verdict-badge"));
   s += fmt::format("<p class=\"meta\">before: {}<br>after: {}</p>\n</section>\n", HtmlEscape(d.before.verdict.summary),

@@ -20,9 +20,8 @@ bool Contains(const std::vector<int64_t>& v, int64_t x) { return std::find(v.beg
 
 // Tick label text for an axis value.
 std::string TickText(double v) {
-  if (v == 0) return "0";
-  if (std::abs(v) >= 1000) return fmt::format("{:.0f}", v);
-  return FormatMs(v);
+  if (std::abs(v - std::round(v)) < 1e-9) return fmt::format("{:.0f}", v);
+  return fmt::format("{:g}", v);
 }
 
 }  // namespace
@@ -128,9 +127,12 @@ std::string BreakdownBarSvg(const std::vector<BreakdownEntry>& breakdown) {
                      HtmlEscape(b.category), FormatMs(b.ms_per_step), FormatPct(b.pct));
     s += fmt::format("<rect x=\"{}\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"{}\"/>", Px(x), Px(w), height,
                      CategoryColor(b.category));
-    if (w > 70)
-      s += fmt::format("<text class=\"bar-label\" x=\"{}\" y=\"{}\">{} {}</text>", Px(x + 6), Px(height / 2 + 4),
-                       HtmlEscape(Shorten(b.category, 16)), FormatPct(b.pct));
+    // A label only where it fits (about 7 units a character at this font size).
+    std::string label = b.category + " " + FormatPct(b.pct);
+    if (w < label.size() * 7.2 + 12) label = FormatPct(b.pct);
+    if (w >= label.size() * 7.2 + 12)
+      s += fmt::format("<text class=\"bar-label\" x=\"{}\" y=\"{}\">{}</text>", Px(x + 6), Px(height / 2 + 4),
+                       HtmlEscape(label));
     s += "</g>\n";
     x += w;
   }

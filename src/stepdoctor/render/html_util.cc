@@ -163,7 +163,7 @@ svg .grid{stroke:#e6e8eb;stroke-width:1}
 svg .axis{fill:#5d6670;font-size:11px}
 svg .axis-line,svg .tick{stroke:#8a939c;stroke-width:1}
 svg .median{stroke:#1d2127;stroke-width:1.2;stroke-dasharray:5 4}
-svg .median-label{fill:#1d2127;font-size:11px}
+svg .median-label{fill:#1d2127;font-size:11px;paint-order:stroke;stroke:#fff;stroke-width:3px}
 svg .outlier-mark{fill:#c0392b}
 svg .bar-label{fill:#fff;font-size:12px;font-weight:600}
 svg .lane-label{fill:#1d2127;font-size:11px}

@@ -57,7 +57,7 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
   Style st{o.color};
   const size_t W = static_cast<size_t>(std::max(60, o.width));
   std::string out;
-  out += st.bold(r.verdict.summary) + "\n\n";
+  out += st.bold(r.verdict.summary) + "\n\n";  // one line, however long: scripts read it
 
   const StepSummary& s = r.steps;
   if (s.count > 0) {
@@ -109,11 +109,11 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
 
   if (!r.devices.empty()) {
     out += "\n" + st.bold("Devices") + " (over the device's active span, HTA's definitions)\n";
-    out += fmt::format("  {:<28} {:<34} {:>10} {:>6} {:>8} {:>8} {:>8}\n", "worker", "device", "span ms", "idle%",
+    out += fmt::format("  {:<22} {:<32} {:>9} {:>6} {:>8} {:>7} {:>8}\n", "worker", "device", "span ms", "idle%",
                        "compute%", "other%", "overlap%");
     for (const auto& d : r.devices)
-      out += fmt::format("  {:<28} {:<34} {:>10.1f} {:>6.1f} {:>8.1f} {:>8.1f} {:>8}\n", Ellipsize(d.worker, 28),
-                         Ellipsize(d.device, 34), d.span_us / 1e3, d.idle_pct, d.compute_pct, d.non_compute_pct,
+      out += fmt::format("  {:<22} {:<32} {:>9.1f} {:>6.1f} {:>8.1f} {:>7.1f} {:>8}\n", Ellipsize(d.worker, 22),
+                         Ellipsize(d.device, 32), d.span_us / 1e3, d.idle_pct, d.compute_pct, d.non_compute_pct,
                          d.comm_comp_overlap_pct ? fmt::format("{:.1f}", *d.comm_comp_overlap_pct) : "-");
   }
   auto table = [&](const char* title, const std::vector<TopEvent>& rows) {

@@ -33,8 +33,8 @@ std::optional<Finding> HostBound(const Signals& sig) {
     f.evidence.push_back({"top-level operators per step", fmt::format("{}", s.top_level_ops_per_step)});
     f.evidence.push_back({"operator time in tiny operators (< 10 us)", Pct(s.tiny_op_share_pct)});
   } else {
-    f.title = fmt::format("the device idles {} of each {} step while the host launches kernels or runs framework code",
-                          Pct(share), Ms(s.median_step_ms));
+    f.title = fmt::format("the device waits on the host {} of each {} step (launches, framework code)", Pct(share),
+                          Ms(s.median_step_ms));
     f.gain_text = GainText(f.gain_upper_bound, "if the host kept the device fed");
     f.evidence.push_back({"kernel launch / runtime while the device idles", fmt::format("{} per step ({})", Ms(s.category_ms[int(StepCategory::kKernelLaunch)]), Pct(launch))});
     f.evidence.push_back({"framework/Python while the device idles", fmt::format("{} per step ({})", Ms(s.category_ms[int(StepCategory::kHostCompute)]), Pct(host))});

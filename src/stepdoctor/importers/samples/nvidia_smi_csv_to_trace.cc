@@ -77,7 +77,8 @@ Column Classify(std::string_view header) {
   return {};
 }
 
-// "20 %", "1024 MiB", "75.31 W", "1410 MHz" -> the number. nullopt for text ("[N/A]").
+// "20 %", "1024 MiB", "75.31 W", "1410 MHz" -> the number (and a MiB/GiB/KiB scale in *unit_scale, else 0);
+// false for text ("[N/A]", a quoted "26.11\n0").
 bool ParseNumber(std::string_view s, double* out, double* unit_scale) {
   s = Trim(s);
   *unit_scale = 0;  // 0: no unit in the value

@@ -44,23 +44,19 @@ void AppendFormat(Trace& trace, const char* name) {
   else if (trace.format.find(name) == std::string::npos) trace.format += std::string(" + ") + name;
 }
 
-// A stepdoctor samples line: {"ts_ns":..., "<series>": number, ...}.
-void ImportSampleLine(od::document& doc, SeriesSink& sink, Trace& trace) {
+// A stepdoctor samples line: {"ts_ns":..., "<series>": number, ...}. Returns false when the
+// line is not a whole JSON object (the caller counts it); nothing of such a line is kept.
+bool ImportSampleLine(od::document& doc, SeriesSink& sink, Trace& trace) {
   od::object obj;
-  if (doc.get_object().get(obj)) {
-    trace.diagnostics.Count(ImportIssue::kMalformedEvent);
-    return;
-  }
+  if (doc.get_object().get(obj)) return false;
   // Keys may come in any order: collect, then emit once ts_ns is known.
   int64_t ts = INT64_MIN;
   std::vector<std::pair<std::string, double>> values;
   bool end_line = false;
+  uint64_t bad_values = 0;
   for (auto field : obj) {
     std::string_view key;
-    if (field.unescaped_key().get(key)) {
-      trace.diagnostics.Count(ImportIssue::kMalformedEvent);
-      return;
-    }
+    if (field.unescaped_key().get(key)) return false;
     od::value v = field.value();
     if (key == "ts_ns") {
       if (v.get_int64().get(ts)) ts = INT64_MIN;
@@ -73,17 +69,20 @@ void ImportSampleLine(od::document& doc, SeriesSink& sink, Trace& trace) {
     if (end_line) continue;  // exit_code, samples: the run's summary, not a series
     double d;
     if (v.get_double().get(d) || !std::isfinite(d)) {
-      trace.diagnostics.Count(ImportIssue::kBadCounterValue);
+      if (v.type().error()) return false;  // not even a value: a cut or broken line
+      ++bad_values;
       continue;
     }
     values.emplace_back(std::string(key), d);
   }
-  if (end_line) return;
+  if (end_line) return true;
+  trace.diagnostics.Count(ImportIssue::kBadCounterValue, bad_values);
   if (ts == INT64_MIN) {
     trace.diagnostics.Count(ImportIssue::kMissingTimestamp);
-    return;
+    return true;
   }
   for (const auto& [k, d] : values) sink.Add(k, ts, d);
+  return true;
 }
 
 // The header line: {"stepdoctor_samples":1,"hostname":...,"pid":...,"gpus":[...]}.
@@ -220,7 +219,9 @@ Status ImportSamplesJsonLines(PeekableSource& src, Trace& trace) {
       ++bad_lines;
       continue;
     }
-    if (dialect == Dialect::kStepdoctor) ImportSampleLine(doc.value_unsafe(), sink, trace);
+    if (dialect == Dialect::kStepdoctor) {
+      if (!ImportSampleLine(doc.value_unsafe(), sink, trace)) ++bad_lines;
+    }
     else ImportSageMakerLine(doc.value_unsafe(), trace, sink, trace.workers[wid.v]);
   }
   if (bad_lines > 0) {

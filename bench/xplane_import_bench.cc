@@ -1,0 +1,92 @@
+// XPlane import throughput: MB/s of ImportXSpace (stream planes, parse each on an arena, map to
+// the Trace) on the largest corpus xplane, against a bare libprotobuf parse of the whole XSpace
+// into one message (what TensorBoard's tooling does first), and against reading the bytes.
+//
+// Run:   ninja -C build stepdoctor xplane_import_bench && build/bench/xplane_import_bench [FILE.xplane.pb] [REPEATS]
+// Prints one line per measurement: MB/s over the file size (best of REPEATS, default 20), plus
+// events/s and the resident-set growth of one import.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "stepdoctor/importers/xplane/xspace_to_trace.h"
+#include "stepdoctor/io/byte_source.h"
+#include "stepdoctor/proto/xplane.pb.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+long MaxRssKb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+template <typename F>
+double BestSeconds(int repeats, F&& f) {
+  double best = 1e30;
+  for (int i = 0; i < repeats; ++i) {
+    auto t0 = Clock::now();
+    f();
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string path = argc > 1 ? argv[1]
+                              : std::string(STEPDOCTOR_BENCH_CORPUS) +
+                                    "/tf-profiler-demo/plugins/profile/GPU-multi-worker/34.83.195.179_6003.xplane.pb";
+  int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 20;
+  std::string bytes = ReadFile(path);
+  if (bytes.empty()) {
+    std::fprintf(stderr, "xplane_import_bench: cannot read %s\n", path.c_str());
+    return 2;
+  }
+  const double mb = bytes.size() / 1e6;
+  std::printf("file: %s (%.2f MB)\n", path.c_str(), mb);
+
+  long rss0 = MaxRssKb();
+  size_t events = 0;
+  double t_import = BestSeconds(repeats, [&] {
+    stepdoctor::Trace trace;
+    auto src = stepdoctor::MemorySource(bytes, path);
+    stepdoctor::Status st = stepdoctor::ImportXSpace(*src, trace);
+    if (!st.ok()) std::fprintf(stderr, "import failed: %s\n", st.message().c_str());
+    events = trace.EventCount();
+  });
+  long rss1 = MaxRssKb();
+  double t_file = BestSeconds(repeats, [&] {
+    stepdoctor::Trace trace;
+    auto src = stepdoctor::FileSource(path);
+    if (src.ok()) (void)stepdoctor::ImportXSpace(**src, trace);
+  });
+  double t_proto = BestSeconds(repeats, [&] {
+    stepdoctor::xplane::XSpace space;
+    space.ParseFromString(bytes);
+  });
+  double t_read = BestSeconds(repeats, [&] { (void)ReadFile(path); });
+
+  std::printf("ImportXSpace (memory source)    %8.1f MB/s  %6.2f M events/s  (%zu events)\n", mb / t_import,
+              events / t_import / 1e6, events);
+  std::printf("ImportXSpace (file source)      %8.1f MB/s\n", mb / t_file);
+  std::printf("libprotobuf XSpace parse only   %8.1f MB/s  (no model, one message)\n", mb / t_proto);
+  std::printf("read file into memory           %8.1f MB/s\n", mb / t_read);
+  std::printf("max RSS growth over the imports  %ld KB (file %.0f KB)\n", rss1 - rss0, bytes.size() / 1e3);
+  return 0;
+}
