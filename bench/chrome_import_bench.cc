@@ -12,6 +12,8 @@
 #include <simdjson.h>
 #include <zlib.h>
 
+#include <sys/resource.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -153,5 +155,8 @@ int main(int argc, char** argv) {
              AnalyzeTrace(t);
            }));
   std::printf("events kept: %zu\n", events);
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  std::printf("max RSS: %.0f MB (the input held in memory included)\n", u.ru_maxrss / 1024.0);
   return 0;
 }

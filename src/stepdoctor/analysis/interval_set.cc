@@ -5,7 +5,8 @@
 namespace stepdoctor {
 
 IntervalSet MakeIntervalSet(std::vector<Interval> raw) {
-  std::sort(raw.begin(), raw.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  auto by_start = [](const Interval& a, const Interval& b) { return a.start < b.start; };
+  if (!std::is_sorted(raw.begin(), raw.end(), by_start)) std::sort(raw.begin(), raw.end(), by_start);
   IntervalSet out;
   out.reserve(raw.size() / 2 + 1);
   for (const Interval& iv : raw) {

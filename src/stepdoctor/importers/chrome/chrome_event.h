@@ -17,8 +17,27 @@ struct PidTid {
   std::string_view str;
 };
 
+// The argument keys the importer knows: read from every event that has them. Index order is
+// the table in chrome_event_parser.cc; kArgStore says which are kept on the event.
+enum class KnownArg : int8_t {
+  kUnknown = -1,
+  kName, kLabels, kSortIndex,                                       // metadata (M) events
+  kCorrelation, kCorrelationId, kDevice, kDeviceId, kDeviceType,    // read, folded into columns
+  kTotalAllocated, kTotalReserved,                                  // memory counters
+  kBytes, kStream, kGrid, kBlock, kCollectiveName, kInMsgNelems,    // kept on the event
+  kOutMsgNelems, kGroupSize, kProcessGroupName, kDtype, kStepNum, kGroupId, kTfOp, kIsEager,
+  kTfFunctionCall, kKernelDetails, kMemcpyDetails,
+  kCount_
+};
+inline constexpr int kKnownArgCount = static_cast<int>(KnownArg::kCount_);
+// The key text of each KnownArg.
+extern const std::string_view kKnownArgKeys[kKnownArgCount];
+// Whether the builder keeps a KnownArg on the event (the others are folded into columns).
+bool KnownArgIsStored(KnownArg a);
+
 struct ParsedArg {
   std::string_view key;
+  KnownArg known = KnownArg::kUnknown;
   ArgType type = ArgType::kInt;
   int64_t i = 0;
   double d = 0;
@@ -39,6 +58,11 @@ struct ParsedEvent {
   const ParsedArg* arg(std::string_view key) const {
     for (int k = 0; k < nargs; ++k)
       if (args[k].key == key) return &args[k];
+    return nullptr;
+  }
+  const ParsedArg* arg(KnownArg a) const {
+    for (int k = 0; k < nargs; ++k)
+      if (args[k].known == a) return &args[k];
     return nullptr;
   }
 };

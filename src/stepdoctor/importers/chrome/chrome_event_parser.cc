@@ -112,27 +112,74 @@ simdjson::error_code ReadPidTid(od::value v, PidTid* out) {
   return simdjson::INCORRECT_TYPE;
 }
 
-// Keys kept from `args` of ordinary events. Counter (C) and metadata (M) events keep all.
-bool KeepArg(std::string_view k) {
+}  // namespace
+
+const std::string_view kKnownArgKeys[kKnownArgCount] = {
+    "name", "labels", "sort_index",
+    "correlation", "correlation_id", "device", "Device Id", "Device Type",
+    "Total Allocated", "Total Reserved",
+    "bytes", "stream", "grid", "block", "Collective name", "In msg nelems",
+    "Out msg nelems", "Group size", "Process Group Name", "dtype", "step_num", "group_id", "tf_op", "is_eager",
+    "tf_function_call", "kernel_details", "memcpy_details",
+};
+
+bool KnownArgIsStored(KnownArg a) { return a >= KnownArg::kBytes || a == KnownArg::kName; }
+
+namespace {
+
+// The KnownArg of a key, by length first so most keys are rejected on one compare.
+KnownArg ClassifyArgKey(std::string_view k) {
+  auto is = [&](KnownArg a) { return k == kKnownArgKeys[int(a)]; };
   switch (k.size()) {
-    case 4: return k == "grid" || k == "name" || k == "Addr";
-    case 5: return k == "block" || k == "bytes" || k == "Bytes" || k == "dtype" || k == "tf_op";
-    case 6: return k == "device" || k == "stream" || k == "labels" || k == "queued";
-    case 8: return k == "is_eager" || k == "group_id" || k == "step_num";
-    case 9: return k == "Device Id";
-    case 10: return k == "sort_index" || k == "Input type" || k == "Group size";
-    case 11: return k == "correlation" || k == "External id" || k == "external id" || k == "Device Type";
-    case 13: return k == "In msg nelems";
+    case 4:
+      if (is(KnownArg::kName)) return KnownArg::kName;
+      if (is(KnownArg::kGrid)) return KnownArg::kGrid;
+      break;
+    case 5:
+      for (KnownArg a : {KnownArg::kBytes, KnownArg::kBlock, KnownArg::kDtype, KnownArg::kTfOp})
+        if (is(a)) return a;
+      break;
+    case 6:
+      for (KnownArg a : {KnownArg::kDevice, KnownArg::kStream, KnownArg::kLabels})
+        if (is(a)) return a;
+      break;
+    case 8:
+      for (KnownArg a : {KnownArg::kStepNum, KnownArg::kGroupId, KnownArg::kIsEager})
+        if (is(a)) return a;
+      break;
+    case 9:
+      if (is(KnownArg::kDeviceId)) return KnownArg::kDeviceId;
+      break;
+    case 10:
+      for (KnownArg a : {KnownArg::kSortIndex, KnownArg::kGroupSize})
+        if (is(a)) return a;
+      break;
+    case 11:
+      for (KnownArg a : {KnownArg::kCorrelation, KnownArg::kDeviceType})
+        if (is(a)) return a;
+      break;
+    case 13:
+      if (is(KnownArg::kInMsgNelems)) return KnownArg::kInMsgNelems;
+      break;
     case 14:
-      return k == "kernel_details" || k == "correlation_id" || k == "Total Reserved" || k == "Out msg nelems" ||
-             k == "memcpy_details";
-    case 15: return k == "Total Allocated" || k == "Collective name";
-    case 16: return k == "tf_function_call";
-    case 18: return k == "Process Group Name";
-    case 20: return k == "registers per thread";
-    case 25: return k == "est. achieved occupancy %";
-    default: return false;
+      for (KnownArg a : {KnownArg::kCorrelationId, KnownArg::kTotalReserved, KnownArg::kOutMsgNelems,
+                         KnownArg::kKernelDetails, KnownArg::kMemcpyDetails})
+        if (is(a)) return a;
+      break;
+    case 15:
+      for (KnownArg a : {KnownArg::kTotalAllocated, KnownArg::kCollectiveName})
+        if (is(a)) return a;
+      break;
+    case 16:
+      if (is(KnownArg::kTfFunctionCall)) return KnownArg::kTfFunctionCall;
+      break;
+    case 18:
+      if (is(KnownArg::kProcessGroupName)) return KnownArg::kProcessGroupName;
+      break;
+    default:
+      break;
   }
+  return KnownArg::kUnknown;
 }
 
 simdjson::error_code ReadArgs(od::object obj, bool keep_all, ParsedEvent* ev) {
@@ -141,11 +188,14 @@ simdjson::error_code ReadArgs(od::object obj, bool keep_all, ParsedEvent* ev) {
     if (auto e = field.key().get(rk)) return e;
     std::string_view key = RawKey(rk);
     od::value v = field.value();
-    if (ev->nargs >= ParsedEvent::kMaxArgs || !(keep_all || KeepArg(key))) continue;  // skipped lazily
+    if (ev->nargs >= ParsedEvent::kMaxArgs) continue;
+    KnownArg known = ClassifyArgKey(key);
+    if (known == KnownArg::kUnknown && !keep_all) continue;  // skipped lazily by On-Demand
     od::json_type t;
     if (auto e = v.type().get(t)) return e;
     ParsedArg a;
     a.key = key;
+    a.known = known;
     switch (t) {
       case od::json_type::number: {
         std::string_view tok;

@@ -82,13 +82,10 @@ struct ChromeTraceBuilder::State {
   int rank = -1, world_size = -1;
   bool schema_version = false, saw_kineto_cat = false;
   uint64_t events = 0;
-  StringId k_correlation, k_correlation_id, k_device, k_memory_name;
+  StringId known_keys[kKnownArgCount];
 
   State(Trace& t, std::string src) : trace(t), source(std::move(src)) {
-    k_correlation = trace.strings.Intern("correlation");
-    k_correlation_id = trace.strings.Intern("correlation_id");
-    k_device = trace.strings.Intern("device");
-    k_memory_name = trace.strings.Intern("[memory]");
+    for (int i = 0; i < kKnownArgCount; ++i) known_keys[i] = trace.strings.Intern(kKnownArgKeys[i]);
   }
 
   int64_t Key(const PidTid& p) {
@@ -117,8 +114,10 @@ struct ChromeTraceBuilder::State {
   void AddArgs(Timeline& t, uint32_t idx, const ParsedEvent& e) {
     for (int k = 0; k < e.nargs; ++k) {
       const ParsedArg& a = e.args[k];
+      // Known keys are interned once per file; correlation and device ids live in columns.
+      if (a.known != KnownArg::kUnknown && !KnownArgIsStored(a.known)) continue;
       Arg out;
-      out.key = trace.strings.Intern(a.key);
+      out.key = a.known != KnownArg::kUnknown ? known_keys[int(a.known)] : trace.strings.Intern(a.key);
       out.type = a.type;
       out.i = a.i;
       out.d = a.d;
@@ -130,7 +129,8 @@ struct ChromeTraceBuilder::State {
   static int64_t Correlation(const ParsedEvent& e) {
     for (int k = 0; k < e.nargs; ++k) {
       const auto& a = e.args[k];
-      if ((a.key == "correlation" || a.key == "correlation_id") && a.type != ArgType::kString) return a.i;
+      if ((a.known == KnownArg::kCorrelation || a.known == KnownArg::kCorrelationId) && a.type != ArgType::kString)
+        return a.i;
     }
     return 0;
   }
@@ -270,7 +270,7 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
       if (device_cat) {
         tl.device_category = true;
         if (tl.device_arg < 0)
-          if (const ParsedArg* d = e.arg("device"); d && d->type == ArgType::kInt) tl.device_arg = int(d->i);
+          if (const ParsedArg* d = e.arg(KnownArg::kDevice); d && d->type == ArgType::kInt) tl.device_arg = int(d->i);
       }
       if (e.ph == 'B') tl.open_b.push_back(idx);
       ++s.events;
