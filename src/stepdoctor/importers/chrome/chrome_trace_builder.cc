@@ -17,7 +17,8 @@ constexpr int64_t kMaxTimeNs = int64_t{1} << 62;     // |ts| or dur beyond ~146 
 
 struct PairHash {
   size_t operator()(const std::pair<int64_t, int64_t>& p) const noexcept {
-    return std::hash<int64_t>()(p.first * 1000003 ^ p.second);
+    uint64_t h = static_cast<uint64_t>(p.first) * 0x9E3779B97F4A7C15ull;  // unsigned: wraps, no UB
+    return static_cast<size_t>(h ^ (static_cast<uint64_t>(p.second) + (h >> 29)));
   }
 };
 
