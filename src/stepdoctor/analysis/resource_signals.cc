@@ -137,6 +137,9 @@ void ClassifyResources(ResourceSignals* r) {
     if (r->gpu_util_mean_pct >= kGpuLowUtilPct) c = ResourceClass::kGpuBusy;
     else if (r->cpu_high) c = ResourceClass::kGpuStarvedCpu;
     else if (r->storage_busy) c = ResourceClass::kStorageBound;
+    // The job keeps at least a core's worth of CPU busy while its GPU idles: host-side work
+    // (preprocessing, Python) is what the GPU waits on, even with other cores free.
+    else if (r->has_tree && r->tree_cpu_demand_pct >= kGpuFeedCpuPct) c = ResourceClass::kGpuStarvedCpu;
     else if (host_idle && r->gpu_util_mean_pct < kIdleGpuUtilPct) c = ResourceClass::kIdle;
     else c = ResourceClass::kGpuLow;
   } else if (r->has_tree || r->has_machine_cpu) {

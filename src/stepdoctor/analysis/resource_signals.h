@@ -20,6 +20,7 @@ inline constexpr double kGpuLowUtilPct = 30.0;          // mean GPU utilisation 
 inline constexpr double kTreeCpuHighOfCoresPct = 70.0;  // process tree wanting >= 70% of all cores: CPU-bound
 inline constexpr double kOneCoreSaturatedPct = 85.0;    // tree wanting >= 85% of one core ...
 inline constexpr double kOneCoreCeilingPct = 130.0;     // ... and <= 130%: one busy thread, the rest idle
+inline constexpr double kGpuFeedCpuPct = 85.0;          // GPU starved and the tree busy >= 85% of a core: host-bound
 inline constexpr double kOtherCoresIdlePct = 50.0;      // the other cores' mean busy % below this: idle capacity
 inline constexpr double kIowaitHighPct = 10.0;          // machine iowait >= 10% of CPU time: storage stalls
 inline constexpr double kDiskUtilHighPct = 60.0;        // a disk with I/O in flight >= 60% of the time

@@ -155,7 +155,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
         if (k == EventKind::kRuntime) {
           raw[int(StepCategory::kKernelLaunch)].push_back(iv);
           std::string_view n = trace.str(t.ev.name[i]);
-          if (n.find("LaunchKernel") != std::string_view::npos && iv.start >= lo && iv.start < hi)
+          if (n.find("LaunchKernel") != std::string_view::npos && iv.start >= lo && iv.start < hi && iv.end > iv.start)
             launch_us.push_back(t.ev.dur_ns[i] / 1e3);
         } else if (k == EventKind::kFrameworkOp || k == EventKind::kUserAnnotation ||
                    k == EventKind::kPythonFunction || k == EventKind::kCollective || k == EventKind::kSync) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <system_error>
 
 #include "stepdoctor/importers/tfevents/tfevents_to_trace.h"
@@ -103,11 +104,29 @@ Result<ImportResult> ImportPaths(const std::vector<std::string>& paths, const Im
       return Result<ImportResult>(ErrorCode::kInvalidArgument, "--run " + out.chosen_run + ": no such profile run");
   }
 
+  // A profile run may hold <host>.trace.json.gz beside <host>.xplane.pb: the same profile
+  // converted. Read the XSpace, which has more, and say so.
+  std::set<std::string> found_paths;
+  for (const auto& c : files) found_paths.insert(c.path);
+  auto xplane_twin = [&](const std::string& p) -> std::string {
+    const std::string suffix = ".trace.json.gz";
+    if (p.size() <= suffix.size() || p.compare(p.size() - suffix.size(), suffix.size(), suffix) != 0) return {};
+    std::string twin = p.substr(0, p.size() - suffix.size()) + ".xplane.pb";
+    return found_paths.count(twin) ? twin : std::string();
+  };
+
   size_t readable = 0;
   for (const auto& c : files) {
     if (!c.named && !out.chosen_run.empty()) {
       std::string r = ProfileRunOf(c.path);
       if (!r.empty() && r != out.chosen_run) continue;
+    }
+    if (!c.named) {
+      std::string twin = xplane_twin(c.path);
+      if (!twin.empty()) {
+        out.trace.diagnostics.Note(ImportIssue::kSkippedFile, c.path + ": the same profile as " + twin + ", read instead");
+        continue;
+      }
     }
     ImportedFile info;
     info.path = c.path;

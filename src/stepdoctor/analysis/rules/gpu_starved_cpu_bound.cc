@@ -14,8 +14,13 @@ std::optional<Finding> GpuStarvedCpuBound(const Signals& sig) {
   f.id = "gpu_starved_cpu_bound";
   f.severity = FindingSeverity::kHigh;
   f.share_pct = 100.0 - r.gpu_util_mean_pct;
-  f.title = fmt::format("the GPU is busy only {} of the time while the CPU is saturated: input preprocessing is the bottleneck",
-                        Pct(r.gpu_util_mean_pct));
+  const bool saturated = r.cpu_high;  // most cores, or one core flat out
+  f.title = saturated ? fmt::format("the GPU is busy only {} of the time while the CPU is saturated: input "
+                                    "preprocessing is the bottleneck",
+                                    Pct(r.gpu_util_mean_pct))
+                      : fmt::format("the GPU is busy {} of the time while the job keeps {:.1f} CPU cores busy: it "
+                                    "waits on host-side work",
+                                    Pct(r.gpu_util_mean_pct), r.tree_cpu_demand_pct / 100.0);
   f.gain_upper_bound = GainIfRemoved(f.share_pct);
   f.gain_text = fmt::format(
       "up to {:.1f}x if the GPU were kept busy; the real gain stops where the GPU itself becomes the limit, "
@@ -34,10 +39,11 @@ std::optional<Finding> GpuStarvedCpuBound(const Signals& sig) {
   if (r.one_core_saturated)
     f.evidence.push_back({"pattern", "one core saturated: preprocessing runs in a single process or thread"});
   f.evidence.push_back(SamplesEvidence(r));
-  f.fix.summary = r.one_core_saturated
-                      ? "Preprocess in parallel: the input pipeline runs on one core while the others idle."
-                      : "Take work off the CPU: cache decoded data, move augmentation to the GPU, or use a "
-                        "cheaper decode; more workers only help while cores are free.";
+  f.fix.summary = r.one_core_saturated ? "Preprocess in parallel: the input pipeline runs on one core while the others idle."
+                  : saturated ? "Take work off the CPU: cache decoded data, move augmentation to the GPU, or use a "
+                                "cheaper decode; more workers only help while cores are free."
+                              : "Cores are free: build batches in more worker processes (DataLoader num_workers, "
+                                "tf.data num_parallel_calls) so the training loop never waits for one.";
   f.fix.tensorflow =
       "ds = ds.map(decode_and_augment, num_parallel_calls=tf.data.AUTOTUNE)  # parallel, not serial\n"
       "ds = ds.cache()                 # decode once if it fits in memory (or cache(filename))\n"

@@ -27,14 +27,14 @@ std::optional<Finding> HostBound(const Signals& sig) {
                       s.median_kernel_us < s.median_launch_us;
   if (s.cpu_only) {
     f.title = fmt::format("{} of each {} step is Python/framework overhead between operators", Pct(share),
-                          Ms(s.median_step_ms));
+                          Ms(s.mean_step_ms));
     f.gain_text = GainText(f.gain_upper_bound, "if the overhead between operators were removed");
     f.evidence.push_back({"host overhead per step", fmt::format("{} ({})", Ms(s.category_ms[int(StepCategory::kHostCompute)]), Pct(share))});
     f.evidence.push_back({"top-level operators per step", fmt::format("{}", s.top_level_ops_per_step)});
     f.evidence.push_back({"operator time in tiny operators (< 10 us)", Pct(s.tiny_op_share_pct)});
   } else {
     f.title = fmt::format("the device waits on the host {} of each {} step (launches, framework code)", Pct(share),
-                          Ms(s.median_step_ms));
+                          Ms(s.mean_step_ms));
     f.gain_text = GainText(f.gain_upper_bound, "if the host kept the device fed");
     f.evidence.push_back({"kernel launch / runtime while the device idles", fmt::format("{} per step ({})", Ms(s.category_ms[int(StepCategory::kKernelLaunch)]), Pct(launch))});
     f.evidence.push_back({"framework/Python while the device idles", fmt::format("{} per step ({})", Ms(s.category_ms[int(StepCategory::kHostCompute)]), Pct(host))});

@@ -27,7 +27,7 @@ std::optional<Finding> InputBound(const Signals& sig) {
   f.share_pct = share;
   std::string what = s.input_wait_events.empty() ? std::string("the input pipeline") : s.input_wait_events[0].name;
   bool dataloader = what.find("DataLoader") != std::string::npos;
-  f.title = fmt::format("{} of each {} step waits on {}", Pct(share), Ms(s.median_step_ms),
+  f.title = fmt::format("{} of each {} step waits on {}", Pct(share), Ms(s.mean_step_ms),
                         dataloader ? "the DataLoader" : "input");
   f.gain_upper_bound = GainIfRemoved(exposed);
   f.gain_text = GainText(f.gain_upper_bound, "if the input wait is fully hidden behind compute");
@@ -36,7 +36,7 @@ std::optional<Finding> InputBound(const Signals& sig) {
     f.evidence.push_back({"of which the device idles (exposed)", fmt::format("{} ({} of the step)", Ms(s.category_ms[int(StepCategory::kInput)]), Pct(exposed))});
   if (!s.cpu_only)
     f.evidence.push_back({"device busy during steps", Pct(s.device_busy_pct)});
-  f.evidence.push_back({"steps measured", fmt::format("{} (median {})", s.step_count, Ms(s.median_step_ms))});
+  f.evidence.push_back({"steps measured", fmt::format("{} (mean {}, median {})", s.step_count, Ms(s.mean_step_ms), Ms(s.median_step_ms))});
   for (size_t i = 0; i < s.input_wait_events.size() && i < 3; ++i) f.top_events.push_back(s.input_wait_events[i]);
 
   f.fix.summary =

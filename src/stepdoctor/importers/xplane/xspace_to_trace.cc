@@ -242,6 +242,11 @@ class PlaneConverter {
       if (lc == LineClass::kStream && has_memcpy_details && !IsMemcpy(kind))
         kind = xplane::MemcpyKindOf(m.text, line.name());
       if (lc == LineClass::kSteps) AddStepNumber(m.text, step_num_key, &args);
+      // A host range carrying step_num is a step annotation: TF's profiler.experimental.Trace(
+      // 'train', step_num=N), Keras' train_function, JAX's StepTraceAnnotation.
+      if (lc == LineClass::kHostThread)
+        for (const Arg& a : args)
+          if (a.key == step_num_key) kind = EventKind::kStepMarker;
       int64_t start = base_ns + ev.offset_ps() / 1000;
       uint32_t i = tl.Add(start, ev.duration_ps() / 1000, m.name, kind, corr);
       for (const Arg& a : args) tl.AddArg(i, a);
