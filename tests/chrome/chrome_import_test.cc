@@ -275,3 +275,20 @@ TEST(ChromeImport, MicrosecondsToNanosecondsExactly) {
 
 }  // namespace
 }  // namespace stepdoctor
+
+namespace stepdoctor {
+namespace {
+
+// Found by fuzzing: a structural byte where an event should start made the tokenizer spin.
+TEST(ChromeImport, StructuralByteWhereAnEventShouldStartEnds) {
+  for (const char* json : {"{\"traceEvents\": [}", "[}]", "{\"traceEvents\": [{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"name\":\"a\"},}]}",
+                           "[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"name\":\"a\"}, ]]"}) {
+    Trace t;
+    auto src = MemorySource(json, "bad.json");
+    Status st = ImportChromeJson(*src, t);  // must return, whatever it says
+    if (st.ok()) EXPECT_LE(t.EventCount(), 1u) << json;
+  }
+}
+
+}  // namespace
+}  // namespace stepdoctor

@@ -339,6 +339,7 @@ void ParseOneByOne(od::parser& parser, ParsedEvent& ev, const char* json, size_t
     if (p >= end) break;
     size_t e = ScanValueEnd(json, p, end, true);
     if (e == kIncomplete) e = end;
+    if (e <= p) e = p + 1;  // not the start of a value: step over the byte (the parse below fails)
     if (index++ >= skip) {
       od::document doc;
       od::object obj;

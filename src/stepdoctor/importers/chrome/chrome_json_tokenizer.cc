@@ -176,6 +176,11 @@ class Tokenizer {
       if (b[p] == ']') break;
       size_t e = ScanValueEnd(b, p, w_.hi, w_.eof);
       if (e == kIncomplete) break;
+      if (e == p) {
+        // A structural byte where a value should start ("[}"): the array is broken here.
+        if (count == 0) return Corrupt();
+        break;
+      }
       last_end = e;
       ++count;
       p = e;
