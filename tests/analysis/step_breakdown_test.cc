@@ -102,3 +102,33 @@ TEST(StepBreakdown, ZeroLengthMarkersAreExcludedAsPartial) {
 
 }  // namespace
 }  // namespace stepdoctor
+
+namespace stepdoctor {
+namespace {
+
+// The TF profiler's finer split: 16-bit vs 32-bit device compute, copies by direction.
+TEST(StepBreakdown, PrecisionAndCopyDirectionSplits) {
+  Trace t;
+  WorkerId w = t.AddWorker({});
+  TimelineId host = t.AddTimeline(w, t.GetOrAddDevice(w, DeviceKind::kHostCpu, 0), TimelineKind::kHostThread, 1, "main");
+  TimelineId s = t.AddTimeline(w, t.GetOrAddDevice(w, DeviceKind::kGpu, 0), TimelineKind::kDeviceStream, 7, "s7");
+  const int64_t ms = 1'000'000;
+  t.timeline(host).Add(0, 100 * ms, t.strings.Intern("ProfilerStep#1"), EventKind::kStepMarker);
+  t.timeline(s).Add(0, 30 * ms, t.strings.Intern("volta_h884gemm_fp16_128x128"), EventKind::kKernel);
+  t.timeline(s).Add(30 * ms, 20 * ms, t.strings.Intern("volta_sgemm_128x64_nn"), EventKind::kKernel);
+  t.timeline(s).Add(50 * ms, 5 * ms, t.strings.Intern("Memcpy HtoD"), EventKind::kMemcpyH2D);
+  t.timeline(s).Add(55 * ms, 3 * ms, t.strings.Intern("Memcpy DtoH"), EventKind::kMemcpyD2H);
+  t.timeline(s).Add(58 * ms, 2 * ms, t.strings.Intern("Memset"), EventKind::kMemset);
+  t.Finalize();
+  StepSignals sig = TraceToStepSignals(t, w, TraceToSteps(t, w));
+  EXPECT_DOUBLE_EQ(sig.device_compute_16bit_ms, 30);
+  EXPECT_DOUBLE_EQ(sig.device_compute_32bit_ms, 20);
+  EXPECT_DOUBLE_EQ(sig.memcpy_h2d_ms, 5);
+  EXPECT_DOUBLE_EQ(sig.memcpy_d2h_ms, 3);
+  EXPECT_DOUBLE_EQ(sig.memcpy_d2d_ms, 0);
+  EXPECT_DOUBLE_EQ(sig.memcpy_other_ms, 2);
+  EXPECT_DOUBLE_EQ(sig.fp16_kernel_pct, 60);
+}
+
+}  // namespace
+}  // namespace stepdoctor

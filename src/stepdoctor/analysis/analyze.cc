@@ -129,6 +129,14 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
     if (steps.step_count > 0) r.breakdown.push_back(e);
   }
 
+  if (steps.step_count > 0 && !steps.cpu_only) {
+    const std::pair<const char*, double> detail[] = {
+        {"device_compute_16bit", steps.device_compute_16bit_ms}, {"device_compute_32bit", steps.device_compute_32bit_ms},
+        {"memcpy_h2d", steps.memcpy_h2d_ms}, {"memcpy_d2h", steps.memcpy_d2h_ms},
+        {"memcpy_d2d", steps.memcpy_d2d_ms}, {"memcpy_other", steps.memcpy_other_ms}};
+    for (const auto& [id, ms] : detail)
+      r.breakdown_detail.push_back({id, ms, steps.mean_step_ms > 0 ? 100.0 * ms / steps.mean_step_ms : 0});
+  }
   for (const auto& a : TraceToDeviceActivity(trace, /*hta_filter=*/true))
     r.devices.push_back(DeviceActivityToUtilization(trace, a));
 

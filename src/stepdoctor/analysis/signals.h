@@ -44,6 +44,11 @@ struct StepSignals {
   // Mean ms per step in each category (they sum to the mean step time).
   double category_ms[kStepCategoryCount] = {};
   std::vector<std::vector<double>> per_step_category_ms;  // [step][category]
+  // Finer splits of two categories, in the TF profiler's terms (ms per step, summing to their
+  // category): device compute in 16-bit (fp16, bf16: TF's own profiler counts bf16 as 32-bit)
+  // or TensorCore kernels vs the rest; copies by direction (memsets and peer copies are "other").
+  double device_compute_16bit_ms = 0, device_compute_32bit_ms = 0;
+  double memcpy_h2d_ms = 0, memcpy_d2h_ms = 0, memcpy_d2d_ms = 0, memcpy_other_ms = 0;
   double input_wait_ms = 0;        // mean host-side input wait per step, hidden or not
   std::vector<TopEvent> input_wait_events;  // what the host waited in
   // Device activity.

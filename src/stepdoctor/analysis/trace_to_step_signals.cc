@@ -110,6 +110,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
 
   std::vector<Interval> raw[kStepCategoryCount];
   std::vector<Interval> input_raw, busy_raw;
+  std::vector<Interval> reduced_raw, h2d_raw, d2h_raw, d2d_raw;  // for the finer splits
   std::vector<double> kernel_us, launch_us;
   double kernel_ns_total = 0, kernel_ns_reduced = 0;
   int64_t tiny_ns = 0, top_ns = 0, top_count = 0;
@@ -130,12 +131,18 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
                          : k == EventKind::kCollective ? StepCategory::kCollectives
                                                        : StepCategory::kMemcpy;
         raw[int(c)].push_back(iv);
+        if (k == EventKind::kMemcpyH2D) h2d_raw.push_back(iv);
+        else if (k == EventKind::kMemcpyD2H) d2h_raw.push_back(iv);
+        else if (k == EventKind::kMemcpyD2D) d2d_raw.push_back(iv);
+        if (k == EventKind::kKernel) {
+          int8_t& r = reduced[t.ev.name[i].v];
+          if (r < 0) r = IsReducedPrecisionKernel(trace.str(t.ev.name[i])) ? 1 : 0;
+          if (r) reduced_raw.push_back(iv);
+        }
         if (k == EventKind::kKernel && iv.start >= lo && iv.start < hi) {
           kernel_us.push_back(t.ev.dur_ns[i] / 1e3);
           kernel_ns_total += double(t.ev.dur_ns[i]);
-          int8_t& r = reduced[t.ev.name[i].v];
-          if (r < 0) r = IsReducedPrecisionKernel(trace.str(t.ev.name[i])) ? 1 : 0;
-          if (r) kernel_ns_reduced += double(t.ev.dur_ns[i]);
+          if (reduced[t.ev.name[i].v] == 1) kernel_ns_reduced += double(t.ev.dur_ns[i]);
         }
       }
       continue;
@@ -201,6 +208,17 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   // Time no category claims: idle on a device trace; Python/framework time on a CPU trace.
   const StepCategory unclaimed = s.cpu_only ? StepCategory::kHostCompute : StepCategory::kOther;
 
+  // Finer splits, inside the exclusive device-compute and memcpy time.
+  const IntervalSet dc16 = Intersect(exclusive[int(StepCategory::kDeviceCompute)], MakeIntervalSet(std::move(reduced_raw)));
+  IntervalSet mem_left = exclusive[int(StepCategory::kMemcpy)];
+  IntervalSet by_dir[3];
+  std::vector<Interval>* dir_raw[3] = {&h2d_raw, &d2h_raw, &d2d_raw};
+  for (int d = 0; d < 3; ++d) {
+    by_dir[d] = Intersect(mem_left, MakeIntervalSet(std::move(*dir_raw[d])));
+    mem_left = Subtract(mem_left, by_dir[d]);
+  }
+  double dc16_ns = 0, dir_ns[3] = {0, 0, 0};
+
   const size_t n = windows.steps.size();
   s.step_count = int(n);
   s.per_step_category_ms.assign(n, std::vector<double>(kStepCategoryCount, 0.0));
@@ -218,6 +236,8 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     s.step_ms.push_back(dur / 1e6);
     s.step_numbers.push_back(sw.number);
     input_wait_ns += double(LengthWithin(col.input_wait, sw.start_ns, sw.end_ns));
+    dc16_ns += double(LengthWithin(dc16, sw.start_ns, sw.end_ns));
+    for (int d = 0; d < 3; ++d) dir_ns[d] += double(LengthWithin(by_dir[d], sw.start_ns, sw.end_ns));
     busy_ns += double(LengthWithin(col.device_busy, sw.start_ns, sw.end_ns));
     total_ns += dur;
   }
@@ -234,6 +254,12 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     for (size_t w = 0; w < n; ++w)
       if (s.step_ms[w] > s.median_step_ms * kOutlierStepFactor) s.outlier_steps.push_back(w);
   s.input_wait_ms = input_wait_ns / double(n) / 1e6;
+  s.device_compute_16bit_ms = dc16_ns / double(n) / 1e6;
+  s.device_compute_32bit_ms = std::max(0.0, s.category_ms[int(StepCategory::kDeviceCompute)] - s.device_compute_16bit_ms);
+  s.memcpy_h2d_ms = dir_ns[0] / double(n) / 1e6;
+  s.memcpy_d2h_ms = dir_ns[1] / double(n) / 1e6;
+  s.memcpy_d2d_ms = dir_ns[2] / double(n) / 1e6;
+  s.memcpy_other_ms = std::max(0.0, s.category_ms[int(StepCategory::kMemcpy)] - s.memcpy_h2d_ms - s.memcpy_d2h_ms - s.memcpy_d2d_ms);
   s.device_busy_pct = total_ns > 0 ? 100.0 * busy_ns / total_ns : 0;
   s.kernels_per_step = int64_t(kernel_us.size() / n);
   s.median_kernel_us = Median(kernel_us);

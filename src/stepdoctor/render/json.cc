@@ -73,6 +73,10 @@ std::string RenderJson(const Report& r, const RenderOptions&) {
   for (const auto& b : r.breakdown) j.Key(b.category).Number(b.ms_per_step);
   j.EndObject();
 
+  j.Key("breakdown_detail").BeginObject();
+  for (const auto& b : r.breakdown_detail) j.Key(b.category).Number(b.pct, 2);
+  j.EndObject();
+
   j.Key("devices").BeginArray();
   for (const auto& d : r.devices) {
     j.BeginObject();

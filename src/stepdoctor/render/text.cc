@@ -75,6 +75,10 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
     for (const auto& e : b) {
       if (e.pct < 0.05) continue;
       out += fmt::format("  {:<16} {:>9.1f} ms {:>6.1f}%  {}\n", e.category, e.ms_per_step, e.pct, Bar(e.pct, 40));
+      // The TF profiler's finer split of this category, where it has one.
+      for (const auto& d : r.breakdown_detail)
+        if (d.category.rfind(e.category + "_", 0) == 0 && d.pct >= 0.05)
+          out += fmt::format("    {:<14} {:>9.1f} ms {:>6.1f}%\n", d.category.substr(e.category.size() + 1), d.ms_per_step, d.pct);
     }
   }
 

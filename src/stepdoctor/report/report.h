@@ -109,6 +109,9 @@ struct Report {
   Verdict verdict;
   StepSummary steps;
   std::vector<BreakdownEntry> breakdown;
+  // TensorFlow profiler's finer categories: device_compute_16bit / _32bit, memcpy_h2d / _d2h /
+  // _d2d / _other (each part of a `breakdown` category; empty on CPU-only traces).
+  std::vector<BreakdownEntry> breakdown_detail;
   std::vector<DeviceUtilization> devices;
   std::vector<Finding> findings;     // ranked: severity, then share
   std::vector<TopEvent> top_kernels; // by total device time
