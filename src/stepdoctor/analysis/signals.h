@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "stepdoctor/analysis/trace_to_collective_bandwidth.h"
 #include "stepdoctor/model/trace.h"
 #include "stepdoctor/report/report.h"
 
@@ -50,6 +51,8 @@ struct StepSignals {
   double device_compute_16bit_ms = 0, device_compute_32bit_ms = 0;
   double memcpy_h2d_ms = 0, memcpy_d2h_ms = 0, memcpy_d2d_ms = 0, memcpy_other_ms = 0;
   double input_wait_ms = 0;        // mean host-side input wait per step, hidden or not
+  double collective_total_ms = 0;  // mean communication-kernel time per step, hidden or not
+  std::vector<CollectiveBandwidth> collective_bandwidth;  // where the trace records sizes
   std::vector<TopEvent> input_wait_events;  // what the host waited in
   // Device activity.
   int64_t kernels_per_step = 0;

@@ -217,7 +217,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     by_dir[d] = Intersect(mem_left, MakeIntervalSet(std::move(*dir_raw[d])));
     mem_left = Subtract(mem_left, by_dir[d]);
   }
-  double dc16_ns = 0, dir_ns[3] = {0, 0, 0};
+  double dc16_ns = 0, dir_ns[3] = {0, 0, 0}, comm_ns = 0;
 
   const size_t n = windows.steps.size();
   s.step_count = int(n);
@@ -237,6 +237,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     s.step_numbers.push_back(sw.number);
     input_wait_ns += double(LengthWithin(col.input_wait, sw.start_ns, sw.end_ns));
     dc16_ns += double(LengthWithin(dc16, sw.start_ns, sw.end_ns));
+    comm_ns += double(LengthWithin(col.sets[int(StepCategory::kCollectives)], sw.start_ns, sw.end_ns));
     for (int d = 0; d < 3; ++d) dir_ns[d] += double(LengthWithin(by_dir[d], sw.start_ns, sw.end_ns));
     busy_ns += double(LengthWithin(col.device_busy, sw.start_ns, sw.end_ns));
     total_ns += dur;
@@ -255,6 +256,8 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
       if (s.step_ms[w] > s.median_step_ms * kOutlierStepFactor) s.outlier_steps.push_back(w);
   s.input_wait_ms = input_wait_ns / double(n) / 1e6;
   s.device_compute_16bit_ms = dc16_ns / double(n) / 1e6;
+  s.collective_total_ms = comm_ns / double(n) / 1e6;
+  if (s.collective_total_ms > 0) s.collective_bandwidth = TraceToCollectiveBandwidth(trace, worker);
   s.device_compute_32bit_ms = std::max(0.0, s.category_ms[int(StepCategory::kDeviceCompute)] - s.device_compute_16bit_ms);
   s.memcpy_h2d_ms = dir_ns[0] / double(n) / 1e6;
   s.memcpy_d2h_ms = dir_ns[1] / double(n) / 1e6;

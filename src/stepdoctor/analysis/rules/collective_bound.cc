@@ -1,5 +1,7 @@
 // collective_bound: gradient all-reduce (or other collectives) takes a large share of the step
 // without being hidden under compute.
+#include <algorithm>
+
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
@@ -11,12 +13,49 @@ constexpr double kCollectiveMinSharePct = 15.0;   // exposed collective time >= 
 constexpr double kCollectiveHighSharePct = 30.0;  // >= 30%: high
 }  // namespace
 
+namespace {
+// The figures the rule needs, from the step breakdown (any framework) or, where that has no
+// communication kernels, from TfSignals (TensorFlow's host-side CollectiveReduce).
+struct CollectiveFigures {
+  double step_ms = 0, total_ms = 0, exposed_ms = 0, compute_ms = 0;
+  bool on_host = false;
+  int replicas = 0;
+  std::vector<TopEvent> top;
+};
+
+std::optional<CollectiveFigures> Figures(const Signals& sig) {
+  if (sig.steps && sig.steps->step_count > 0 && sig.steps->collective_total_ms > 0) {
+    const StepSignals& s = *sig.steps;
+    CollectiveFigures c;
+    c.step_ms = s.mean_step_ms;
+    c.total_ms = s.collective_total_ms;
+    c.exposed_ms = s.category_ms[int(StepCategory::kCollectives)];
+    c.compute_ms = s.category_ms[int(StepCategory::kDeviceCompute)];
+    if (sig.tf) c.top = sig.tf->top_collectives;
+    return c;
+  }
+  if (sig.tf && sig.tf->step_ms > 0 && sig.tf->collective_ms_per_step > 0) {
+    const TfSignals& s = *sig.tf;
+    CollectiveFigures c;
+    c.step_ms = s.step_ms;
+    c.total_ms = s.collective_ms_per_step;
+    c.exposed_ms = s.collective_exposed_ms_per_step;
+    c.on_host = s.collectives_on_host;
+    c.replicas = s.replicas;
+    c.top = s.top_collectives;
+    return c;
+  }
+  return std::nullopt;
+}
+}  // namespace
+
 std::optional<Finding> CollectiveBound(const Signals& sig) {
-  if (!sig.tf || sig.tf->step_ms <= 0 || sig.tf->collective_ms_per_step <= 0) return std::nullopt;
-  const TfSignals& s = *sig.tf;
-  double exposed = 100.0 * s.collective_exposed_ms_per_step / s.step_ms;
+  std::optional<CollectiveFigures> fig = Figures(sig);
+  if (!fig) return std::nullopt;
+  const CollectiveFigures& s = *fig;
+  double exposed = 100.0 * s.exposed_ms / s.step_ms;
   if (exposed < kCollectiveMinSharePct) return std::nullopt;
-  double overlap = 100.0 * (1.0 - s.collective_exposed_ms_per_step / s.collective_ms_per_step);
+  double overlap = s.total_ms > 0 ? std::max(0.0, 100.0 * (1.0 - s.exposed_ms / s.total_ms)) : 0;
   Finding f;
   f.id = "collective_bound";
   f.severity = exposed >= kCollectiveHighSharePct ? FindingSeverity::kHigh : FindingSeverity::kModerate;
@@ -24,12 +63,20 @@ std::optional<Finding> CollectiveBound(const Signals& sig) {
   f.title = fmt::format("Collectives take {} of each step without overlapping compute", Pct(exposed));
   f.gain_upper_bound = GainIfRemoved(exposed);
   f.gain_text = GainText(f.gain_upper_bound, "if communication were fully hidden behind compute");
-  f.evidence.push_back({"collective time per step", fmt::format("{} per replica ({})", Ms(s.collective_ms_per_step),
-                                                                s.collectives_on_host ? "host collective ops" : "device kernels")});
-  f.evidence.push_back({"exposed (device not computing)", fmt::format("{} ({} of the step)", Ms(s.collective_exposed_ms_per_step), Pct(exposed))});
+  f.evidence.push_back({"collective time per step", fmt::format("{} per replica ({})", Ms(s.total_ms),
+                                                                s.on_host ? "host collective ops" : "device kernels")});
+  f.evidence.push_back({"exposed (device not computing)", fmt::format("{} ({} of the step)", Ms(s.exposed_ms), Pct(exposed))});
   f.evidence.push_back({"overlapped with compute", Pct(overlap)});
+  if (s.compute_ms > 0)
+    // What a larger per-replica batch changes: compute grows with it, the sync cost does not.
+    f.evidence.push_back({"communication per unit of compute", fmt::format("{:.2f} ms per ms of device compute", s.total_ms / s.compute_ms)});
   if (s.replicas > 0) f.evidence.push_back({"active devices on this worker", fmt::format("{}", s.replicas)});
-  f.top_events = s.top_collectives;
+  if (sig.steps)
+    for (const auto& b : sig.steps->collective_bandwidth)
+      f.evidence.push_back({fmt::format("{} over {} ranks", b.name, b.group_size),
+                            fmt::format("{} calls, {:.1f} MB each, {:.1f} GB/s bus bandwidth ({:.1f} GB/s algorithm)", b.calls,
+                                        b.bytes / b.calls / 1e6, b.busbw_gbps, b.algbw_gbps)});
+  f.top_events = s.top;
   f.fix.summary = "Send fewer, larger all-reduces over NCCL and give each replica more work per sync: pack gradients, "
                   "raise the per-replica batch, and overlap communication with the backward pass.";
   f.fix.tensorflow =
