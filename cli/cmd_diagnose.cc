@@ -24,12 +24,6 @@ struct DiagnoseArgs {
   std::vector<std::string> fail_on;  // --fail-on expressions (repeatable)
 };
 
-bool ColorWanted(const std::string& output) {
-  if (!output.empty()) return false;
-  const char* no_color = std::getenv("NO_COLOR");
-  if (no_color && *no_color) return false;
-  return ::isatty(STDOUT_FILENO);
-}
 
 }  // namespace
 
@@ -38,9 +32,7 @@ std::function<int()> SetupDiagnose(CLI::App& sub) {
   sub.add_option("paths", a->paths, "trace files or folders (Chrome-trace JSON, .xplane.pb, TensorBoard logdirs, "
                                     "GPU logs)")
       ->required();
-  std::string formats;
-  for (const auto& n : RendererNames()) formats += (formats.empty() ? "" : "|") + n;
-  sub.add_option("-f,--format", a->format, "output format: " + formats);
+  sub.add_option("-f,--format", a->format, "output format: " + JoinNames(RendererNames()));
   sub.add_option("-o,--output", a->output, "write the report to this file instead of stdout");
   sub.add_option("--run", a->run, "TensorBoard logdir: the profile run to read (default: the newest)");
   sub.add_option("--width", a->width, "text width in columns");
@@ -70,20 +62,9 @@ std::function<int()> SetupDiagnose(CLI::App& sub) {
     }
     Report report = AnalyzeTrace(imported->trace);
     RenderOptions ro;
-    ro.color = a->format == "text" && ColorWanted(a->output);
+    ro.color = ColorWanted(a->format, a->output);
     ro.width = a->width;
-    std::string text = render(report, ro);
-    if (a->output.empty()) {
-      std::fwrite(text.data(), 1, text.size(), stdout);
-    } else {
-      std::ofstream out(a->output, std::ios::binary);
-      out << text;
-      if (!out) {
-        PrintError(a->output + ": cannot write the report");
-        return kExitBadInput;
-      }
-    }
-    std::fflush(stdout);
+    if (!WriteOutput(render(report, ro), a->output)) return kExitBadInput;
     return CheckFailOn(*fail_on, report, nullptr);
   };
 }

@@ -64,29 +64,11 @@ int CheckFailOn(const std::vector<FailOnExpr>& exprs, const Report& report, cons
   return rc;
 }
 
-static bool WriteOutput(const std::string& text, const std::string& path) {
-  if (path.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-    return true;
-  }
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) {
-    PrintError(path + ": cannot write the report");
-    return false;
-  }
-  return true;
-}
-
 std::function<int()> SetupDiff(CLI::App& sub) {
   auto a = std::make_shared<DiffArgs>();
   sub.add_option("before", a->before, "the baseline run: a trace file or folder")->required();
   sub.add_option("after", a->after, "the run to compare with it: a trace file or folder")->required();
-  std::string formats;
-  for (const auto& n : DiffRendererNames()) formats += (formats.empty() ? "" : "|") + n;
-  sub.add_option("-f,--format", a->format, "output format: " + formats);
+  sub.add_option("-f,--format", a->format, "output format: " + JoinNames(DiffRendererNames()));
   sub.add_option("-o,--output", a->output, "write the comparison to this file instead of stdout");
   sub.add_option("--run", a->run, "TensorBoard logdirs: the profile run to read (default: the newest)");
   sub.add_option("--width", a->width, "text width in columns");

@@ -54,11 +54,9 @@ int DiagnoseLiveSamples(const std::vector<std::string>& paths, const std::string
   }
   Report report = AnalyzeTrace(imported->trace);
   RenderOptions ro;
-  ro.color = format == "text" && ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
+  ro.color = ColorWanted(format, "");
   ro.width = width;
-  std::string text = render(report, ro);
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
+  WriteOutput(render(report, ro), "");
   return kExitOk;
 }
 

@@ -1,10 +1,43 @@
 #include "commands.h"
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 
 namespace stepdoctor::cli {
 
 void PrintError(const std::string& message) { std::fprintf(stderr, "stepdoctor: %s\n", message.c_str()); }
+
+bool WriteOutput(const std::string& text, const std::string& path) {
+  if (path.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return true;
+  }
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) {
+    PrintError(path + ": cannot write the report");
+    return false;
+  }
+  return true;
+}
+
+bool ColorWanted(const std::string& format, const std::string& output_path) {
+  if (format != "text" || !output_path.empty()) return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color && *no_color) return false;
+  return ::isatty(STDOUT_FILENO);
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : "|") + n;
+  return out;
+}
 
 const std::vector<Command>& Commands() {
   static const std::vector<Command> kCommands = {

@@ -31,6 +31,14 @@ const std::vector<Command>& Commands();
 // Prints "stepdoctor: <message>" on stderr (one line).
 void PrintError(const std::string& message);
 
+// Writes a report to `path`, or to stdout when it is empty; false (with the error printed) when
+// the file cannot be written.
+bool WriteOutput(const std::string& text, const std::string& path);
+// Colour only for text on a terminal, and never when NO_COLOR is set (no-color.org).
+bool ColorWanted(const std::string& format, const std::string& output_path);
+// "text|json|md|html", for option help.
+std::string JoinNames(const std::vector<std::string>& names);
+
 // --fail-on, shared by diagnose and diff (cmd_diff.cc). ParseFailOnFlags refuses a malformed
 // expression, and one that needs two runs outside `diff`. CheckFailOn prints
 // "stepdoctor: --fail-on EXPR met: REASON" for each condition met and returns kExitFailOn if
