@@ -43,6 +43,13 @@ TEST(RuleInputBound, Thresholds) {
   EXPECT_NEAR(h->gain_upper_bound, 1.0 / (1 - 0.201), 1e-9);
 }
 
+TEST(RuleInputBound, TiersAreOnTheExposedWait) {
+  // 30% of the step in the DataLoader, but the device is busy for all but 4.9% of it.
+  EXPECT_FALSE(Eval(rules::InputBound, Step(30, 4.9, 0, 0, 90)));
+  EXPECT_EQ(Eval(rules::InputBound, Step(30, 19.9, 0, 0, 70))->severity, FindingSeverity::kModerate);
+  EXPECT_EQ(Eval(rules::InputBound, Step(30, 20.1, 0, 0, 70))->severity, FindingSeverity::kHigh);
+}
+
 TEST(RuleInputBound, GainCountsOnlyTheExposedWait) {
   // 30 ms of waiting, of which the device idles for 10: hiding it all saves at most 10 ms.
   auto f = Eval(rules::InputBound, Step(30, 10, 0, 0, 80));

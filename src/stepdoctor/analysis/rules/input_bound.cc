@@ -7,6 +7,8 @@
 
 namespace stepdoctor::rules {
 namespace {
+// Tiers are on the exposed wait (the device idle meanwhile): a wait hidden behind device work
+// costs nothing. On CPU-only traces the two are the same.
 constexpr double kInputModeratePct = 5.0;  // exposed input wait >= 5% of the step: moderate
 constexpr double kInputHighPct = 20.0;     // >= 20%: high (TensorFlow's profiler says "HIGHLY")
 }  // namespace
@@ -19,11 +21,11 @@ std::optional<Finding> InputBound(const Signals& sig) {
   // rest would not shorten the step.
   double share = s.mean_step_ms > 0 ? 100.0 * s.input_wait_ms / s.mean_step_ms : 0;
   double exposed = CategoryShare(s, StepCategory::kInput);
-  if (share < kInputModeratePct) return std::nullopt;
+  if (exposed < kInputModeratePct) return std::nullopt;
 
   Finding f;
   f.id = "input_bound";
-  f.severity = share >= kInputHighPct ? FindingSeverity::kHigh : FindingSeverity::kModerate;
+  f.severity = exposed >= kInputHighPct ? FindingSeverity::kHigh : FindingSeverity::kModerate;
   f.share_pct = share;
   std::string what = s.input_wait_events.empty() ? std::string("the input pipeline") : s.input_wait_events[0].name;
   bool dataloader = what.find("DataLoader") != std::string::npos;

@@ -9,7 +9,8 @@
 
 namespace stepdoctor::rules {
 namespace {
-constexpr double kTfDataInputMinPct = 5.0;     // host waits on input >= 5% of the step: worth naming a stage
+// Tiers on the exposed wait (the device idle meanwhile), as input_bound: a hidden wait costs nothing.
+constexpr double kTfDataInputMinPct = 5.0;     // exposed input wait >= 5% of the step: worth naming a stage
 constexpr double kTfDataInputHighPct = 20.0;   // >= 20%: high (the TF profiler's "highly input-bound")
 constexpr double kTfDataStageMinSharePct = 30.0;  // the stage holds >= 30% of blocking self time
 
@@ -85,11 +86,11 @@ std::optional<Finding> TfDataBottleneckStage(const Signals& sig) {
   const TfSignals& s = *sig.tf;
   const TfDataPipeline& p = s.tfdata;
   const TfDataStage& b = p.stages[p.bottleneck];
-  if (s.input_share_pct < kTfDataInputMinPct || b.share_pct < kTfDataStageMinSharePct) return std::nullopt;
+  if (s.input_exposed_pct < kTfDataInputMinPct || b.share_pct < kTfDataStageMinSharePct) return std::nullopt;
 
   Finding f;
   f.id = "tfdata_bottleneck_stage";
-  f.severity = s.input_share_pct >= kTfDataInputHighPct ? FindingSeverity::kHigh : FindingSeverity::kModerate;
+  f.severity = s.input_exposed_pct >= kTfDataInputHighPct ? FindingSeverity::kHigh : FindingSeverity::kModerate;
   f.share_pct = s.input_share_pct;
   f.title = fmt::format("tf.data stage {} blocks the input pipeline ({} of its blocking time); the step waits {} on input",
                         b.op, Pct(b.share_pct), Pct(s.input_share_pct));
