@@ -145,6 +145,15 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
   sig.tf = tf.get();
   r.findings = RunRules(sig, &r.diagnostics);
   r.verdict = MakeVerdict(r.findings, sig.steps);
+  if (r.verdict.bottleneck == Bottleneck::kUnknown && r.findings.empty() && trace.EventCount() == 0 &&
+      trace.counters.empty() && !trace.scalars.empty()) {
+    // Event files alone say what was logged, not where step time goes.
+    r.verdict.summary = fmt::format(
+        "no profile in the inputs: {} scalar series from TensorBoard event files (`stepdoctor scalars` shows them)",
+        trace.scalars.size());
+    r.notes.push_back("to see what bounds the step, profile a few steps (tf.profiler.experimental.start/stop, or "
+                      "torch.profiler) and diagnose the logdir");
+  }
 
   r.top_kernels = steps.top_kernels;
   r.top_ops = steps.top_ops;
