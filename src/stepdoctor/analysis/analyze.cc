@@ -78,6 +78,30 @@ void FillLanes(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi, cons
   }
 }
 
+// Step figures of every worker that has steps (for comparing ranks).
+std::vector<WorkerStepFigures> TraceToWorkerFigures(const Trace& trace) {
+  std::vector<WorkerStepFigures> out;
+  for (size_t i = 0; i < trace.workers.size(); ++i) {
+    WorkerId w{uint32_t(i)};
+    StepWindows win = TraceToSteps(trace, w);
+    if (win.whole_window || win.steps.empty()) continue;
+    StepSignals s = TraceToStepSignals(trace, w, win);
+    WorkerStepFigures f;
+    const Worker& wk = trace.worker(w);
+    f.rank = wk.rank;
+    f.name = wk.hostname + (wk.rank >= 0 ? " (rank " + std::to_string(wk.rank) + ")" : "");
+    f.steps = s.step_count;
+    f.median_step_ms = s.median_step_ms;
+    f.compute_ms = s.category_ms[int(StepCategory::kDeviceCompute)];
+    f.collectives_ms = s.category_ms[int(StepCategory::kCollectives)];
+    f.host_ms = s.category_ms[int(StepCategory::kInput)] + s.category_ms[int(StepCategory::kKernelLaunch)] +
+                s.category_ms[int(StepCategory::kHostCompute)];
+    out.push_back(std::move(f));
+  }
+  if (out.size() < 2) out.clear();
+  return out;
+}
+
 void FillDiagnostics(const Trace& trace, Report* r) {
   for (int i = 0; i < int(ImportIssue::kCount_); ++i) {
     uint64_t n = trace.diagnostics.count(ImportIssue(i));
@@ -141,6 +165,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
     r.devices.push_back(DeviceActivityToUtilization(trace, a));
 
   // TensorFlow signals (tf.data, eager, precision, allocator memory, event-file stalls).
+  if (trace.workers.size() > 1) sig.workers = TraceToWorkerFigures(trace);
   std::unique_ptr<TfSignals> tf = ComputeTfSignals(trace, sig.steps);
   sig.tf = tf.get();
   r.findings = RunRules(sig, &r.diagnostics);

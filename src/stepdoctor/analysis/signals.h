@@ -68,6 +68,17 @@ struct StepSignals {
   std::vector<TopEvent> top_ops;
 };
 
+// One worker's (rank's) step figures, for comparing ranks of one distributed job.
+struct WorkerStepFigures {
+  std::string name;                 // hostname or file stem, with the rank where known
+  int rank = -1;
+  int steps = 0;
+  double median_step_ms = 0;
+  double compute_ms = 0;            // device compute per step (mean)
+  double collectives_ms = 0;        // exposed communication per step (mean)
+  double host_ms = 0;               // input + launch + host compute per step (mean)
+};
+
 struct TfSignals;        // analysis/tf_signals.h: tf.data, eager, precision, memory (TensorFlow)
 struct ResourceSignals;  // analysis/resource_signals.h: live samples and GPU logs
 
@@ -76,6 +87,7 @@ struct Signals {
   const StepSignals* steps = nullptr;
   const TfSignals* tf = nullptr;
   const ResourceSignals* resources = nullptr;
+  std::vector<WorkerStepFigures> workers;  // every worker with steps, when there are two or more
 };
 
 }  // namespace stepdoctor

@@ -22,6 +22,7 @@ constexpr Mapping kMap[] = {
     {"host_bound", Bottleneck::kHost},
     {"input_bound", Bottleneck::kInput},
     {"kernel_launch_bound", Bottleneck::kHost},
+    {"rank_imbalance", Bottleneck::kCommunication},  // the fast ranks wait in their collectives
     {"memory_transfer_bound", Bottleneck::kMemoryTransfer},
     {"retracing", Bottleneck::kHost},
     {"serial_cpu_pipeline", Bottleneck::kInput},

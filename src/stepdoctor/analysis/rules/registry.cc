@@ -25,6 +25,8 @@ const std::vector<RuleDef>& AllRules() {
        &rules::PeriodicStall},
       {"periodic_utilisation_dips", "utilisation drops on a schedule: checkpoints, evaluation",
        &rules::PeriodicUtilisationDips},
+      {"rank_imbalance", "one rank of a distributed job is busier per step than the others: a straggler",
+       &rules::RankImbalance},
       {"retracing", "a tf.function is traced again and again", &rules::Retracing},
       {"serial_cpu_pipeline", "a CPU-only job saturates one core while the others idle", &rules::SerialCpuPipeline},
       {"step_time_outliers", "slow steps that stand out, and whether they recur with a period",

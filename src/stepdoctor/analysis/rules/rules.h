@@ -20,6 +20,7 @@ std::optional<Finding> LowGpuUtilisation(const Signals& s);        // low_gpu_ut
 std::optional<Finding> MostlyIdle(const Signals& s);               // mostly_idle.cc
 std::optional<Finding> PeriodicUtilisationDips(const Signals& s);  // periodic_utilisation_dips.cc
 std::optional<Finding> SerialCpuPipeline(const Signals& s);        // serial_cpu_pipeline.cc
+std::optional<Finding> RankImbalance(const Signals& s);     // rank_imbalance.cc
 std::optional<Finding> StepTimeOutliers(const Signals& s);  // step_time_outliers.cc
 std::optional<Finding> StorageBound(const Signals& s);             // storage_bound.cc
 

@@ -1,0 +1,58 @@
+// rank_imbalance: in a distributed job every step waits for the slowest rank. When one rank
+// computes (or feeds its device) for noticeably longer than the others, the others wait in
+// their collectives: a straggler.
+#include <algorithm>
+
+#include "stepdoctor/analysis/rule.h"
+#include "stepdoctor/analysis/rules/rule_util.h"
+#include "stepdoctor/analysis/rules/rules.h"
+
+namespace stepdoctor::rules {
+namespace {
+constexpr double kImbalanceMinPct = 5.0;   // slowest rank's extra busy time >= 5% of the step: fires
+constexpr double kImbalanceHighPct = 20.0;  // >= 20%: high
+}  // namespace
+
+std::optional<Finding> RankImbalance(const Signals& sig) {
+  const auto& w = sig.workers;
+  if (w.size() < 2) return std::nullopt;
+  // Busy time per step on each rank: what it must do before it can join the collective.
+  auto busy = [](const WorkerStepFigures& f) { return f.compute_ms + f.host_ms; };
+  auto slow = std::max_element(w.begin(), w.end(), [&](const auto& a, const auto& b) { return busy(a) < busy(b); });
+  auto fast = std::min_element(w.begin(), w.end(), [&](const auto& a, const auto& b) { return busy(a) < busy(b); });
+  std::vector<double> steps;
+  for (const auto& f : w) steps.push_back(f.median_step_ms);
+  std::sort(steps.begin(), steps.end());
+  double step = steps[steps.size() / 2];
+  if (step <= 0) return std::nullopt;
+  double extra = busy(*slow) - busy(*fast);
+  double share = 100.0 * extra / step;
+  if (share < kImbalanceMinPct) return std::nullopt;
+
+  Finding f;
+  f.id = "rank_imbalance";
+  f.severity = share >= kImbalanceHighPct ? FindingSeverity::kHigh : FindingSeverity::kModerate;
+  f.share_pct = share;
+  f.title = fmt::format("{} is busy {} longer per step than {}: the other ranks wait for it", slow->name, Ms(extra),
+                        fast->name);
+  f.gain_upper_bound = GainIfRemoved(share);
+  f.gain_text = GainText(f.gain_upper_bound, "if every rank were as quick as the fastest");
+  for (const auto& r : w)
+    f.evidence.push_back({r.name, fmt::format("median step {}, busy {} (compute {}, host {}), exposed collectives {}",
+                                              Ms(r.median_step_ms), Ms(busy(r)), Ms(r.compute_ms), Ms(r.host_ms),
+                                              Ms(r.collectives_ms))});
+  f.fix.summary =
+      "Give every rank the same work and the same speed: balance what each rank gets (bucket variable-length "
+      "samples, equal shards), and check the slow rank's machine (throttling GPU, busy CPU, slower input).";
+  f.fix.tensorflow =
+      "ds = ds.shard(num_workers, worker_index)      # equal shards per worker\n"
+      "ds = ds.bucket_by_sequence_length(...)        # similar-length batches on every worker\n"
+      "# and check the slow worker: nvidia-smi -q -d PERFORMANCE (clock throttle reasons)";
+  f.fix.pytorch =
+      "sampler = torch.utils.data.distributed.DistributedSampler(dataset, drop_last=True)\n"
+      "# bucket variable-length samples so each rank's batch costs the same;\n"
+      "# torch.distributed.monitored_barrier() / NCCL_DEBUG=INFO to find the slow rank's machine";
+  return f;
+}
+
+}  // namespace stepdoctor::rules

@@ -1,0 +1,65 @@
+// rank_imbalance on two ranks built in the test, both sides of its threshold, through the
+// whole pipeline (AnalyzeTrace computes every worker's figures).
+#include <gtest/gtest.h>
+
+#include "stepdoctor/analysis/analyze.h"
+
+namespace stepdoctor {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+// Two ranks, 4 steps of 100 ms each; rank 1's kernel takes `slow_ms`, rank 0's 50 ms.
+Trace TwoRanks(int64_t slow_ms, int ranks = 2) {
+  Trace t;
+  for (int rank = 0; rank < ranks; ++rank) {
+    Worker wk;
+    wk.hostname = "node" + std::to_string(rank);
+    wk.rank = rank;
+    wk.world_size = 2;
+    WorkerId w = t.AddWorker(wk);
+    TimelineId host = t.AddTimeline(w, t.GetOrAddDevice(w, DeviceKind::kHostCpu, 0), TimelineKind::kHostThread, 1, "main");
+    TimelineId s = t.AddTimeline(w, t.GetOrAddDevice(w, DeviceKind::kGpu, 0), TimelineKind::kDeviceStream, 7, "s7");
+    for (int i = 0; i < 4; ++i) {
+      int64_t base = i * 100 * kMs;
+      t.timeline(host).Add(base, 100 * kMs, t.strings.Intern("ProfilerStep#" + std::to_string(i)), EventKind::kStepMarker);
+      int64_t k = rank == 1 ? slow_ms : 50;
+      t.timeline(s).Add(base, k * kMs, t.strings.Intern("gemm"), EventKind::kKernel);
+      t.timeline(s).Add(base + k * kMs, (100 - k) * kMs, t.strings.Intern("ncclKernel_AllReduce"), EventKind::kCollective);
+    }
+  }
+  t.Finalize();
+  return t;
+}
+
+const Finding* Find(const Report& r, const std::string& id) {
+  for (const auto& f : r.findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+TEST(RankImbalance, SlowRankIsNamed) {
+  Report r = AnalyzeTrace(TwoRanks(80));  // 30 ms more per 100 ms step
+  const Finding* f = Find(r, "rank_imbalance");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, FindingSeverity::kHigh);
+  EXPECT_NEAR(f->share_pct, 30.0, 1e-6);
+  EXPECT_NE(f->title.find("node1 (rank 1)"), std::string::npos) << f->title;
+  EXPECT_EQ(f->evidence.size(), 2u);
+}
+
+TEST(RankImbalance, Thresholds) {
+  EXPECT_EQ(Find(AnalyzeTrace(TwoRanks(54)), "rank_imbalance"), nullptr);  // 4% of the step
+  const Finding* m = nullptr;
+  Report r = AnalyzeTrace(TwoRanks(56));  // 6%
+  m = Find(r, "rank_imbalance");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->severity, FindingSeverity::kModerate);
+}
+
+TEST(RankImbalance, OneRankSaysNothing) {
+  EXPECT_EQ(Find(AnalyzeTrace(TwoRanks(80, /*ranks=*/1)), "rank_imbalance"), nullptr);
+}
+
+}  // namespace
+}  // namespace stepdoctor
