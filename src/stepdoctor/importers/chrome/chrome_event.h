@@ -55,6 +55,17 @@ struct ParsedEvent {
   int nargs = 0;
   ParsedArg args[kMaxArgs];
 
+  // Forgets the previous event without touching the args array (a reset per event must be cheap:
+  // assigning a fresh ParsedEvent would clear ~1.3 KB each time).
+  void Reset() {
+    ph = 0;
+    name = cat = id = scope = bp = {};
+    has_ts = has_dur = has_id = false;
+    ts_ns = dur_ns = 0;
+    pid = tid = PidTid();
+    nargs = 0;
+  }
+
   const ParsedArg* arg(std::string_view key) const {
     for (int k = 0; k < nargs; ++k)
       if (args[k].key == key) return &args[k];

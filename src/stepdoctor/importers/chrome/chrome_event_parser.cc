@@ -343,7 +343,7 @@ void ParseOneByOne(od::parser& parser, ParsedEvent& ev, const char* json, size_t
     if (index++ >= skip) {
       od::document doc;
       od::object obj;
-      ev = ParsedEvent();
+      ev.Reset();
       if (parser.iterate(json + p, e - p, e - p + simdjson::SIMDJSON_PADDING).get(doc) ||
           doc.get_object().get(obj) || ReadEvent(obj, &ev)) {
         sink.OnMalformed();
@@ -372,7 +372,7 @@ void ChromeEventParser::ParseBatch(const char* json, size_t len, EventSink& sink
         failed = true;
         break;
       }
-      ev = ParsedEvent();
+      ev.Reset();
       if (ReadEvent(obj, &ev)) {
         failed = true;
         break;
