@@ -11,6 +11,7 @@
 
 #include "stepdoctor/core/result.h"
 #include "stepdoctor/io/byte_source.h"
+#include "stepdoctor/io/stream_buffer.h"
 
 namespace stepdoctor::tfevents {
 
@@ -23,7 +24,7 @@ class TfRecordReader {
     kTruncated,  // the input ended inside a record (a file still being written, or cut)
   };
 
-  explicit TfRecordReader(ByteSource& src) : src_(src) {}
+  explicit TfRecordReader(ByteSource& src) : in_(src) {}
 
   // `record` stays valid until the next call. I/O errors come back as errors.
   Result<Next> Read(std::string_view* record);
@@ -35,16 +36,11 @@ class TfRecordReader {
   static constexpr uint64_t kMaxRecordBytes = 1ull << 31;  // larger lengths are damage
 
  private:
-  Result<bool> Fill(size_t n);  // ensures n bytes at pos_; false at end of input
-  bool HeaderAt(size_t at, uint64_t* len) const;
+  static bool HeaderAt(const char* at, uint64_t* len);
 
-  ByteSource& src_;
-  std::string buf_;
-  size_t pos_ = 0;
-  uint64_t base_ = 0;  // stream offset of buf_[0]
+  StreamBuffer in_;
   uint64_t offset_ = 0;
   uint64_t skipped_ = 0;
-  bool eof_ = false;
   bool resync_ = false;  // the last header failed: scan for the next good one
 };
 

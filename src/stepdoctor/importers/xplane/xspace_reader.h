@@ -10,6 +10,7 @@
 
 #include "stepdoctor/core/result.h"
 #include "stepdoctor/io/byte_source.h"
+#include "stepdoctor/io/stream_buffer.h"
 
 namespace stepdoctor::xplane {
 
@@ -28,7 +29,7 @@ class XSpaceReader {
     kCorrupt,    // the bytes are not protobuf wire format here; reading stopped
   };
 
-  explicit XSpaceReader(ByteSource& src) : src_(src) {}
+  explicit XSpaceReader(ByteSource& src) : in_(src) {}
 
   // Reads the next length-delimited top-level field, skipping scalar fields we do not use.
   // `bytes` stays valid until the next call. An I/O error is returned as an error.
@@ -37,17 +38,10 @@ class XSpaceReader {
   uint64_t offset() const { return field_offset_; }
 
  private:
-  // Ensures `n` bytes are buffered at pos_; false at end of input.
-  Result<bool> Fill(size_t n);
   Result<bool> ReadVarint(uint64_t* v);
 
-  ByteSource& src_;
-  std::string buf_;    // pending bytes [pos_, buf_.size())
-  size_t pos_ = 0;
-  uint64_t base_ = 0;  // stream offset of buf_[0]
+  StreamBuffer in_;
   uint64_t field_offset_ = 0;
-  std::string field_;  // the last field's bytes
-  bool eof_ = false;
 };
 
 }  // namespace stepdoctor::xplane
