@@ -286,7 +286,9 @@ TEST(ChromeImport, StructuralByteWhereAnEventShouldStartEnds) {
     Trace t;
     auto src = MemorySource(json, "bad.json");
     Status st = ImportChromeJson(*src, t);  // must return, whatever it says
-    if (st.ok()) EXPECT_LE(t.EventCount(), 1u) << json;
+    if (st.ok()) {
+      EXPECT_LE(t.EventCount(), 1u) << json;
+    }
   }
 }
 
