@@ -13,6 +13,12 @@ namespace stepdoctor::cli {
 namespace {
 
 constexpr auto kDelay = std::chrono::seconds(1);             // draw nothing for inputs read faster than this
+
+// STEPDOCTOR_PROGRESS_DELAY_MS overrides kDelay (tests draw at once).
+std::chrono::milliseconds Delay() {
+  if (const char* env = std::getenv("STEPDOCTOR_PROGRESS_DELAY_MS")) return std::chrono::milliseconds(std::atoi(env));
+  return kDelay;
+}
 constexpr auto kRedrawEvery = std::chrono::milliseconds(100);  // at most ten redraws a second
 
 std::string Megabytes(uint64_t bytes) { return fmt::format("{:.1f}", bytes / 1e6); }
@@ -56,7 +62,7 @@ std::string ProgressBar::Line(const std::string& path, uint64_t done, uint64_t t
 void ProgressBar::Update(const std::string& path, uint64_t done, uint64_t total) {
   if (!enabled_) return;
   auto now = Clock::now();
-  if (now - start_ < kDelay || (drawn_ && now - last_draw_ < kRedrawEvery)) return;
+  if (now - start_ < Delay() || (drawn_ && now - last_draw_ < kRedrawEvery)) return;
   last_draw_ = now;
   drawn_ = true;
   std::string line = Line(path, done, total, TerminalWidth(out_));

@@ -9,7 +9,11 @@
 namespace stepdoctor {
 namespace {
 
-Status ImportChrome(PeekableSource& src, Trace& trace, const ImportOptions&) { return ImportChromeJson(src, trace); }
+Status ImportChrome(PeekableSource& src, Trace& trace, const ImportOptions& opts) {
+  std::function<void(uint64_t, uint64_t)> progress;
+  if (opts.progress) progress = [&](uint64_t done, uint64_t total) { opts.progress(src.name(), done, total); };
+  return ImportChromeJson(src, trace, nullptr, {}, progress);
+}
 Status ImportJsonLines(PeekableSource& src, Trace& trace, const ImportOptions&) { return ImportSamplesJsonLines(src, trace); }
 Status ImportCsv(PeekableSource& src, Trace& trace, const ImportOptions&) { return ImportGpuCsv(src, trace); }
 

@@ -8,21 +8,27 @@ namespace {
 
 class Sink final : public chrome::TokenizerSink {
  public:
-  Sink(chrome::ChromeTraceBuilder& b) : builder_(b) {}
+  Sink(chrome::ChromeTraceBuilder& b, ByteSource& src, const std::function<void(uint64_t, uint64_t)>& progress)
+      : builder_(b), src_(src), progress_(progress) {}
   void OnTopLevelField(std::string_view key, std::string_view raw) override { builder_.OnTopLevelField(key, raw); }
-  void OnEventBatch(const char* json, size_t len, size_t) override { parser_.ParseBatch(json, len, builder_); }
+  void OnEventBatch(const char* json, size_t len, size_t) override {
+    parser_.ParseBatch(json, len, builder_);
+    if (progress_) progress_(src_.consumed(), src_.total());
+  }
 
  private:
   chrome::ChromeTraceBuilder& builder_;
   chrome::ChromeEventParser parser_;
+  ByteSource& src_;
+  const std::function<void(uint64_t, uint64_t)>& progress_;
 };
 
 }  // namespace
 
 Status ImportChromeJson(ByteSource& src, Trace& trace, ChromeImportStats* stats,
-                        const chrome::TokenizerOptions& opts) {
+                        const chrome::TokenizerOptions& opts, const std::function<void(uint64_t, uint64_t)>& progress) {
   chrome::ChromeTraceBuilder builder(trace, src.name());
-  Sink sink(builder);
+  Sink sink(builder, src, progress);
   chrome::TokenizerStats ts;
   Status st = chrome::TokenizeChromeJson(src, sink, &ts, opts);
   if (!st.ok()) return Status(st.code(), src.name() + ": " + st.message());

@@ -1,0 +1,53 @@
+// The progress bar: drawn on stderr only when it is a terminal (util-linux `script` gives the
+// command one), only after the delay, and cleared at the end.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "test_util.h"
+
+namespace stepdoctor {
+namespace {
+
+// Runs the CLI under `script`, so stdout/stderr are a pseudo-terminal; returns what it drew.
+std::string UnderTerminal(const std::string& env, const std::string& args) {
+  std::string cmd = "cd '" + std::string(STEPDOCTOR_SOURCE_DIR) + "' && " + env + " script -qec \"" +
+                    STEPDOCTOR_CLI_PATH + " " + args + " >/dev/null\" /dev/null </dev/null";
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  ::pclose(p);
+  return out;
+}
+
+const char* kInput = "diagnose examples/gpu/gpu_dataloader_workers0.pt.trace.json.gz";
+
+TEST(Progress, DrawnOnATerminalAndCleared) {
+  if (::access("/usr/bin/script", X_OK) != 0) GTEST_SKIP() << "util-linux script is not installed";
+  std::string drawn = UnderTerminal("STEPDOCTOR_PROGRESS_DELAY_MS=0", kInput);
+  EXPECT_NE(drawn.find("reading "), std::string::npos) << drawn;
+  EXPECT_NE(drawn.find("workers0.pt.trace.json.gz"), std::string::npos) << drawn;  // shortened to fit
+  EXPECT_NE(drawn.find("%"), std::string::npos);
+  // The last thing written clears the line, so the report starts on a clean one.
+  ASSERT_GE(drawn.size(), 4u);
+  EXPECT_EQ(drawn.substr(drawn.size() - 4), "\r\033[K");
+}
+
+TEST(Progress, NothingForQuickInputs) {
+  if (::access("/usr/bin/script", X_OK) != 0) GTEST_SKIP() << "util-linux script is not installed";
+  EXPECT_EQ(UnderTerminal("", kInput), "");  // read in well under the 1 s delay
+}
+
+TEST(Progress, NothingWhenNotATerminal) {
+  auto r = testing::RunCli(kInput, "STEPDOCTOR_PROGRESS_DELAY_MS=0");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+}
+
+}  // namespace
+}  // namespace stepdoctor
