@@ -23,7 +23,7 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
   f.title = s.cpu_only ? fmt::format("the CPU computes {} of each step: operator work dominates", Pct(share))
                        : fmt::format("the device computes {} of each step: the step is compute-bound", Pct(share));
   f.gain_upper_bound = 1.0;
-  f.gain_text = amp ? "mixed precision often gives 1.5-3x on TensorCore GPUs (not measured here)"
+  f.gain_text = amp ? "no idle time to recover; mixed precision moves matrix math onto TensorCores (the gain depends on the model and is not estimated from this trace)"
                     : "no idle time to recover; gains must come from doing the compute faster";
   f.evidence.push_back({"device compute per step", fmt::format("{} ({})", Ms(s.category_ms[int(StepCategory::kDeviceCompute)]), Pct(share))});
   if (!s.cpu_only) {
