@@ -19,12 +19,8 @@ namespace {
 
 struct RunArgs {
   std::vector<std::string> command;
-  std::string interval = "1s";
   std::string logdir;
-  std::string out;
-  std::string format = "text";
-  int width = 100;
-  bool no_gpu = false;
+  LiveCliOptions live;
 };
 
 // The status line redraws in place on a terminal; elsewhere nothing is printed.
@@ -60,33 +56,45 @@ int DiagnoseLiveSamples(const std::vector<std::string>& paths, const std::string
   return kExitOk;
 }
 
+void AddLiveCliOptions(CLI::App& sub, LiveCliOptions* o) {
+  sub.add_option("--interval", o->interval, "time between samples (1s, 500ms, ...)");
+  sub.add_option("--out", o->out, "samples file to write (default: stepdoctor-samples-DATE-TIME.jsonl here)");
+  sub.add_option("-f,--format", o->format, "report format: " + JoinNames(RendererNames()));
+  sub.add_option("--width", o->width, "text width in columns");
+  sub.add_flag("--no-gpu", o->no_gpu, "do not load NVML (no GPU samples)");
+}
+
+bool MakeLiveSessionOptions(const LiveCliOptions& o, live::LiveSessionOptions* so) {
+  auto interval = live::ParseDurationNs(o.interval);
+  if (!interval.ok()) {
+    PrintError("--interval " + interval.message());
+    return false;
+  }
+  if (!FindRenderer(o.format)) {
+    PrintError("--format " + o.format + ": unknown format");
+    return false;
+  }
+  so->interval_ns = *interval;
+  so->out_path = o.out.empty() ? DefaultSamplesPath() : o.out;
+  so->gpus = !o.no_gpu;
+  so->note = [](const std::string& line) { std::fprintf(stderr, "stepdoctor: %s\n", line.c_str()); };
+  if (::isatty(STDERR_FILENO)) so->status = &StatusLine;
+  return true;
+}
+
+void ClearLiveStatus(const live::LiveSessionOptions& so) {
+  if (so.status) ClearStatusLine();
+}
+
 std::function<int()> SetupRun(CLI::App& sub) {
   auto a = std::make_shared<RunArgs>();
   sub.add_option("command", a->command, "the training command and its arguments, after --")->required();
-  sub.add_option("--interval", a->interval, "time between samples (1s, 500ms, ...)");
   sub.add_option("--logdir", a->logdir, "a profile or TensorBoard logdir the job writes: diagnosed with the samples");
-  sub.add_option("--out", a->out, "samples file to write (default: stepdoctor-samples-DATE-TIME.jsonl here)");
-  sub.add_option("-f,--format", a->format, "report format (text, json, ...)");
-  sub.add_option("--width", a->width, "text width in columns");
-  sub.add_flag("--no-gpu", a->no_gpu, "do not load NVML (no GPU samples)");
+  AddLiveCliOptions(sub, &a->live);
   return [a]() -> int {
-    auto interval = live::ParseDurationNs(a->interval);
-    if (!interval.ok()) {
-      PrintError("--interval " + interval.message());
-      return kExitBadInput;
-    }
-    if (!FindRenderer(a->format)) {
-      PrintError("--format " + a->format + ": unknown format");
-      return kExitBadInput;
-    }
     live::LiveSessionOptions so;
-    so.interval_ns = *interval;
-    so.out_path = a->out.empty() ? DefaultSamplesPath() : a->out;
+    if (!MakeLiveSessionOptions(a->live, &so)) return kExitBadInput;
     so.command = a->command;
-    so.gpus = !a->no_gpu;
-    so.note = [](const std::string& line) { std::fprintf(stderr, "stepdoctor: %s\n", line.c_str()); };
-    const bool tty = ::isatty(STDERR_FILENO);
-    if (tty) so.status = &StatusLine;
 
     // Check the samples file can be written before starting the job.
     if (std::FILE* f = std::fopen(so.out_path.c_str(), "a")) std::fclose(f);
@@ -104,7 +112,7 @@ std::function<int()> SetupRun(CLI::App& sub) {
     int exit_code = -1;
     auto session = live::RunLiveSession(*child, so, [&] { return exit_code = live::ReapChild(*child); });
     live::ForwardSignalsTo(-1);
-    if (tty) ClearStatusLine();
+    ClearLiveStatus(so);
     if (!session.ok()) {
       PrintError(session.message());
       return exit_code >= 0 ? exit_code : live::ReapChild(*child);
@@ -117,7 +125,7 @@ std::function<int()> SetupRun(CLI::App& sub) {
       else PrintError("--logdir " + a->logdir + ": not found after the run; diagnosing the samples alone");
     }
     // The job's status is the command's result; a diagnosis that fails is reported, not returned.
-    (void)DiagnoseLiveSamples(inputs, a->format, a->width);
+    (void)DiagnoseLiveSamples(inputs, a->live.format, a->live.width);
     return exit_code;
   };
 }

@@ -10,6 +10,10 @@
 
 #include "stepdoctor/report/fail_on.h"
 
+namespace stepdoctor::live {
+struct LiveSessionOptions;
+}  // namespace stepdoctor::live
+
 namespace stepdoctor::cli {
 
 // Exit statuses of the stepdoctor command.
@@ -57,6 +61,21 @@ std::function<int()> SetupWatch(CLI::App& sub);
 // Shared by run and watch (defined in cmd_run.cc): the default samples file name, and the
 // diagnosis of a finished session's samples (plus a logdir) printed on stdout.
 std::string DefaultSamplesPath();
+
+// Options `run` and `watch` share.
+struct LiveCliOptions {
+  std::string interval = "1s";
+  std::string out;              // samples file; empty: DefaultSamplesPath()
+  std::string format = "text";
+  int width = 100;
+  bool no_gpu = false;
+};
+void AddLiveCliOptions(CLI::App& sub, LiveCliOptions* o);
+// Checks the shared options and fills the session's: interval, samples path, GPUs, one-line
+// notes, the status line on a terminal. Prints the error and returns false on bad input.
+bool MakeLiveSessionOptions(const LiveCliOptions& o, live::LiveSessionOptions* so);
+// Clears the status line if the session drew one.
+void ClearLiveStatus(const live::LiveSessionOptions& so);
 int DiagnoseLiveSamples(const std::vector<std::string>& paths, const std::string& format, int width);
 
 }  // namespace stepdoctor::cli
