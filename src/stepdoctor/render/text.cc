@@ -82,6 +82,7 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
     }
   }
 
+  const bool pytorch_first = r.format.find("kineto") != std::string::npos || r.format.find("pytorch") != std::string::npos;
   if (!r.findings.empty()) {
     out += "\n" + st.bold("Findings") + "\n";
     int k = 0;
@@ -106,8 +107,14 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
           p = nl + 1;
         }
       };
-      code("TensorFlow:", f.fix.tensorflow);
-      code("PyTorch:", f.fix.pytorch);
+      // The framework that wrote the trace first.
+      if (pytorch_first) {
+        code("PyTorch:", f.fix.pytorch);
+        code("TensorFlow:", f.fix.tensorflow);
+      } else {
+        code("TensorFlow:", f.fix.tensorflow);
+        code("PyTorch:", f.fix.pytorch);
+      }
     }
   }
 
