@@ -9,11 +9,9 @@
 #include "test_util.h"
 
 namespace stepdoctor {
-Report DiagnoseGpuExample(const std::string& rel, Trace* keep = nullptr);
 namespace {
 
-}  // namespace
-Report DiagnoseGpuExample(const std::string& rel, Trace* keep) {
+Report DiagnoseGpuExample(const std::string& rel, Trace* keep = nullptr) {
   auto r = ImportPaths({testing::SourcePath(rel)});
   EXPECT_TRUE(r.ok()) << r.message();
   if (!r.ok()) return {};
@@ -21,9 +19,8 @@ Report DiagnoseGpuExample(const std::string& rel, Trace* keep) {
   if (keep) *keep = std::move(r->trace);
   return rep;
 }
-namespace {
 
-const Finding* Find(const Report& r, const std::string& id) {
+const Finding* FindIn(const Report& r, const std::string& id) {
   for (const auto& f : r.findings)
     if (f.id == id) return &f;
   return nullptr;
@@ -34,7 +31,7 @@ TEST(GpuExamples, KinetoNumWorkers0IsInputBound) {
   EXPECT_EQ(r.format, "chrome-json (kineto)");
   EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kInput);
   EXPECT_EQ(r.steps.count, 5);
-  const Finding* f = Find(r, "input_bound");
+  const Finding* f = FindIn(r, "input_bound");
   ASSERT_NE(f, nullptr);
   EXPECT_NEAR(f->share_pct, 91.6, 1.0);
   ASSERT_EQ(r.devices.size(), 1u);
@@ -45,8 +42,8 @@ TEST(GpuExamples, KinetoNumWorkers0IsInputBound) {
 TEST(GpuExamples, KinetoNumWorkers8IsComputeBound) {
   Report r = DiagnoseGpuExample("examples/gpu/gpu_dataloader_workers8.pt.trace.json.gz");
   EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kDeviceCompute);
-  EXPECT_EQ(Find(r, "input_bound"), nullptr);
-  const Finding* c = Find(r, "compute_bound");
+  EXPECT_EQ(FindIn(r, "input_bound"), nullptr);
+  const Finding* c = FindIn(r, "compute_bound");
   ASSERT_NE(c, nullptr);
   // fp32 kernels on a Hopper GPU: mixed precision is the next lever.
   EXPECT_NE(c->fix.summary.find("mixed precision"), std::string::npos);
@@ -64,23 +61,18 @@ TEST(GpuExamples, JaxLogdirHasStepsFromStepTraceAnnotation) {
 TEST(GpuExamples, NvmlSamplesOfAnInputBoundJob) {
   Report r = DiagnoseGpuExample("examples/gpu/live_gpu_samples.jsonl");
   EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kInput);
-  const Finding* f = Find(r, "gpu_starved_cpu_bound");
+  const Finding* f = FindIn(r, "gpu_starved_cpu_bound");
   ASSERT_NE(f, nullptr);
   EXPECT_NEAR(100.0 - f->share_pct, 8.1, 1.0);  // mean GPU utilisation NVML reported
 }
 
 TEST(GpuExamples, NvidiaSmiLogOfTheSameJob) {
   Report r = DiagnoseGpuExample("examples/gpu/nvidia_smi_log.csv");
-  const Finding* f = Find(r, "low_gpu_utilisation");
+  const Finding* f = FindIn(r, "low_gpu_utilisation");
   ASSERT_NE(f, nullptr);
   EXPECT_NEAR(100.0 - f->share_pct, 7.9, 1.0);
 }
 
-}  // namespace
-}  // namespace stepdoctor
-
-namespace stepdoctor {
-namespace {
 
 TEST(GpuExamples, DiffOfTheDataLoaderFix) {
   Trace tb, ta;
@@ -90,6 +82,24 @@ TEST(GpuExamples, DiffOfTheDataLoaderFix) {
   ASSERT_TRUE(d.speedup.has_value());
   EXPECT_GT(*d.speedup, 10.0);  // 111 ms -> 7.9 ms median
   EXPECT_LT(d.step_delta_ms, -100.0);
+}
+
+
+// The same kind of loop under torch.autocast(bfloat16): the kernels are 16-bit, so the
+// compute_bound note must not suggest mixed precision (its fp32 twin, workers8, does).
+TEST(GpuExamples, Bf16AutocastIsSeenAsSixteenBit) {
+  Report r = DiagnoseGpuExample("examples/gpu/gpu_amp_bf16.pt.trace.json.gz");
+  EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kDeviceCompute);
+  double dc = 0, dc16 = 0;
+  for (const auto& b : r.breakdown)
+    if (b.category == "device_compute") dc = b.pct;
+  for (const auto& b : r.breakdown_detail)
+    if (b.category == "device_compute_16bit") dc16 = b.pct;
+  EXPECT_GT(dc, 70.0);
+  EXPECT_GT(dc16, 0.9 * dc);  // 73.5% of 76.7% when recorded
+  const Finding* c = FindIn(r, "compute_bound");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->fix.summary.find("mixed precision"), std::string::npos) << c->fix.summary;
 }
 
 }  // namespace
