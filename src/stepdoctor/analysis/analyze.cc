@@ -78,6 +78,27 @@ void FillLanes(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi, cons
   }
 }
 
+// The workers, devices and counter samples of `t` that fall in [lo, hi): what resource
+// signals read, without the events.
+Trace CountersWithin(const Trace& t, int64_t lo, int64_t hi) {
+  Trace out;
+  out.workers = t.workers;
+  out.devices = t.devices;
+  out.format = t.format;
+  for (const auto& c : t.counters) {
+    CounterSeries k = c;
+    k.ts_ns.clear();
+    k.value.clear();
+    for (size_t i = 0; i < c.ts_ns.size(); ++i)
+      if (c.ts_ns[i] >= lo && c.ts_ns[i] < hi) {
+        k.ts_ns.push_back(c.ts_ns[i]);
+        k.value.push_back(c.value[i]);
+      }
+    if (!k.ts_ns.empty()) out.counters.push_back(std::move(k));
+  }
+  return out;
+}
+
 // Step figures of every worker that has steps (for comparing ranks).
 std::vector<WorkerStepFigures> TraceToWorkerFigures(const Trace& trace) {
   std::vector<WorkerStepFigures> out;
@@ -126,12 +147,6 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
   StepSignals steps;
   Signals sig;
   sig.trace = &trace;
-  // Live samples and GPU logs: resource signals for the resource rules, series for charts.
-  std::unique_ptr<ResourceSignals> resources = ComputeResourceSignals(trace);
-  if (resources) {
-    sig.resources = resources.get();
-    r.series = ResourceSeriesForCharts(trace, resources->worker);
-  }
   if (worker.valid()) {
     windows = TraceToSteps(trace, worker);
     steps = TraceToStepSignals(trace, worker, windows);
@@ -165,6 +180,24 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
     r.devices.push_back(DeviceActivityToUtilization(trace, a));
 
   // TensorFlow signals (tf.data, eager, precision, allocator memory, event-file stalls).
+  // Live samples and GPU logs: resource signals for the resource rules, series for charts. With
+  // a profile beside them (`run --logdir`), resources are judged over the profiled steps.
+  std::unique_ptr<ResourceSignals> resources;
+  if (!trace.counters.empty()) {
+    if (!windows.whole_window && !windows.steps.empty()) {
+      Trace within = CountersWithin(trace, windows.steps.front().start_ns, windows.steps.back().end_ns);
+      resources = ComputeResourceSignals(within);
+      if (resources) {
+        r.notes.push_back("live samples judged over the profiled steps only");
+        r.series = ResourceSeriesForCharts(within, resources->worker);
+      }
+    }
+    if (!resources) {
+      resources = ComputeResourceSignals(trace);
+      if (resources) r.series = ResourceSeriesForCharts(trace, resources->worker);
+    }
+    if (resources) sig.resources = resources.get();
+  }
   if (trace.workers.size() > 1) sig.workers = TraceToWorkerFigures(trace);
   std::unique_ptr<TfSignals> tf = ComputeTfSignals(trace, sig.steps);
   sig.tf = tf.get();
