@@ -18,11 +18,7 @@ namespace {
 
 struct DiffArgs {
   std::string before, after;
-  std::string format = "text";
-  std::string output;  // empty: stdout
-  std::string run;     // TensorBoard profile run, for both sides
-  int width = 100;
-  std::vector<std::string> fail_on;
+  ReportCliOptions report;  // --run applies to both sides
 };
 
 FailOnVocabulary Vocabulary() {
@@ -68,27 +64,22 @@ std::function<int()> SetupDiff(CLI::App& sub) {
   auto a = std::make_shared<DiffArgs>();
   sub.add_option("before", a->before, "the baseline run: a trace file or folder")->required();
   sub.add_option("after", a->after, "the run to compare with it: a trace file or folder")->required();
-  sub.add_option("-f,--format", a->format, "output format: " + JoinNames(DiffRendererNames()));
-  sub.add_option("-o,--output", a->output, "write the comparison to this file instead of stdout");
-  sub.add_option("--run", a->run, "TensorBoard logdirs: the profile run to read (default: the newest)");
-  sub.add_option("--width", a->width, "text width in columns");
-  sub.add_option("--fail-on", a->fail_on,
-                 "exit 1 when this holds, e.g. step_time_regression>5% or input_bound>=moderate (repeatable; "
-                 "see docs/reports.md)");
+  AddReportCliOptions(sub, &a->report, DiffRendererNames(), "step_time_regression>5% or input_bound>=moderate");
   return [a]() -> int {
-    DiffRenderer render = FindDiffRenderer(a->format);
+    const ReportCliOptions& o = a->report;
+    DiffRenderer render = FindDiffRenderer(o.format);
     if (!render) {
-      PrintError("--format " + a->format + ": unknown format");
+      PrintError("--format " + o.format + ": unknown format");
       return kExitBadInput;
     }
-    auto fail_on = ParseFailOnFlags(a->fail_on, /*is_diff=*/true);
+    auto fail_on = ParseFailOnFlags(o.fail_on, /*is_diff=*/true);
     if (!fail_on.ok()) {
       PrintError(fail_on.message());
       return kExitBadInput;
     }
     ProgressBar progress(StderrIsInteractive());
     ImportOptions io;
-    io.profile_run = a->run;
+    io.profile_run = o.run;
     io.progress = progress.Callback();
     auto before = ImportPaths({a->before}, io);
     if (!before.ok()) {
@@ -106,8 +97,8 @@ std::function<int()> SetupDiff(CLI::App& sub) {
     Report ra = AnalyzeTrace(after->trace);
     DiffReport diff = ReportsToDiff(before->trace, rb, after->trace, ra);
     RenderOptions ro;
-    ro.width = a->width;
-    if (!WriteOutput(render(diff, ro), a->output)) return kExitBadInput;
+    ro.width = o.width;
+    if (!WriteOutput(render(diff, ro), o.output)) return kExitBadInput;
     return CheckFailOn(*fail_on, ra, &diff);
   };
 }

@@ -33,6 +33,16 @@ bool ColorWanted(const std::string& format, const std::string& output_path) {
   return ::isatty(STDOUT_FILENO);
 }
 
+void AddReportCliOptions(CLI::App& sub, ReportCliOptions* o, const std::vector<std::string>& formats,
+                         const std::string& fail_on_example) {
+  sub.add_option("-f,--format", o->format, "output format: " + JoinNames(formats));
+  sub.add_option("-o,--output", o->output, "write the report to this file instead of stdout");
+  sub.add_option("--run", o->run, "TensorBoard logdirs: the profile run to read (default: the newest)");
+  sub.add_option("--width", o->width, "text width in columns");
+  sub.add_option("--fail-on", o->fail_on,
+                 "exit 1 when this holds, e.g. " + fail_on_example + " (repeatable; see docs/reports.md)");
+}
+
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : "|") + n;

@@ -62,6 +62,18 @@ std::function<int()> SetupWatch(CLI::App& sub);
 // diagnosis of a finished session's samples (plus a logdir) printed on stdout.
 std::string DefaultSamplesPath();
 
+// Options `diagnose` and `diff` share: how to render, where to, which profile run, --fail-on.
+struct ReportCliOptions {
+  std::string format = "text";
+  std::string output;                // empty: stdout
+  std::string run;                   // TensorBoard logdir: the profile run to read
+  int width = 100;
+  std::vector<std::string> fail_on;  // --fail-on expressions (repeatable)
+};
+// `formats` lists the --format names; `fail_on_example` shows a typical expression.
+void AddReportCliOptions(CLI::App& sub, ReportCliOptions* o, const std::vector<std::string>& formats,
+                         const std::string& fail_on_example);
+
 // Options `run` and `watch` share.
 struct LiveCliOptions {
   std::string interval = "1s";
