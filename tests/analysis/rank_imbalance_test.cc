@@ -46,6 +46,8 @@ TEST(RankImbalance, SlowRankIsNamed) {
   EXPECT_NEAR(f->share_pct, 30.0, 1e-6);
   EXPECT_NE(f->title.find("node1 (rank 1)"), std::string::npos) << f->title;
   EXPECT_EQ(f->evidence.size(), 2u);
+  ASSERT_EQ(r.workers.size(), 2u);  // the ranks table every renderer prints
+  EXPECT_NEAR(r.workers[1].compute_ms - r.workers[0].compute_ms, 30.0, 1e-6);
 }
 
 TEST(RankImbalance, Thresholds) {

@@ -176,8 +176,10 @@ std::string TopSection(const Report& r) {
 
 std::string DevicesSection(const Report& r) {
   std::string s = "<section id=\"devices\">\n<h2>Devices</h2>\n";
-  if (r.devices.empty()) return s + "<p class=\"note\">No devices with activity.</p>\n</section>\n";
-  s += "<table id=\"devices-table\"><thead><tr><th>worker</th><th>device</th><th class=\"num\">span ms</th>"
+  if (r.devices.empty() && r.workers.empty())
+    return s + "<p class=\"note\">No devices with activity.</p>\n</section>\n";
+  if (r.devices.empty()) s += "<p class=\"note\">No devices with activity.</p>\n";
+  else s += "<table id=\"devices-table\"><thead><tr><th>worker</th><th>device</th><th class=\"num\">span ms</th>"
        "<th class=\"num\">compute</th><th class=\"num\">non-compute</th><th class=\"num\">idle</th>"
        "<th class=\"num\">comm/comp overlap</th><th class=\"num\">kernels</th></tr></thead><tbody>\n";
   for (const auto& d : r.devices)
@@ -188,7 +190,19 @@ std::string DevicesSection(const Report& r) {
                      render::ShareBar(d.compute_pct, render::CategoryColor("device_compute")),
                      FormatPct(d.non_compute_pct), FormatPct(d.idle_pct),
                      d.comm_comp_overlap_pct ? FormatPct(*d.comm_comp_overlap_pct) : "&ndash;", d.kernel_count);
-  s += "</tbody></table>\n</section>\n";
+  if (!r.devices.empty()) s += "</tbody></table>\n";
+  if (!r.workers.empty()) {
+    s += "<h4>Ranks (ms per step)</h4>\n<table id=\"ranks-table\"><thead><tr><th>worker</th><th class=\"num\">steps</th>"
+         "<th class=\"num\">median step</th><th class=\"num\">device compute</th><th class=\"num\">host</th>"
+         "<th class=\"num\">exposed communication</th></tr></thead><tbody>\n";
+    for (const auto& w : r.workers)
+      s += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+                       "<td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+                       HtmlEscape(w.name), w.steps, FormatMs(w.median_step_ms), FormatMs(w.compute_ms),
+                       FormatMs(w.host_ms), FormatMs(w.collectives_ms));
+    s += "</tbody></table>\n";
+  }
+  s += "</section>\n";
   return s;
 }
 

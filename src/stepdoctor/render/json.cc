@@ -94,6 +94,20 @@ std::string RenderJson(const Report& r, const RenderOptions&) {
   }
   j.EndArray();
 
+  j.Key("workers").BeginArray();
+  for (const auto& w : r.workers) {
+    j.BeginObject();
+    j.Key("name").String(w.name);
+    j.Key("rank").Int(w.rank);
+    j.Key("steps").Int(w.steps);
+    j.Key("median_step_ms").Number(w.median_step_ms);
+    j.Key("compute_ms").Number(w.compute_ms);
+    j.Key("host_ms").Number(w.host_ms);
+    j.Key("collectives_ms").Number(w.collectives_ms);
+    j.EndObject();
+  }
+  j.EndArray();
+
   j.Key("findings").BeginArray();
   for (const auto& f : r.findings) {
     j.BeginObject();

@@ -105,6 +105,13 @@ std::string RenderMarkdown(const Report& r, const RenderOptions& /*o*/) {
                        d.comm_comp_overlap_pct ? FormatPct(*d.comm_comp_overlap_pct) : "–", d.kernel_count);
     s += "\n";
   }
+  if (!r.workers.empty()) {
+    s += "### Ranks\n\n| Worker | Steps | Median step | Compute | Host | Exposed comm |\n|---|---:|---:|---:|---:|---:|\n";
+    for (const auto& w : r.workers)
+      s += fmt::format("| {} | {} | {} | {} | {} | {} |\n", MdText(w.name), w.steps, FormatMs(w.median_step_ms),
+                       FormatMs(w.compute_ms), FormatMs(w.host_ms), FormatMs(w.collectives_ms));
+    s += "\n";
+  }
   s += TopTable("Top kernels by device time", r.top_kernels);
   s += TopTable("Top operators by host time", r.top_ops);
   if (!r.notes.empty() || !r.diagnostics.empty()) {

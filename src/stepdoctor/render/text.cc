@@ -127,6 +127,14 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
                          Ellipsize(d.device, 32), d.span_us / 1e3, d.idle_pct, d.compute_pct, d.non_compute_pct,
                          d.comm_comp_overlap_pct ? fmt::format("{:.1f}", *d.comm_comp_overlap_pct) : "-");
   }
+  if (!r.workers.empty()) {
+    out += "\n" + st.bold("Ranks") + " (ms per step: device compute, host, exposed communication)\n";
+    out += fmt::format("  {:<36} {:>6} {:>12} {:>9} {:>9} {:>9}\n", "worker", "steps", "median step", "compute",
+                       "host", "comm");
+    for (const auto& w : r.workers)
+      out += fmt::format("  {:<36} {:>6} {:>12.1f} {:>9.1f} {:>9.1f} {:>9.1f}\n", Ellipsize(w.name, 36), w.steps,
+                         w.median_step_ms, w.compute_ms, w.host_ms, w.collectives_ms);
+  }
   auto table = [&](const char* title, const std::vector<TopEvent>& rows) {
     if (rows.empty()) return;
     out += "\n" + st.bold(title) + "\n";

@@ -90,6 +90,16 @@ struct DeviceUtilization {
   int64_t kernel_count = 0;
 };
 
+struct WorkerRow {             // one rank of a distributed job (one trace file), for comparing ranks
+  std::string name;            // "host (rank 3)"
+  int rank = -1;
+  int steps = 0;
+  double median_step_ms = 0;
+  double compute_ms = 0;       // device compute per step (mean)
+  double host_ms = 0;          // input + kernel launch + host compute per step (mean)
+  double collectives_ms = 0;   // exposed communication per step (mean)
+};
+
 struct DeviceLane {            // busy intervals of one stream/thread, downsampled, for charts
   std::string label;
   std::vector<std::pair<double, double>> busy_ms;  // [start, end) relative to window start
@@ -113,6 +123,7 @@ struct Report {
   // _d2d / _other (each part of a `breakdown` category; empty on CPU-only traces).
   std::vector<BreakdownEntry> breakdown_detail;
   std::vector<DeviceUtilization> devices;
+  std::vector<WorkerRow> workers;    // every worker with steps, when there are two or more
   std::vector<Finding> findings;     // ranked: severity, then share
   std::vector<TopEvent> top_kernels; // by total device time
   std::vector<TopEvent> top_ops;     // by total host time (top-level framework ops)
