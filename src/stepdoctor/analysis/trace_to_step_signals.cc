@@ -171,6 +171,10 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
       }
     }
     if (s.cpu_only) {
+      // Host collectives (gloo, c10d): the wait for the other ranks, where no operator runs.
+      for (size_t i = 0; i < t.ev.size(); ++i)
+        if (t.ev.kind[i] == EventKind::kCollective)
+          raw[int(StepCategory::kCollectives)].push_back({t.ev.start_ns[i], t.end_ns(uint32_t(i))});
       ForEachTopLevelOp(t, [&](uint32_t, int64_t b, int64_t e) {
         bool tiny = e - b < kTinyOpNs;
         raw[int(tiny ? StepCategory::kHostCompute : StepCategory::kDeviceCompute)].push_back({b, e});
@@ -194,7 +198,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
                                                      StepCategory::kMemcpy,        StepCategory::kInput,
                                                      StepCategory::kKernelLaunch,  StepCategory::kHostCompute};
   static constexpr StepCategory kCpuPriority[] = {StepCategory::kInput, StepCategory::kDeviceCompute,
-                                                  StepCategory::kHostCompute};
+                                                  StepCategory::kCollectives, StepCategory::kHostCompute};
   IntervalSet exclusive[kStepCategoryCount];
   IntervalSet claimed;
   auto assign = [&](StepCategory c) {

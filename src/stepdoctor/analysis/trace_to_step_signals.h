@@ -5,8 +5,9 @@
 //   with a device:  device_compute > collectives > memcpy > input > kernel_launch > host_compute,
 //                   and what is left is `other` (idle, or work we cannot attribute). So input
 //                   wait counts only while the device has nothing to do: the exposed wait.
-//   CPU only:       input > device_compute (top-level operators) > host_compute (tiny
-//                   top-level operators, and the time between operators: Python/framework).
+//   CPU only:       input > device_compute (top-level operators) > collectives (host
+//                   collectives: waiting for other ranks) > host_compute (tiny top-level
+//                   operators, and the time between operators: Python/framework).
 #pragma once
 
 #include "stepdoctor/analysis/signals.h"

@@ -31,6 +31,20 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
     f.evidence.push_back({"TensorCore-capable device", s.tensor_core_capable ? "yes" : "no or unknown"});
   }
   for (size_t i = 0; i < s.top_kernels.size() && i < 3; ++i) f.top_events.push_back(s.top_kernels[i]);
+  if (s.cpu_only) {
+    f.fix.summary = "The CPU is the device: make its operators cheaper (compile and fuse them, use all cores, "
+                    "bf16 where the CPU has AMX/AVX-512 BF16) or move the work to an accelerator.";
+    f.fix.tensorflow =
+        "tf.config.threading.set_intra_op_parallelism_threads(os.cpu_count())\n"
+        "@tf.function(jit_compile=True)   # fuse ops with XLA\n"
+        "def train_step(x, y): ...";
+    f.fix.pytorch =
+        "torch.set_num_threads(os.cpu_count())\n"
+        "model = torch.compile(model)                        # fuse operators\n"
+        "with torch.autocast(device_type='cpu', dtype=torch.bfloat16):  # on CPUs with AMX / AVX-512 BF16\n"
+        "    loss = loss_fn(model(x), y)";
+    return f;
+  }
   f.fix.summary = amp ? "Run in mixed precision so matrix math uses TensorCores; then try a larger batch."
                       : "Profile the top kernels; fuse or compile (XLA, torch.compile), and try a larger batch.";
   f.fix.tensorflow =
