@@ -53,7 +53,7 @@ Status ImportSource(PeekableSource& src, Trace& trace, const ImportOptions& opts
   if (!imp) {
     if (IsProfilerAnalysisFile(src.name()))
       return Status(ErrorCode::kUnknownFormat,
-                    src.name() + ": a TensorBoard profile plugin page (converted analysis), not a raw profile: skipped");
+                    src.name() + ": a TensorBoard profile plugin page (an analysis converted from a profile), not the raw profile stepdoctor reads");
     if (f == InputFormat::kUnknown)
       return Status(ErrorCode::kUnknownFormat, src.name() + ": not a format stepdoctor reads (not a Chrome trace, "
                                                             "XPlane profile, TensorBoard event file or GPU log)");
