@@ -199,6 +199,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
     if (resources) sig.resources = resources.get();
   }
   if (trace.workers.size() > 1) sig.workers = TraceToWorkerFigures(trace);
+  sig.memory = TraceToMemoryPeaks(trace);
   for (const auto& w : sig.workers)
     r.workers.push_back({w.name, w.rank, w.steps, w.median_step_ms, w.compute_ms, w.host_ms, w.collectives_ms});
   std::unique_ptr<TfSignals> tf = ComputeTfSignals(trace, sig.steps);

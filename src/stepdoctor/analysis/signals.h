@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "stepdoctor/analysis/trace_to_collective_bandwidth.h"
+#include "stepdoctor/analysis/trace_to_memory_peaks.h"
 #include "stepdoctor/model/trace.h"
 #include "stepdoctor/report/report.h"
 
@@ -88,6 +89,7 @@ struct Signals {
   const TfSignals* tf = nullptr;
   const ResourceSignals* resources = nullptr;
   std::vector<WorkerStepFigures> workers;  // every worker with steps, when there are two or more
+  std::vector<DeviceMemoryPeak> memory;    // PyTorch allocator peaks per GPU (profile_memory)
 };
 
 }  // namespace stepdoctor

@@ -10,10 +10,34 @@ constexpr double kMemoryPressurePct = 90.0;      // peak >= 90% of device memory
 constexpr double kMemoryPressureHighPct = 97.0;  // >= 97%: high (the next larger batch or graph will OOM)
 
 std::string Gb(int64_t b) { return fmt::format("{:.2f} GB", b / 1e9); }
+void AddMemoryFix(Finding* f);
+
+// PyTorch: the caching allocator's peak (reserved, else allocated) per GPU.
+std::optional<Finding> FromPyTorchCounters(const Signals& sig) {
+  if (sig.memory.empty()) return std::nullopt;
+  const DeviceMemoryPeak& m = sig.memory.front();
+  if (m.peak_pct() < kMemoryPressurePct) return std::nullopt;
+  Finding f;
+  f.id = "memory_pressure";
+  f.severity = m.peak_pct() >= kMemoryPressureHighPct ? FindingSeverity::kHigh : FindingSeverity::kModerate;
+  f.share_pct = 0;  // not a share of step time
+  f.title = fmt::format("Peak memory held reaches {} of {} ({})", Pct(m.peak_pct()), m.device, Gb(m.capacity_bytes));
+  f.gain_upper_bound = 1.0;
+  f.gain_text = "no direct speed-up: headroom avoids out-of-memory failures and allows a larger batch";
+  f.evidence.push_back({"peak allocated (tensors)", fmt::format("{} of {}", Gb(m.peak_allocated_bytes), Gb(m.capacity_bytes))});
+  f.evidence.push_back({"peak reserved (caching allocator)", Gb(m.peak_reserved_bytes)});
+  for (size_t i = 1; i < sig.memory.size() && i < 4; ++i)
+    f.evidence.push_back({sig.memory[i].device, fmt::format("peak {}", Pct(sig.memory[i].peak_pct()))});
+  return f;
+}
 }  // namespace
 
 std::optional<Finding> MemoryPressure(const Signals& sig) {
-  if (!sig.tf || sig.tf->memory.empty()) return std::nullopt;
+  if (!sig.tf || sig.tf->memory.empty()) {
+    std::optional<Finding> f = FromPyTorchCounters(sig);
+    if (f) AddMemoryFix(&*f);
+    return f;
+  }
   const TfMemoryPeak& m = sig.tf->memory.front();
   if (m.capacity_bytes <= 0 || m.peak_pct() < kMemoryPressurePct) return std::nullopt;
   Finding f;
@@ -29,20 +53,26 @@ std::optional<Finding> MemoryPressure(const Signals& sig) {
   if (m.max_fragmentation > 0) f.evidence.push_back({"max fragmentation", Pct(100.0 * m.max_fragmentation)});
   for (size_t i = 1; i < sig.tf->memory.size() && i < 4; ++i)
     f.evidence.push_back({sig.tf->memory[i].allocator, fmt::format("peak {}", Pct(sig.tf->memory[i].peak_pct()))});
-  f.fix.summary = "Lower peak memory: mixed precision halves activations, gradient accumulation keeps the effective "
+  AddMemoryFix(&f);
+  return f;
+}
+
+namespace {
+void AddMemoryFix(Finding* f) {
+  f->fix.summary = "Lower peak memory: mixed precision halves activations, gradient accumulation keeps the effective "
                   "batch with a smaller one, and memory growth stops TensorFlow from reserving the whole device.";
-  f.fix.tensorflow =
+  f->fix.tensorflow =
       "tf.keras.mixed_precision.set_global_policy(\"mixed_float16\")\n"
       "for gpu in tf.config.list_physical_devices(\"GPU\"):\n"
       "    tf.config.experimental.set_memory_growth(gpu, True)\n"
       "model.fit(ds.batch(batch_size // 2), ...)   # and accumulate gradients over 2 micro-batches:\n"
       "# grads = [a + g for a, g in zip(accum, tape.gradient(loss, vars))]; apply every 2 steps";
-  f.fix.pytorch =
+  f->fix.pytorch =
       "with torch.autocast(\"cuda\", dtype=torch.bfloat16): loss = model(x)   # smaller activations\n"
       "loss = loss / accum_steps; loss.backward()\n"
       "if (i + 1) % accum_steps == 0: optimizer.step(); optimizer.zero_grad()\n"
       "# PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True reduces fragmentation";
-  return f;
 }
+}  // namespace
 
 }  // namespace stepdoctor::rules

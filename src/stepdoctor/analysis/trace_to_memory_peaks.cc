@@ -1,0 +1,30 @@
+#include "stepdoctor/analysis/trace_to_memory_peaks.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace stepdoctor {
+
+std::vector<DeviceMemoryPeak> TraceToMemoryPeaks(const Trace& trace) {
+  std::vector<DeviceMemoryPeak> out;
+  for (const Device& d : trace.devices) {
+    if (d.kind != DeviceKind::kGpu || d.memory_bytes <= 0) continue;
+    const std::string prefix = "gpu" + std::to_string(d.index) + "_memory_";
+    DeviceMemoryPeak p;
+    bool any = false;
+    for (const auto& c : trace.counters) {
+      if (c.worker != d.worker || c.name.rfind(prefix, 0) != 0 || c.value.empty()) continue;
+      int64_t peak = int64_t(*std::max_element(c.value.begin(), c.value.end()));
+      if (c.name == prefix + "allocated_bytes") p.peak_allocated_bytes = peak, any = true;
+      if (c.name == prefix + "reserved_bytes") p.peak_reserved_bytes = peak, any = true;
+    }
+    if (!any) continue;
+    p.capacity_bytes = d.memory_bytes;
+    p.device = "GPU " + std::to_string(d.index) + (d.name.empty() ? "" : " (" + d.name + ")");
+    out.push_back(std::move(p));
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.peak_pct() > b.peak_pct(); });
+  return out;
+}
+
+}  // namespace stepdoctor

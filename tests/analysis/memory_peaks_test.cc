@@ -1,0 +1,73 @@
+// memory_pressure for PyTorch: the caching allocator's peaks (Kineto [memory] events with
+// Total Allocated / Total Reserved) against the GPU's memory from deviceProperties.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/analysis/trace_to_memory_peaks.h"
+#include "stepdoctor/importers/chrome/chrome_json_to_trace.h"
+#include "stepdoctor/importers/import_paths.h"
+#include "test_util.h"
+
+namespace stepdoctor {
+namespace {
+
+// A 10 GB GPU whose allocator reserves up to `reserved_gb`.
+Trace WithPeak(double reserved_gb) {
+  std::string json = R"({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "G", "totalGlobalMem": 10000000000}],
+    "traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 0, "dur": 100, "args": {"device": 0}},)";
+  for (int i = 0; i < 3; ++i) {
+    double r = reserved_gb * 1e9 * (i == 1 ? 1.0 : 0.5);
+    json += R"({"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": )" + std::to_string(10 * i) +
+            R"(, "args": {"Device Type": 1, "Device Id": 0, "Bytes": 1, "Total Allocated": )" +
+            std::to_string(int64_t(r * 0.9)) + R"(, "Total Reserved": )" + std::to_string(int64_t(r)) + "}}" +
+            (i < 2 ? "," : "");
+  }
+  json += "]}";
+  Trace t;
+  auto src = MemorySource(json, "mem.json");
+  EXPECT_TRUE(ImportChromeJson(*src, t).ok());
+  return t;
+}
+
+const Finding* Find(const Report& r, const std::string& id) {
+  for (const auto& f : r.findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+TEST(MemoryPeaks, FromKinetoCounters) {
+  Trace t = WithPeak(9.6);
+  auto peaks = TraceToMemoryPeaks(t);
+  ASSERT_EQ(peaks.size(), 1u);
+  EXPECT_EQ(peaks[0].capacity_bytes, 10000000000);
+  EXPECT_EQ(peaks[0].peak_reserved_bytes, 9600000000);
+  EXPECT_NEAR(peaks[0].peak_pct(), 96.0, 1e-9);
+}
+
+TEST(MemoryPeaks, PressureThresholds) {
+  EXPECT_EQ(Find(AnalyzeTrace(WithPeak(8.9)), "memory_pressure"), nullptr);  // 89%
+  Report m = AnalyzeTrace(WithPeak(9.1));                                      // 91%
+  ASSERT_NE(Find(m, "memory_pressure"), nullptr);
+  EXPECT_EQ(Find(m, "memory_pressure")->severity, FindingSeverity::kModerate);
+  EXPECT_FALSE(Find(m, "memory_pressure")->fix.pytorch.empty());
+  Report h = AnalyzeTrace(WithPeak(9.8));                                      // 98%
+  ASSERT_NE(Find(h, "memory_pressure"), nullptr);
+  EXPECT_EQ(Find(h, "memory_pressure")->severity, FindingSeverity::kHigh);
+}
+
+TEST(MemoryPeaks, CorpusTraceWithProfileMemory) {
+  SD_CORPUS_OR_SKIP(path, "hta-testdata/df_index_resolver/df_index_resolver.json.gz");
+  auto r = ImportPaths({path});
+  ASSERT_TRUE(r.ok());
+  auto peaks = TraceToMemoryPeaks(r->trace);
+  ASSERT_EQ(peaks.size(), 1u);  // GPU 1, a V100 32GB: 12.8 GB reserved at most
+  EXPECT_NEAR(peaks[0].peak_reserved_bytes / 1e9, 12.78, 0.01);
+  EXPECT_NEAR(peaks[0].peak_pct(), 37.5, 0.1);
+  EXPECT_EQ(Find(AnalyzeTrace(r->trace), "memory_pressure"), nullptr);
+}
+
+}  // namespace
+}  // namespace stepdoctor
