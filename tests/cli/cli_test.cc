@@ -92,3 +92,20 @@ TEST(Cli, CorpusTruncatedCopyOfALargeTrace) {
 
 }  // namespace
 }  // namespace stepdoctor
+
+namespace stepdoctor {
+namespace {
+
+// Files of a folder are read on several threads and merged in order: the report must not
+// depend on the thread count.
+TEST(Cli, SameReportWhateverTheThreadCount) {
+  auto one = testing::RunCli("diagnose --format json examples", "STEPDOCTOR_THREADS=1");
+  auto four = testing::RunCli("diagnose --format json examples", "STEPDOCTOR_THREADS=4");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  ASSERT_EQ(four.exit_code, 0) << four.err;
+  EXPECT_EQ(one.out, four.out);
+  EXPECT_NE(one.out.find("\"workers\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace stepdoctor

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "stepdoctor/analysis/interval_set.h"
 #include "stepdoctor/analysis/resource_signals.h"
@@ -99,9 +100,24 @@ Trace CountersWithin(const Trace& t, int64_t lo, int64_t hi) {
   return out;
 }
 
-// Step figures of every worker that has steps (for comparing ranks).
+// Workers that can be ranks of one job: the same world size where the traces say (Kineto's
+// distributedInfo); else files in one folder whose names differ only in digits (rank0.json,
+// rank1.json). Ranks also run at the same time: see the overlap check below. A folder of
+// unrelated traces is not a job.
+std::string JobKey(const Worker& w) {
+  if (w.world_size >= 2) return "world " + std::to_string(w.world_size);
+  size_t slash = w.source_path.find_last_of('/');
+  std::string dir = slash == std::string::npos ? std::string() : w.source_path.substr(0, slash);
+  std::string stem;
+  for (char c : w.source_path.substr(slash == std::string::npos ? 0 : slash + 1))
+    if (c < '0' || c > '9') stem += c;
+  return "files " + dir + "/" + stem;
+}
+
+// Step figures of the ranks of the largest job with two or more workers that have steps.
 std::vector<WorkerStepFigures> TraceToWorkerFigures(const Trace& trace) {
-  std::vector<WorkerStepFigures> out;
+  std::map<std::string, std::vector<WorkerStepFigures>> jobs;
+  std::map<std::string, std::vector<Interval>> windows;  // each rank's profiled steps
   for (size_t i = 0; i < trace.workers.size(); ++i) {
     WorkerId w{uint32_t(i)};
     StepWindows win = TraceToSteps(trace, w);
@@ -117,9 +133,18 @@ std::vector<WorkerStepFigures> TraceToWorkerFigures(const Trace& trace) {
     f.collectives_ms = s.category_ms[int(StepCategory::kCollectives)];
     f.host_ms = s.category_ms[int(StepCategory::kInput)] + s.category_ms[int(StepCategory::kKernelLaunch)] +
                 s.category_ms[int(StepCategory::kHostCompute)];
-    out.push_back(std::move(f));
+    jobs[JobKey(wk)].push_back(std::move(f));
+    windows[JobKey(wk)].push_back({win.steps.front().start_ns, win.steps.back().end_ns});
   }
-  if (out.size() < 2) out.clear();
+  std::vector<WorkerStepFigures> out;
+  for (auto& [key, ranks] : jobs) {
+    // Keep the ranks whose profiled steps overlap the first one's in time.
+    const auto& w = windows[key];
+    std::vector<WorkerStepFigures> same_time;
+    for (size_t i = 0; i < ranks.size(); ++i)
+      if (w[i].start < w[0].end && w[0].start < w[i].end) same_time.push_back(ranks[i]);
+    if (same_time.size() >= 2 && same_time.size() > out.size()) out = std::move(same_time);
+  }
   return out;
 }
 

@@ -1,12 +1,16 @@
 #include "stepdoctor/importers/import_paths.h"
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <set>
 #include <system_error>
+#include <thread>
 
 #include "stepdoctor/importers/tfevents/tfevents_to_trace.h"
+#include "stepdoctor/model/trace_merge.h"
 
 namespace stepdoctor {
 namespace fs = std::filesystem;
@@ -115,7 +119,8 @@ Result<ImportResult> ImportPaths(const std::vector<std::string>& paths, const Im
     return found_paths.count(twin) ? twin : std::string();
   };
 
-  size_t readable = 0;
+  // What to read, in order.
+  std::vector<const Candidate*> todo;
   for (const auto& c : files) {
     if (!c.named && !out.chosen_run.empty()) {
       std::string r = ProfileRunOf(c.path);
@@ -128,20 +133,57 @@ Result<ImportResult> ImportPaths(const std::vector<std::string>& paths, const Im
         continue;
       }
     }
+    todo.push_back(&c);
+  }
+
+  // Each file is read into a Trace of its own, on up to WorkerThreads() threads (one file per
+  // thread at a time), then merged in order: the result does not depend on the thread count.
+  struct Part {
+    Trace trace;
     ImportedFile info;
-    info.path = c.path;
-    auto src = OpenMaybeCompressed(c.path);
-    Status st = src.ok() ? ImportSource(**src, out.trace, opts, &info) : src.status();
-    if (src.ok()) info.bytes = (*src)->consumed();
-    if (!st.ok()) {
-      if (c.named) return Result<ImportResult>(st.code(), st.message());
+    Status status;
+  };
+  std::vector<Part> parts(todo.size());
+  std::mutex progress_mu;
+  ImportOptions part_opts = opts;
+  if (opts.progress)
+    part_opts.progress = [&](const std::string& path, uint64_t done, uint64_t total) {
+      std::lock_guard<std::mutex> lock(progress_mu);
+      opts.progress(path, done, total);
+    };
+  auto import_one = [&](size_t i) {
+    Part& p = parts[i];
+    p.info.path = todo[i]->path;
+    auto src = OpenMaybeCompressed(todo[i]->path);
+    p.status = src.ok() ? ImportSource(**src, p.trace, part_opts, &p.info) : src.status();
+    if (src.ok()) p.info.bytes = (*src)->consumed();
+  };
+  const size_t threads = std::min<size_t>(todo.size(), size_t(std::max(1, WorkerThreads())));
+  if (threads <= 1) {
+    for (size_t i = 0; i < todo.size(); ++i) import_one(i);
+  } else {
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> pool;
+    for (size_t t = 0; t < threads; ++t)
+      pool.emplace_back([&] {
+        for (size_t i = next++; i < todo.size(); i = next++) import_one(i);
+      });
+    for (auto& th : pool) th.join();
+  }
+
+  size_t readable = 0;
+  for (size_t i = 0; i < todo.size(); ++i) {
+    Part& p = parts[i];
+    if (!p.status.ok()) {
+      if (todo[i]->named) return Result<ImportResult>(p.status.code(), p.status.message());
       // Inside a folder: a file we do not read is skipped and said so.
-      info.error = st.message();
-      out.trace.diagnostics.Note(ImportIssue::kSkippedFile, st.message());
+      p.info.error = p.status.message();
+      out.trace.diagnostics.Note(ImportIssue::kSkippedFile, p.status.message());
     } else {
       ++readable;
+      MergeTrace(out.trace, std::move(p.trace));
     }
-    out.files.push_back(std::move(info));
+    out.files.push_back(std::move(p.info));
   }
   if (readable == 0) {
     std::string where = paths.size() == 1 ? paths[0] : "the inputs";

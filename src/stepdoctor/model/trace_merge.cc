@@ -1,0 +1,50 @@
+#include "stepdoctor/model/trace_merge.h"
+
+namespace stepdoctor {
+
+void MergeTrace(Trace& into, Trace&& from) {
+  // A file that brought nothing to analyse (TensorBoard's .profile-empty marker) does not name
+  // the format.
+  const bool contributes = from.EventCount() > 0 || !from.counters.empty() || !from.scalars.empty();
+  // Names: one lookup per distinct string, not per event.
+  std::vector<StringId> remap(from.strings.size());
+  for (uint32_t i = 0; i < from.strings.size(); ++i) remap[i] = into.strings.Intern(from.strings.Get(StringId{i}));
+  auto name = [&](StringId s) { return remap[s.v]; };
+
+  const uint32_t worker_base = uint32_t(into.workers.size());
+  const uint32_t device_base = uint32_t(into.devices.size());
+  auto worker = [&](WorkerId w) { return w.valid() ? WorkerId{w.v + worker_base} : w; };
+  auto device = [&](DeviceId d) { return d.valid() ? DeviceId{d.v + device_base} : d; };
+
+  for (auto& w : from.workers) into.workers.push_back(std::move(w));
+  for (auto& d : from.devices) {
+    d.worker = worker(d.worker);
+    into.devices.push_back(std::move(d));
+  }
+  for (auto& t : from.timelines) {
+    t.worker = worker(t.worker);
+    t.device = device(t.device);
+    for (auto& n : t.ev.name) n = name(n);
+    for (auto& a : t.args) {
+      a.key = name(a.key);
+      if (a.type == ArgType::kString) a.s = name(a.s);
+    }
+    into.timelines.push_back(std::move(t));
+  }
+  for (auto& c : from.counters) {
+    c.worker = worker(c.worker);
+    c.device = device(c.device);
+    into.counters.push_back(std::move(c));
+  }
+  for (auto& s : from.scalars) into.scalars.push_back(std::move(s));
+  into.diagnostics.Merge(from.diagnostics);
+  for (auto& s : from.sources) into.sources.push_back(std::move(s));
+  if (!contributes || from.format.empty()) return;
+  if (into.format.empty()) {
+    into.format = from.format;
+  } else if (into.format.find(from.format) == std::string::npos) {
+    into.format += " + " + from.format;
+  }
+}
+
+}  // namespace stepdoctor
