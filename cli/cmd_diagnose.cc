@@ -2,7 +2,6 @@
 #include <memory>
 
 #include "commands.h"
-#include "progress.h"
 #include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/importers/import_paths.h"
 #include "stepdoctor/render/render.h"
@@ -35,16 +34,8 @@ std::function<int()> SetupDiagnose(CLI::App& sub) {
       PrintError(fail_on.message());
       return kExitBadInput;
     }
-    ProgressBar progress(StderrIsInteractive());
-    ImportOptions io;
-    io.profile_run = o.run;
-    io.progress = progress.Callback();
-    auto imported = ImportPaths(a->paths, io);
-    progress.Finish();
-    if (!imported.ok()) {
-      PrintError(imported.message());
-      return kExitBadInput;
-    }
+    auto imported = ImportForCommand(a->paths, o.run);
+    if (!imported) return kExitBadInput;
     Report report = AnalyzeTrace(imported->trace);
     RenderOptions ro;
     ro.color = ColorWanted(o.format, o.output);

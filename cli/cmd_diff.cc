@@ -5,7 +5,6 @@
 #include <memory>
 
 #include "commands.h"
-#include "progress.h"
 #include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/analysis/reports_to_diff.h"
 #include "stepdoctor/analysis/rule.h"
@@ -77,22 +76,10 @@ std::function<int()> SetupDiff(CLI::App& sub) {
       PrintError(fail_on.message());
       return kExitBadInput;
     }
-    ProgressBar progress(StderrIsInteractive());
-    ImportOptions io;
-    io.profile_run = o.run;
-    io.progress = progress.Callback();
-    auto before = ImportPaths({a->before}, io);
-    if (!before.ok()) {
-      progress.Finish();
-      PrintError(before.message());
-      return kExitBadInput;
-    }
-    auto after = ImportPaths({a->after}, io);
-    progress.Finish();
-    if (!after.ok()) {
-      PrintError(after.message());
-      return kExitBadInput;
-    }
+    auto before = ImportForCommand({a->before}, o.run);
+    if (!before) return kExitBadInput;
+    auto after = ImportForCommand({a->after}, o.run);
+    if (!after) return kExitBadInput;
     Report rb = AnalyzeTrace(before->trace);
     Report ra = AnalyzeTrace(after->trace);
     DiffReport diff = ReportsToDiff(before->trace, rb, after->trace, ra);

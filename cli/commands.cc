@@ -1,4 +1,5 @@
 #include "commands.h"
+#include "progress.h"
 
 #include <unistd.h>
 
@@ -41,6 +42,20 @@ void AddReportCliOptions(CLI::App& sub, ReportCliOptions* o, const std::vector<s
   sub.add_option("--width", o->width, "text width in columns");
   sub.add_option("--fail-on", o->fail_on,
                  "exit 1 when this holds, e.g. " + fail_on_example + " (repeatable; see docs/reports.md)");
+}
+
+std::optional<ImportResult> ImportForCommand(const std::vector<std::string>& paths, const std::string& run) {
+  ProgressBar progress(StderrIsInteractive());
+  ImportOptions io;
+  io.profile_run = run;
+  io.progress = progress.Callback();
+  auto imported = ImportPaths(paths, io);
+  progress.Finish();
+  if (!imported.ok()) {
+    PrintError(imported.message());
+    return std::nullopt;
+  }
+  return std::move(imported).value();
 }
 
 std::string JoinNames(const std::vector<std::string>& names) {

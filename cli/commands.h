@@ -4,7 +4,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "stepdoctor/importers/import_paths.h"
+
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +73,10 @@ struct ReportCliOptions {
   int width = 100;
   std::vector<std::string> fail_on;  // --fail-on expressions (repeatable)
 };
+// Imports `paths` with a progress bar on a terminal; on unusable input prints the one-line
+// error and returns nullopt (the caller exits with kExitBadInput).
+std::optional<ImportResult> ImportForCommand(const std::vector<std::string>& paths, const std::string& run);
+
 // `formats` lists the --format names; `fail_on_example` shows a typical expression.
 void AddReportCliOptions(CLI::App& sub, ReportCliOptions* o, const std::vector<std::string>& formats,
                          const std::string& fail_on_example);

@@ -13,9 +13,7 @@ void OptNumber(JsonWriter& j, const std::optional<double>& v, int decimals = 3) 
 
 void Side(JsonWriter& j, const DiffSide& s) {
   j.BeginObject();
-  j.Key("inputs").BeginArray();
-  for (const auto& i : s.inputs) j.String(i);
-  j.EndArray();
+  j.Key("inputs").StringArray(s.inputs);
   j.Key("format").String(s.format);
   j.Key("verdict").BeginObject();
   j.Key("bottleneck").String(BottleneckName(s.verdict.bottleneck));
@@ -127,12 +125,8 @@ std::string RenderDiffJson(const DiffReport& d, const RenderOptions&) {
   Changes(j, d.kernels);
   j.Key("ops");
   Changes(j, d.ops);
-  j.Key("notes").BeginArray();
-  for (const auto& n : d.notes) j.String(n);
-  j.EndArray();
-  j.Key("diagnostics").BeginArray();
-  for (const auto& n : d.diagnostics) j.String(n);
-  j.EndArray();
+  j.Key("notes").StringArray(d.notes);
+  j.Key("diagnostics").StringArray(d.diagnostics);
   j.EndObject();
   std::string out = j.Take();
   if (out.empty() || out.back() != '\n') out += '\n';

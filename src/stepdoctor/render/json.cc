@@ -26,9 +26,7 @@ std::string RenderJson(const Report& r, const RenderOptions&) {
   j.BeginObject();
   j.Key("schema_version").Int(r.schema_version);
   j.Key("tool_version").String(r.tool_version);
-  j.Key("inputs").BeginArray();
-  for (const auto& i : r.inputs) j.String(i);
-  j.EndArray();
+  j.Key("inputs").StringArray(r.inputs);
   j.Key("format").String(r.format);
 
   j.Key("verdict").BeginObject();
@@ -50,9 +48,7 @@ std::string RenderJson(const Report& r, const RenderOptions&) {
   j.Key("outliers").BeginArray();
   for (auto n : s.outlier_numbers) j.Int(n);
   j.EndArray();
-  j.Key("categories").BeginArray();
-  for (const auto& c : s.categories) j.String(c);
-  j.EndArray();
+  j.Key("categories").StringArray(s.categories);
   j.Key("per_step").BeginArray();
   for (const auto& st : s.steps) {
     j.BeginObject();
@@ -140,12 +136,8 @@ std::string RenderJson(const Report& r, const RenderOptions&) {
   TopEvents(j, r.top_kernels);
   j.Key("top_ops");
   TopEvents(j, r.top_ops);
-  j.Key("notes").BeginArray();
-  for (const auto& n : r.notes) j.String(n);
-  j.EndArray();
-  j.Key("diagnostics").BeginArray();
-  for (const auto& d : r.diagnostics) j.String(d);
-  j.EndArray();
+  j.Key("notes").StringArray(r.notes);
+  j.Key("diagnostics").StringArray(r.diagnostics);
   j.EndObject();
   std::string out = j.Take();
   out += '\n';

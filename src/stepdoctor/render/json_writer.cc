@@ -114,6 +114,12 @@ JsonWriter& JsonWriter::Bool(bool b) {
   return *this;
 }
 
+JsonWriter& JsonWriter::StringArray(const std::vector<std::string>& items) {
+  BeginArray();
+  for (const auto& i : items) String(i);
+  return EndArray();
+}
+
 JsonWriter& JsonWriter::Null() {
   BeforeValue();
   out_ += "null";

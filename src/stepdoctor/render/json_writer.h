@@ -21,6 +21,8 @@ class JsonWriter {
   JsonWriter& Int(int64_t v);
   JsonWriter& Bool(bool b);
   JsonWriter& Null();
+  // An array of strings, the value of the current key.
+  JsonWriter& StringArray(const std::vector<std::string>& items);
   std::string Take() { return std::move(out_); }
 
   static void Escape(std::string& out, std::string_view s);
