@@ -3,5 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-scripts/build.sh stepdoctor_cli >/dev/null
-exec build/stepdoctor diagnose examples/dataloader_input_bound.pt.trace.json.gz "$@"
+scripts/build.sh --no-tests stepdoctor_cli >/dev/null
+exec "${STEPDOCTOR_BUILD_DIR:-build}/stepdoctor" diagnose examples/dataloader_input_bound.pt.trace.json.gz "$@"

@@ -12,8 +12,10 @@ namespace stepdoctor {
 namespace {
 
 // Runs the CLI under `script`, so stdout/stderr are a pseudo-terminal; returns what it drew.
+// The terminal type is set here, not inherited: under the caller's TERM=dumb (or none) the bar
+// is rightly not drawn, and the test must not depend on who runs it.
 std::string UnderTerminal(const std::string& env, const std::string& args) {
-  std::string cmd = "cd '" + std::string(STEPDOCTOR_SOURCE_DIR) + "' && " + env + " script -qec \"" +
+  std::string cmd = "cd '" + std::string(STEPDOCTOR_SOURCE_DIR) + "' && TERM=xterm " + env + " script -qec \"" +
                     STEPDOCTOR_CLI_PATH + " " + args + " >/dev/null\" /dev/null </dev/null";
   std::string out;
   FILE* p = ::popen(cmd.c_str(), "r");
@@ -42,6 +44,11 @@ TEST(Progress, NothingBeforeTheDelay) {
   if (::access("/usr/bin/script", X_OK) != 0) GTEST_SKIP() << "util-linux script is not installed";
   // A delay no test machine reaches (the default is 1 s: quick inputs draw nothing).
   EXPECT_EQ(UnderTerminal("STEPDOCTOR_PROGRESS_DELAY_MS=600000", kInput), "");
+}
+
+TEST(Progress, NothingOnADumbTerminal) {
+  if (::access("/usr/bin/script", X_OK) != 0) GTEST_SKIP() << "util-linux script is not installed";
+  EXPECT_EQ(UnderTerminal("TERM=dumb STEPDOCTOR_PROGRESS_DELAY_MS=0", kInput), "");
 }
 
 TEST(Progress, NothingWhenNotATerminal) {
