@@ -229,11 +229,11 @@ bool IsTensorCoreKernelName(std::string_view kernel) {
 }
 
 std::unique_ptr<TfSignals> ComputeTfSignals(const Trace& trace, const StepSignals* steps) {
-  bool tf_like = trace.format.find("xplane") != std::string::npos ||
-                 trace.format.find("tensorflow") != std::string::npos || !trace.scalars.empty();
+  bool tf_like = trace.framework == Framework::kTensorFlow || trace.framework == Framework::kJax ||
+                 !trace.scalars.empty();
   if (!tf_like) return nullptr;
   auto s = std::make_unique<TfSignals>();
-  s->framework_tf = trace.format.find("tensorflow") != std::string::npos;
+  s->framework_tf = trace.framework == Framework::kTensorFlow;
   s->stalls = ScalarsToEventStalls(trace.scalars);
   WorkerId w = PrimaryWorker(trace);
   if (!w.valid()) return s;

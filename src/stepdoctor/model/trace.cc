@@ -5,6 +5,17 @@
 
 namespace stepdoctor {
 
+const char* FrameworkName(Framework f) {
+  switch (f) {
+    case Framework::kPyTorch: return "pytorch";
+    case Framework::kTensorFlow: return "tensorflow";
+    case Framework::kJax: return "jax";
+    case Framework::kHorovod: return "horovod";
+    case Framework::kUnknown: break;
+  }
+  return "unknown";
+}
+
 void EventColumns::Reserve(size_t n) {
   start_ns.reserve(n);
   dur_ns.reserve(n);

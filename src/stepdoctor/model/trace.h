@@ -30,6 +30,13 @@ struct Worker {
   std::string source_path; // the file this worker came from
 };
 
+// The framework that wrote the input, set by the importers from what the file holds (Kineto
+// metadata, TensorFlow's /host: and /device: names, XPlane's JAX lines, Horovod's phases).
+// Analyses and advice switch on this, never on Trace::format's display text.
+enum class Framework : uint8_t { kUnknown, kPyTorch, kTensorFlow, kJax, kHorovod };
+const char* FrameworkName(Framework f);  // "pytorch", "tensorflow", "jax", "horovod", "unknown"
+
+// kOther: an accelerator that is neither a GPU nor a TPU (Meta MTIA, Intel Gaudi HPU, ...).
 enum class DeviceKind : uint8_t { kHostCpu, kGpu, kTpu, kOther };
 
 struct Device {
@@ -126,7 +133,8 @@ class Trace {
   std::vector<ScalarSeries> scalars;
   ImportDiagnostics diagnostics;
   std::vector<std::string> sources;  // files read, in order
-  std::string format;                // "chrome-json (kineto)", "xplane", ...
+  std::string format;                // "chrome-json (kineto)", "xplane", ... (display only)
+  Framework framework = Framework::kUnknown;
 
   WorkerId AddWorker(Worker w);
   DeviceId AddDevice(Device d);

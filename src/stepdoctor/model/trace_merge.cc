@@ -39,6 +39,7 @@ void MergeTrace(Trace& into, Trace&& from) {
   for (auto& s : from.scalars) into.scalars.push_back(std::move(s));
   into.diagnostics.Merge(from.diagnostics);
   for (auto& s : from.sources) into.sources.push_back(std::move(s));
+  if (into.framework == Framework::kUnknown) into.framework = from.framework;
   if (!contributes || from.format.empty()) return;
   if (into.format.empty()) {
     into.format = from.format;

@@ -416,10 +416,18 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   }
 
   // Format label.
-  if (s.schema_version || s.saw_kineto_cat) trace.format = "chrome-json (kineto)";
-  else if (tensorflow) trace.format = "chrome-json (tensorflow)";
-  else if (s.string_ids.count("CPU functions")) trace.format = "chrome-json (pytorch autograd profiler)";
-  else trace.format = "chrome-json";
+  if (s.schema_version || s.saw_kineto_cat) {
+    trace.format = "chrome-json (kineto)";
+    trace.framework = Framework::kPyTorch;
+  } else if (tensorflow) {
+    trace.format = "chrome-json (tensorflow)";
+    trace.framework = Framework::kTensorFlow;
+  } else if (s.string_ids.count("CPU functions")) {
+    trace.format = "chrome-json (pytorch autograd profiler)";
+    trace.framework = Framework::kPyTorch;
+  } else {
+    trace.format = "chrome-json";
+  }
 
   trace.Finalize();
 

@@ -387,7 +387,9 @@ Status ImportXSpace(ByteSource& src, Trace& trace, const XSpaceImportOptions& op
                            src.name() + ": " + std::to_string(conv.aggregated_events()) +
                                " aggregated XPlane events (no start time) not placed on timelines");
   if (!hostname.empty()) trace.workers[wid.v].hostname = hostname;
-  trace.format = conv.saw_jax() && !conv.saw_tf() ? "xplane (jax)" : "xplane (tensorflow)";
+  bool jax = conv.saw_jax() && !conv.saw_tf();
+  trace.format = jax ? "xplane (jax)" : "xplane (tensorflow)";
+  trace.framework = jax ? Framework::kJax : Framework::kTensorFlow;
   trace.Finalize();
   return Status::Ok();
 }
