@@ -1,5 +1,7 @@
 #include "stepdoctor/analysis/tf_signals.h"
 
+#include "stepdoctor/model/device_work_classify.h"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -10,14 +12,6 @@
 
 namespace stepdoctor {
 namespace {
-
-bool Contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
-
-std::string Lower(std::string_view s) {
-  std::string o(s);
-  for (char& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return o;
-}
 
 const Arg* FindArg(const Trace& t, const Timeline& tl, uint32_t i, StringId key, bool have) {
   return have ? tl.FindArg(i, key) : nullptr;
@@ -212,21 +206,10 @@ void ComputeMemory(const Trace& trace, WorkerId w, const Keys& k, TfSignals* s) 
 
 }  // namespace
 
-bool Is16BitKernelName(std::string_view kernel) {
-  std::string n = Lower(kernel);
-  for (std::string_view p : {"half", "fp16", "f16", "bf16", "bfloat16", "h884", "h1688", "h16816", "hmma", "_bbs_",
-                             "_hhs_", "_hss_", "_bss_", "_bh_"})
-    if (Contains(n, p)) return true;
-  return false;
-}
-
-bool IsTensorCoreKernelName(std::string_view kernel) {
-  std::string n = Lower(kernel);
-  for (std::string_view p : {"884", "1688", "16816", "wmma", "hmma", "xmma", "tensorop", "mfma", "_mi16x16", "_mi32x32",
-                             "tensor_core", "sm80_xmma", "sm90_xmma", "gmma"})
-    if (Contains(n, p)) return true;
-  return false;
-}
+// Both read the one device-work classifier (model/device_work_classify), so TensorFlow's
+// figures and the step breakdown never disagree on what a kernel is.
+bool Is16BitKernelName(std::string_view kernel) { return IsReducedPrecision(KernelPrecisionOf(kernel)); }
+bool IsTensorCoreKernelName(std::string_view kernel) { return ClassifyDeviceWork(kernel).tensor_core; }
 
 std::unique_ptr<TfSignals> ComputeTfSignals(const Trace& trace, const StepSignals* steps) {
   bool tf_like = trace.framework == Framework::kTensorFlow || trace.framework == Framework::kJax ||

@@ -7,6 +7,7 @@
 
 #include "stepdoctor/analysis/event_totals.h"
 #include "stepdoctor/analysis/interval_set.h"
+#include "stepdoctor/model/device_work_classify.h"
 
 namespace stepdoctor {
 namespace {
@@ -26,21 +27,6 @@ double Percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
   size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * double(v.size())));
   return v[std::clamp<size_t>(rank, 1, v.size()) - 1];
-}
-
-bool ContainsCi(std::string_view s, std::string_view part) {
-  auto it = std::search(s.begin(), s.end(), part.begin(), part.end(),
-                        [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
-  return it != s.end();
-}
-
-// Kernels that compute in 16-bit or on TensorCores, by the names cuBLAS/cuDNN/CUTLASS give them.
-bool IsReducedPrecisionKernel(std::string_view n) {
-  static constexpr std::string_view kMarks[] = {"fp16", "half", "bf16", "bfloat16", "f16", "h884", "h1688",
-                                                "h16816", "s884", "s1688", "s16816", "hmma", "tensorop", "_16x"};
-  for (auto m : kMarks)
-    if (ContainsCi(n, m)) return true;
-  return false;
 }
 
 struct Collected {
@@ -136,7 +122,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
         else if (k == EventKind::kMemcpyD2D) d2d_raw.push_back(iv);
         if (k == EventKind::kKernel) {
           int8_t& r = reduced[t.ev.name[i].v];
-          if (r < 0) r = IsReducedPrecisionKernel(trace.str(t.ev.name[i])) ? 1 : 0;
+          if (r < 0) r = IsReducedPrecision(KernelPrecisionOf(trace.str(t.ev.name[i]))) ? 1 : 0;
           if (r) reduced_raw.push_back(iv);
         }
         if (k == EventKind::kKernel && iv.start >= lo && iv.start < hi) {

@@ -1,5 +1,7 @@
 #include "stepdoctor/importers/chrome/chrome_event_classify.h"
 
+#include "stepdoctor/model/device_work_classify.h"
+
 namespace stepdoctor::chrome {
 namespace {
 
@@ -38,10 +40,7 @@ bool IsInputWaitName(std::string_view n) {
   return false;
 }
 
-bool IsCommunicationKernelName(std::string_view n) {
-  return StartsWith(n, "nccl") || StartsWith(n, "rccl") || StartsWith(n, "hccl") || Contains(n, "ncclKernel") ||
-         Contains(n, "ncclDevKernel");
-}
+bool IsCommunicationKernelName(std::string_view n) { return stepdoctor::IsCommunicationKernelName(n); }
 
 EventKind ClassifyDeviceLineEvent(std::string_view name) {
   if (IsCommunicationKernelName(name)) return EventKind::kCollective;

@@ -1,0 +1,124 @@
+#include "stepdoctor/model/device_work_classify.h"
+
+#include <array>
+#include <cctype>
+#include <string>
+
+namespace stepdoctor {
+namespace {
+
+// Patterns are matched against the lower-cased name, anywhere in it.
+struct Pattern {
+  std::string_view text;
+  std::string_view library;  // empty where the pattern names no library
+};
+
+// Communication kernels. NCCL/RCCL/HCCL name theirs after the library; DeepEP's expert-parallel
+// all-to-all runs as `dpsk::ep::` / `deep_ep::` dispatch, combine and notify kernels; NVLS and
+// PyTorch symmetric-memory all-reduce use multimem/one-shot/two-shot kernels; vLLM's custom
+// all-reduce is `cross_device_reduce`.
+constexpr std::array kCollective = {
+    Pattern{"nccl", "nccl"},           Pattern{"rccl", "rccl"},
+    Pattern{"hccl", "hccl"},           Pattern{"dpsk::ep::", "deepep"},
+    Pattern{"deep_ep::", "deepep"},    Pattern{"multimem_", "nvls"},
+    Pattern{"one_shot_all_reduce", "symmetric_memory"},
+    Pattern{"two_shot_all_reduce", "symmetric_memory"},
+    Pattern{"cross_device_reduce", "vllm_custom_allreduce"},
+    Pattern{"allreduce_kernel", ""},   Pattern{"all_reduce_kernel", ""},
+    Pattern{"allgather_kernel", ""},   Pattern{"all_gather_kernel", ""},
+    Pattern{"reducescatter_kernel", ""}, Pattern{"reduce_scatter_kernel", ""},
+    Pattern{"alltoall_kernel", ""},    Pattern{"all_to_all_kernel", ""},
+};
+
+// Copies and memsets, by the names the runtimes give device-side copies.
+constexpr std::array kCopy = {std::string_view{"memcpy"}, std::string_view{"dma_request"},
+                              std::string_view{"dma_copy"}};
+constexpr std::array kMemset = {std::string_view{"memset"}};
+
+// Precision marks, narrowest first: the first table with a match decides.
+constexpr std::array kFp4 = {std::string_view{"mxfp4"}, std::string_view{"nvfp4"}, std::string_view{"fp4"},
+                             std::string_view{"e2m1"}};
+constexpr std::array kFp8 = {std::string_view{"fp8"},  std::string_view{"e4m3"}, std::string_view{"e5m2"},
+                             std::string_view{"float8"}, std::string_view{"f8f8"}, std::string_view{"_f8s_"},
+                             std::string_view{"_f8h_"}, std::string_view{"_f8b_"}};
+// fp16/bf16: cuBLAS/cuDNN (`h884`, `_fp16_`, `bf16`), ATen templates (`c10::half`,
+// `c10::bfloat16`, `__nv_bfloat16`, `__half`), hipBLASLt (`_bbs_`, `_hhs_`, ...), Triton dtypes.
+constexpr std::array k16Bit = {std::string_view{"bf16"},   std::string_view{"bfloat16"}, std::string_view{"fp16"},
+                               std::string_view{"half"},   std::string_view{"f16"},      std::string_view{"h884"},
+                               std::string_view{"h1688"},  std::string_view{"h16816"},   std::string_view{"hmma"},
+                               std::string_view{"_bbs_"},  std::string_view{"_hhs_"},    std::string_view{"_hss_"},
+                               std::string_view{"_bss_"},  std::string_view{"_bh_"}};
+constexpr std::array kTf32 = {std::string_view{"tf32"}};
+constexpr std::array kFp32 = {std::string_view{"sgemm"}, std::string_view{"_f32f32_f32"},
+                              std::string_view{"<float>"}, std::string_view{"<float,"}, std::string_view{"_sss_"}};
+
+// Matrix-unit kernels (TensorCores, AMD MFMA).
+constexpr std::array kTensorCore = {std::string_view{"884"},   std::string_view{"1688"},    std::string_view{"16816"},
+                                    std::string_view{"wmma"},  std::string_view{"hmma"},    std::string_view{"xmma"},
+                                    std::string_view{"gmma"},  std::string_view{"tensorop"}, std::string_view{"mfma"},
+                                    std::string_view{"_mi16x16"}, std::string_view{"_mi32x32"},
+                                    std::string_view{"tensor_core"}, std::string_view{"nvjet"}};
+
+constexpr std::array kLibrary = {
+    Pattern{"nvjet", "cublaslt"}, Pattern{"cublas", "cublas"}, Pattern{"gemm", "cublas"},
+    Pattern{"cudnn", "cudnn"},    Pattern{"cutlass", "cutlass"}, Pattern{"cijk_", "hipblaslt"},
+    Pattern{"ck_tile", "composable_kernel"}, Pattern{"triton_", "triton"}, Pattern{"at::native::", "aten"},
+};
+
+template <typename Table>
+bool Any(std::string_view lower, const Table& t) {
+  for (std::string_view p : t)
+    if (lower.find(p) != std::string_view::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+const char* KernelPrecisionName(KernelPrecision p) {
+  switch (p) {
+    case KernelPrecision::kFp32: return "fp32";
+    case KernelPrecision::kTf32: return "tf32";
+    case KernelPrecision::k16Bit: return "16bit";
+    case KernelPrecision::kFp8: return "fp8";
+    case KernelPrecision::kFp4: return "fp4";
+    case KernelPrecision::kUnstated: break;
+  }
+  return "unstated";
+}
+
+DeviceWorkClass ClassifyDeviceWork(std::string_view name) {
+  std::string lower(name);
+  for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+  DeviceWorkClass out;
+  for (const Pattern& p : kCollective)
+    if (lower.find(p.text) != std::string::npos) {
+      out.role = DeviceWorkRole::kCollective;
+      out.library = p.library;
+      break;
+    }
+  if (out.role == DeviceWorkRole::kCompute) {
+    // A copy or memset kernel is named for it at the start ("Memcpy HtoD", "memset (Device)").
+    for (std::string_view p : kCopy)
+      if (lower.compare(0, p.size(), p) == 0) out.role = DeviceWorkRole::kCopy;
+    for (std::string_view p : kMemset)
+      if (lower.compare(0, p.size(), p) == 0) out.role = DeviceWorkRole::kMemset;
+  }
+  if (Any(lower, kFp4)) out.precision = KernelPrecision::kFp4;
+  else if (Any(lower, kFp8)) out.precision = KernelPrecision::kFp8;
+  else if (Any(lower, k16Bit)) out.precision = KernelPrecision::k16Bit;
+  else if (Any(lower, kTf32)) out.precision = KernelPrecision::kTf32;
+  else if (Any(lower, kFp32)) out.precision = KernelPrecision::kFp32;
+  out.tensor_core = Any(lower, kTensorCore);
+  if (out.library.empty())
+    for (const Pattern& p : kLibrary)
+      if (lower.find(p.text) != std::string::npos) {
+        out.library = p.library;
+        break;
+      }
+  return out;
+}
+
+bool IsCommunicationKernelName(std::string_view n) { return ClassifyDeviceWork(n).role == DeviceWorkRole::kCollective; }
+KernelPrecision KernelPrecisionOf(std::string_view n) { return ClassifyDeviceWork(n).precision; }
+
+}  // namespace stepdoctor
