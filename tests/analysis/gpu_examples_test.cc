@@ -52,7 +52,12 @@ TEST(GpuExamples, KinetoNumWorkers8IsComputeBound) {
 TEST(GpuExamples, JaxLogdirHasStepsFromStepTraceAnnotation) {
   Report r = DiagnoseGpuExample("examples/gpu/jax_logdir");
   EXPECT_EQ(r.format, "xplane (jax)");
-  EXPECT_EQ(r.steps.count, 6);  // StepTraceAnnotation("train", step_num=0..5)
+  // StepTraceAnnotation("train", step_num=0..5); step 0 holds the jit compilation: warm-up.
+  EXPECT_EQ(r.steps.count + int(r.steps.warmup.size()), 6);
+  ASSERT_EQ(r.steps.warmup.size(), 1u);
+  EXPECT_EQ(r.steps.warmup[0].number, 0);
+  EXPECT_EQ(r.coverage.framework, "jax");
+  EXPECT_EQ(r.coverage.steps, "markers");
   EXPECT_FALSE(r.steps.whole_window);
   ASSERT_EQ(r.devices.size(), 1u);
   EXPECT_GT(r.devices[0].kernel_count, 0);

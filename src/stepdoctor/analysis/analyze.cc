@@ -9,6 +9,8 @@
 #include "stepdoctor/analysis/resource_signals.h"
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/tf_signals.h"
+#include "stepdoctor/analysis/trace_to_applied_optimizations.h"
+#include "stepdoctor/analysis/trace_to_coverage.h"
 #include "stepdoctor/analysis/trace_to_device_utilization.h"
 #include "stepdoctor/analysis/trace_to_step_signals.h"
 #include "stepdoctor/analysis/trace_to_steps.h"
@@ -21,6 +23,14 @@ void FillSteps(const StepWindows& w, const StepSignals& s, StepSummary* out) {
   out->source = w.source;
   out->whole_window = w.whole_window;
   out->excluded_partial = w.excluded_partial;
+  out->inferred = w.inferred;
+  for (const StepWindow& wu : w.warmup) {
+    StepRecord r;
+    r.number = wu.number;
+    r.start_ns = wu.start_ns;
+    r.duration_ms = wu.dur_ns() / 1e6;
+    out->warmup.push_back(std::move(r));
+  }
   out->count = s.step_count;
   out->median_ms = s.median_step_ms;
   out->p90_ms = s.p90_step_ms;
@@ -65,8 +75,10 @@ void FillLanes(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi, cons
     IntervalSet set = MakeIntervalSet(std::move(raw));
     DeviceLane lane;
     const Device& d = trace.device(t->device);
-    lane.label = (d.kind == DeviceKind::kHostCpu ? std::string("CPU ") : d.kind == DeviceKind::kTpu ? "TPU " + std::to_string(d.index) + " "
-                                                                                                 : "GPU " + std::to_string(d.index) + " ") +
+    lane.label = (d.kind == DeviceKind::kHostCpu ? std::string("CPU ")
+                  : d.kind == DeviceKind::kTpu   ? "TPU " + std::to_string(d.index) + " "
+                  : d.kind == DeviceKind::kOther ? (d.name.empty() ? "accelerator" : d.name) + " "
+                                                 : "GPU " + std::to_string(d.index) + " ") +
                  t->name;
     for (const auto& iv : set) {
       double s = (iv.start - lo) / 1e6, e = (iv.end - lo) / 1e6;
@@ -170,11 +182,29 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
   WorkerId worker = PrimaryWorker(trace);
   StepWindows windows;
   StepSignals steps;
+  AppliedOptimizations applied;
   Signals sig;
   sig.trace = &trace;
+  sig.applied = &applied;
   if (worker.valid()) {
     windows = TraceToSteps(trace, worker);
     steps = TraceToStepSignals(trace, worker, windows);
+    applied = TraceToAppliedOptimizations(trace, worker);
+    DeviceEvidence device = TraceToDeviceEvidence(trace, worker);
+    // One cold pass: the only region analysed is dominated by one-off start-up calls.
+    bool cold = windows.whole_window && steps.mean_step_ms > 0 && steps.startup_ms >= kColdWindowStartupPct / 100.0 * steps.mean_step_ms;
+    r.coverage = TraceToCoverage(trace, windows, device, applied, cold);
+    if (cold)
+      r.notes.push_back(fmt::format(
+          "the window is one cold first pass: {:.0f} ms of one-off start-up calls; profile after warm-up, e.g. "
+          "torch.profiler.schedule(wait=1, warmup=1, active=3)", steps.startup_ms));
+    if (!windows.warmup.empty())
+      r.notes.push_back(fmt::format("step {} ({:.1f} ms) is warm-up: shown, kept out of the figures and the verdict",
+                                    windows.warmup.front().number, windows.warmup.front().dur_ns() / 1e6));
+    if (device.coverage == DeviceCoverage::kMissing)
+      r.notes.push_back("device activity was not captured: only the host side is diagnosed. Record it with "
+                        "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) or "
+                        "TensorFlow's profiler with its device tracer (tf.profiler.experimental.ProfilerOptions(device_tracer_level=1))");
     if (steps.step_count > 0) sig.steps = &steps;
     FillSteps(windows, steps, &r.steps);
     if (windows.whole_window && !windows.steps.empty())
@@ -197,9 +227,14 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
     const std::pair<const char*, double> detail[] = {
         {"device_compute_16bit", steps.device_compute_16bit_ms}, {"device_compute_32bit", steps.device_compute_32bit_ms},
         {"memcpy_h2d", steps.memcpy_h2d_ms}, {"memcpy_d2h", steps.memcpy_d2h_ms},
-        {"memcpy_d2d", steps.memcpy_d2d_ms}, {"memcpy_other", steps.memcpy_other_ms}};
-    for (const auto& [id, ms] : detail)
+        {"memcpy_d2d", steps.memcpy_d2d_ms}, {"memcpy_other", steps.memcpy_other_ms},
+        {"other_sync_wait", steps.sync_wait_ms}, {"other_device_queued", steps.device_queued_ms},
+        {"other_untraced_host", steps.untraced_host_ms}, {"other_startup", steps.startup_ms}};
+    for (const auto& [id, ms] : detail) {
+      // The `other` parts appear only where they hold time; the TF profiler's splits always.
+      if (std::string_view(id).substr(0, 6) == "other_" && ms <= 0) continue;
       r.breakdown_detail.push_back({id, ms, steps.mean_step_ms > 0 ? 100.0 * ms / steps.mean_step_ms : 0});
+    }
   }
   for (const auto& a : TraceToDeviceActivity(trace, /*hta_filter=*/true))
     r.devices.push_back(DeviceActivityToUtilization(trace, a));
@@ -231,6 +266,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
   sig.tf = tf.get();
   r.findings = RunRules(sig, &r.diagnostics);
   r.verdict = MakeVerdict(r.findings, sig.steps);
+  if (steps.device_missing && steps.step_count > 0) r.verdict = HostOnlyVerdict(r.findings);
   if (r.verdict.bottleneck == Bottleneck::kUnknown && r.findings.empty() && trace.EventCount() == 0 &&
       trace.counters.empty() && !trace.scalars.empty()) {
     // Event files alone say what was logged, not where step time goes.

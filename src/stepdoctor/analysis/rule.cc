@@ -11,7 +11,9 @@ double GainIfRemoved(double share_pct) {
 
 std::vector<Finding> RunRules(const Signals& s, std::vector<std::string>* diagnostics) {
   std::vector<Finding> out;
+  const bool device_missing = s.steps && s.steps->device_missing;
   for (const RuleDef& r : AllRules()) {
+    if ((r.needs & kNeedsDeviceActivity) && device_missing) continue;
     std::optional<Finding> f = r.evaluate(s);
     if (!f) continue;
     if (f->id != r.id) {

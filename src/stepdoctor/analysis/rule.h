@@ -10,10 +10,18 @@
 
 namespace stepdoctor {
 
+// What a rule needs the input to hold; a rule whose needs are not met is not evaluated (the
+// report's coverage says what is missing), so it can never judge data the input lacks.
+enum RuleNeeds : unsigned {
+  kNeedsNothing = 0,
+  kNeedsDeviceActivity = 1u << 0,  // device work recorded, or a CPU-only job (the CPU is the device)
+};
+
 struct RuleDef {
   const char* id;       // the finding id it produces (stable: used by --fail-on and JSON)
   const char* summary;  // one line: what it looks for
   std::optional<Finding> (*evaluate)(const Signals& s);
+  unsigned needs = kNeedsNothing;  // RuleNeeds bits
 };
 
 // All rules, sorted by id.

@@ -37,7 +37,8 @@ inline constexpr int kMinStepsForOutliers = 5;
 struct StepSignals {
   WorkerId worker;                 // the worker the step figures describe
   bool has_steps = false;          // step markers were found
-  bool cpu_only = false;           // no device activity: the CPU is the device
+  bool cpu_only = false;           // no device activity and no sign of one: the CPU is the device
+  bool device_missing = false;     // an accelerator was used but its activity was not recorded
   int step_count = 0;
   std::vector<int64_t> step_numbers;
   std::vector<double> step_ms;     // per step
@@ -52,6 +53,14 @@ struct StepSignals {
   double device_compute_16bit_ms = 0, device_compute_32bit_ms = 0;
   double memcpy_h2d_ms = 0, memcpy_d2h_ms = 0, memcpy_d2d_ms = 0, memcpy_other_ms = 0;
   double input_wait_ms = 0;        // mean host-side input wait per step, hidden or not
+  // Parts of `other` by cause (ms per step): host syncs waiting on the device; device idle
+  // while its next work was already queued; untraced host time; one-off start-up calls.
+  double sync_wait_ms = 0, device_queued_ms = 0, untraced_host_ms = 0, startup_ms = 0;
+  std::vector<TopEvent> startup_events;  // the one-off runtime calls behind startup_ms
+  double device_span_busy_pct = 0; // device busy over its own active span within the steps
+  double device_span_ms = 0;       // that span: first device start to last device end
+  double host_end_ms = 0;          // host's last activity, from the first step's start
+  double device_end_ms = 0;        // device's last activity, from the first step's start
   double collective_total_ms = 0;  // mean communication-kernel time per step, hidden or not
   std::vector<CollectiveBandwidth> collective_bandwidth;  // where the trace records sizes
   std::vector<TopEvent> input_wait_events;  // what the host waited in
@@ -63,7 +72,7 @@ struct StepSignals {
   double tiny_op_share_pct = 0;    // CPU-only: share of top-level op time in ops under kTinyOpUs
   int64_t top_level_ops_per_step = 0;
   // Precision (devices that have TensorCores): share of kernel time in fp32 vs 16-bit kernels.
-  double fp16_kernel_pct = 0;      // kernels whose names say half/bf16/fp16/tensor-op
+  double fp16_kernel_pct = 0;      // kernels in reduced precision (16-bit, fp8, fp4: model/device_work_classify)
   bool tensor_core_capable = false;
   std::vector<TopEvent> top_kernels;
   std::vector<TopEvent> top_ops;
@@ -81,6 +90,7 @@ struct WorkerStepFigures {
 };
 
 struct TfSignals;        // analysis/tf_signals.h: tf.data, eager, precision, memory (TensorFlow)
+struct AppliedOptimizations;  // analysis/trace_to_applied_optimizations.h: graphs, compile, workers
 struct ResourceSignals;  // analysis/resource_signals.h: live samples and GPU logs
 
 struct Signals {
@@ -88,6 +98,7 @@ struct Signals {
   const StepSignals* steps = nullptr;
   const TfSignals* tf = nullptr;
   const ResourceSignals* resources = nullptr;
+  const AppliedOptimizations* applied = nullptr;  // what the trace shows already in use
   std::vector<WorkerStepFigures> workers;  // every worker with steps, when there are two or more
   std::vector<DeviceMemoryPeak> memory;    // PyTorch allocator peaks per GPU (profile_memory)
 };

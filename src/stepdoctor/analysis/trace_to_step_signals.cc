@@ -5,6 +5,8 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "stepdoctor/analysis/trace_to_coverage.h"
+
 #include "stepdoctor/analysis/event_totals.h"
 #include "stepdoctor/analysis/interval_set.h"
 #include "stepdoctor/model/device_work_classify.h"
@@ -35,12 +37,55 @@ struct Collected {
   IntervalSet device_busy;  // any device activity
 };
 
-bool HasDeviceActivity(const Trace& trace, WorkerId w) {
-  for (const auto& t : trace.timelines)
-    if (t.worker == w && t.kind == TimelineKind::kDeviceStream)
-      for (size_t i = 0; i < t.ev.size(); ++i)
-        if (IsDeviceActivity(t.ev.kind[i])) return true;
-  return false;
+bool Contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+
+// Runtime calls by what they make the host do. A blocking copy (cudaMemcpy, hipMemcpyWithStream)
+// is a transfer; a synchronize call is the host waiting on the device; the rest launch work.
+enum class RuntimeRole : uint8_t { kLaunch, kBlockingCopy, kSync };
+RuntimeRole RuntimeRoleOf(std::string_view n) {
+  if (Contains(n, "Synchronize")) return RuntimeRole::kSync;
+  if (Contains(n, "Memcpy") && (!Contains(n, "Async") || Contains(n, "WithStream"))) return RuntimeRole::kBlockingCopy;
+  return RuntimeRole::kLaunch;
+}
+
+// Device idle gaps whose ending work had been queued by the host well before: [launch end, gap
+// end) is the device's own latency, not the host's. REQUIRED: busy is the union of device work.
+IntervalSet QueuedGaps(const Trace& trace, WorkerId worker, const IntervalSet& busy) {
+  if (busy.size() < 1) return {};
+  std::unordered_map<int64_t, int64_t> launch_end;  // correlation id -> end of the host call
+  std::vector<std::pair<int64_t, int64_t>> starts;  // (device work start, correlation id)
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker) continue;
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      if (t.ev.corr[i] == 0) continue;
+      if (t.kind == TimelineKind::kDeviceStream && IsDeviceActivity(t.ev.kind[i]))
+        starts.push_back({t.ev.start_ns[i], t.ev.corr[i]});
+      else if (t.kind == TimelineKind::kHostThread && t.ev.kind[i] == EventKind::kRuntime)
+        launch_end[t.ev.corr[i]] = t.end_ns(uint32_t(i));
+    }
+  }
+  std::sort(starts.begin(), starts.end());
+  std::vector<Interval> out;
+  int64_t prev_end = INT64_MIN;
+  for (const Interval& b : busy) {
+    // The earliest-launched work among what starts this busy interval decides.
+    auto it = std::lower_bound(starts.begin(), starts.end(), std::make_pair(b.start, int64_t(INT64_MIN)));
+    int64_t queued_at = INT64_MAX;
+    for (; it != starts.end() && it->first == b.start; ++it)
+      if (auto l = launch_end.find(it->second); l != launch_end.end()) queued_at = std::min(queued_at, l->second);
+    if (queued_at != INT64_MAX && b.start - queued_at > kQueuedSlackNs)
+      out.push_back({std::max(queued_at, prev_end), b.start});
+    prev_end = b.end;
+  }
+  return MakeIntervalSet(std::move(out));
+}
+
+// Gaps of `gaps` at least `min_ns` long.
+IntervalSet LongGaps(const IntervalSet& gaps, int64_t min_ns) {
+  IntervalSet out;
+  for (const Interval& g : gaps)
+    if (g.end - g.start >= min_ns) out.push_back(g);
+  return out;
 }
 
 // Top-level operators of a host thread: ops not nested in an earlier op of the same thread.
@@ -91,11 +136,14 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   StepSignals s;
   s.worker = worker;
   s.has_steps = !windows.whole_window;
-  s.cpu_only = !HasDeviceActivity(trace, worker);
+  const DeviceCoverage coverage = TraceToDeviceEvidence(trace, worker).coverage;
+  s.cpu_only = coverage == DeviceCoverage::kCpuOnly;
+  s.device_missing = coverage == DeviceCoverage::kMissing;
   if (windows.steps.empty()) return s;
 
   std::vector<Interval> raw[kStepCategoryCount];
-  std::vector<Interval> input_raw, busy_raw;
+  std::vector<Interval> input_raw, busy_raw, sync_raw, startup_raw, annotation_raw;
+  std::unordered_map<StringId, std::pair<int64_t, int64_t>> startup_names;  // name -> (ns, count)
   std::vector<Interval> reduced_raw, h2d_raw, d2h_raw, d2d_raw;  // for the finer splits
   std::vector<double> kernel_us, launch_us;
   double kernel_ns_total = 0, kernel_ns_reduced = 0;
@@ -146,12 +194,29 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
         }
       } else if (!s.cpu_only) {
         if (k == EventKind::kRuntime) {
-          raw[int(StepCategory::kKernelLaunch)].push_back(iv);
           std::string_view n = trace.str(t.ev.name[i]);
-          if (n.find("LaunchKernel") != std::string_view::npos && iv.start >= lo && iv.start < hi && iv.end > iv.start)
-            launch_us.push_back(t.ev.dur_ns[i] / 1e3);
-        } else if (k == EventKind::kFrameworkOp || k == EventKind::kUserAnnotation ||
-                   k == EventKind::kPythonFunction || k == EventKind::kCollective || k == EventKind::kSync) {
+          RuntimeRole role = RuntimeRoleOf(n);
+          if (t.ev.dur_ns[i] > kOneOffRuntimeNs) {
+            startup_raw.push_back(iv);
+            if (iv.start >= lo && iv.start < hi) {
+              auto& v = startup_names[t.ev.name[i]];
+              v.first += t.ev.dur_ns[i];
+              ++v.second;
+            }
+          } else if (role == RuntimeRole::kBlockingCopy) {
+            raw[int(StepCategory::kMemcpy)].push_back(iv);
+          } else if (role == RuntimeRole::kSync) {
+            sync_raw.push_back(iv);
+          } else {
+            raw[int(StepCategory::kKernelLaunch)].push_back(iv);
+            if (n.find("LaunchKernel") != std::string_view::npos && iv.start >= lo && iv.start < hi && iv.end > iv.start)
+              launch_us.push_back(t.ev.dur_ns[i] / 1e3);
+          }
+        } else if (k == EventKind::kSync) {
+          sync_raw.push_back(iv);
+        } else if (k == EventKind::kUserAnnotation) {
+          annotation_raw.push_back(iv);  // a container: what ran inside it decides
+        } else if (k == EventKind::kFrameworkOp || k == EventKind::kPythonFunction || k == EventKind::kCollective) {
           raw[int(StepCategory::kHostCompute)].push_back(iv);
         }
       }
@@ -180,9 +245,6 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   col.device_busy = MakeIntervalSet(std::move(busy_raw));
 
   // Exclusive attribution by priority.
-  static constexpr StepCategory kDevicePriority[] = {StepCategory::kDeviceCompute, StepCategory::kCollectives,
-                                                     StepCategory::kMemcpy,        StepCategory::kInput,
-                                                     StepCategory::kKernelLaunch,  StepCategory::kHostCompute};
   static constexpr StepCategory kCpuPriority[] = {StepCategory::kInput, StepCategory::kDeviceCompute,
                                                   StepCategory::kCollectives, StepCategory::kHostCompute};
   IntervalSet exclusive[kStepCategoryCount];
@@ -191,10 +253,30 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     exclusive[int(c)] = Subtract(col.sets[int(c)], claimed);
     claimed = Union(claimed, col.sets[int(c)]);
   };
-  if (s.cpu_only)
+  // Causes that go to `other` and outrank the host categories (see the header).
+  IntervalSet sync_x, queued_x, startup_x, untraced_x;
+  auto claim_other = [&](IntervalSet set, IntervalSet* mine) {
+    *mine = Subtract(set, claimed);
+    claimed = Union(claimed, set);
+    exclusive[int(StepCategory::kOther)] = Union(exclusive[int(StepCategory::kOther)], *mine);
+  };
+  if (s.cpu_only) {
     for (auto c : kCpuPriority) assign(c);
-  else
-    for (auto c : kDevicePriority) assign(c);
+  } else {
+    for (auto c : {StepCategory::kDeviceCompute, StepCategory::kCollectives, StepCategory::kMemcpy}) assign(c);
+    claim_other(MakeIntervalSet(std::move(sync_raw)), &sync_x);
+    claim_other(QueuedGaps(trace, worker, col.device_busy), &queued_x);
+    claim_other(MakeIntervalSet(std::move(startup_raw)), &startup_x);
+    for (auto c : {StepCategory::kInput, StepCategory::kKernelLaunch, StepCategory::kHostCompute}) assign(c);
+    // Gaps inside host annotations: short ones are framework/Python overhead between
+    // operators; long ones are host time the profiler did not record.
+    IntervalSet gaps = Subtract(MakeIntervalSet(std::move(annotation_raw)), claimed);
+    IntervalSet long_gaps = LongGaps(gaps, kUntracedGapNs);
+    IntervalSet short_gaps = Subtract(gaps, long_gaps);
+    exclusive[int(StepCategory::kHostCompute)] = Union(exclusive[int(StepCategory::kHostCompute)], short_gaps);
+    claimed = Union(claimed, short_gaps);
+    claim_other(long_gaps, &untraced_x);
+  }
   // Time no category claims: idle on a device trace; Python/framework time on a CPU trace.
   const StepCategory unclaimed = s.cpu_only ? StepCategory::kHostCompute : StepCategory::kOther;
 
@@ -213,6 +295,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   s.step_count = int(n);
   s.per_step_category_ms.assign(n, std::vector<double>(kStepCategoryCount, 0.0));
   double input_wait_ns = 0, busy_ns = 0, total_ns = 0;
+  double sync_ns = 0, queued_ns = 0, startup_ns = 0, untraced_ns = 0;
   for (size_t w = 0; w < n; ++w) {
     const StepWindow& sw = windows.steps[w];
     double dur = double(sw.dur_ns());
@@ -230,6 +313,10 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     comm_ns += double(LengthWithin(col.sets[int(StepCategory::kCollectives)], sw.start_ns, sw.end_ns));
     for (int d = 0; d < 3; ++d) dir_ns[d] += double(LengthWithin(by_dir[d], sw.start_ns, sw.end_ns));
     busy_ns += double(LengthWithin(col.device_busy, sw.start_ns, sw.end_ns));
+    sync_ns += double(LengthWithin(sync_x, sw.start_ns, sw.end_ns));
+    queued_ns += double(LengthWithin(queued_x, sw.start_ns, sw.end_ns));
+    startup_ns += double(LengthWithin(startup_x, sw.start_ns, sw.end_ns));
+    untraced_ns += double(LengthWithin(untraced_x, sw.start_ns, sw.end_ns));
     total_ns += dur;
   }
   for (int c = 0; c < kStepCategoryCount; ++c) {
@@ -245,6 +332,27 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     for (size_t w = 0; w < n; ++w)
       if (s.step_ms[w] > s.median_step_ms * kOutlierStepFactor) s.outlier_steps.push_back(w);
   s.input_wait_ms = input_wait_ns / double(n) / 1e6;
+  s.sync_wait_ms = sync_ns / double(n) / 1e6;
+  s.device_queued_ms = queued_ns / double(n) / 1e6;
+  s.startup_ms = startup_ns / double(n) / 1e6;
+  s.untraced_host_ms = untraced_ns / double(n) / 1e6;
+  // The device's own span within the steps, and where host and device activity end.
+  {
+    IntervalSet in_steps = Intersect(col.device_busy, MakeIntervalSet({{lo, hi}}));
+    if (!in_steps.empty()) {
+      double span = double(in_steps.back().end - in_steps.front().start);
+      s.device_span_busy_pct = span > 0 ? 100.0 * double(TotalLength(in_steps)) / span : 0;
+      s.device_span_ms = span / 1e6;
+      s.device_end_ms = (in_steps.back().end - lo) / 1e6;
+    }
+    int64_t host_end = lo;
+    for (const auto& t : trace.timelines)
+      if (t.worker == worker && t.kind == TimelineKind::kHostThread)
+        for (size_t i = 0; i < t.ev.size(); ++i)
+          if (t.ev.kind[i] != EventKind::kStepMarker && t.ev.start_ns[i] < hi)
+            host_end = std::max(host_end, std::min(hi, t.end_ns(uint32_t(i))));
+    s.host_end_ms = (host_end - lo) / 1e6;
+  }
   s.device_compute_16bit_ms = dc16_ns / double(n) / 1e6;
   s.collective_total_ms = comm_ns / double(n) / 1e6;
   if (s.collective_total_ms > 0) s.collective_bandwidth = TraceToCollectiveBandwidth(trace, worker);
@@ -272,6 +380,11 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     e.share_pct = total_ns > 0 ? 100.0 * double(v.first) / total_ns : 0;
     s.input_wait_events.push_back(std::move(e));
   }
+  for (const auto& [name, v] : startup_names)
+    s.startup_events.push_back({std::string(trace.str(name)), double(v.first) / 1e6, v.second,
+                                total_ns > 0 ? 100.0 * double(v.first) / total_ns : 0});
+  std::sort(s.startup_events.begin(), s.startup_events.end(),
+            [](const TopEvent& a, const TopEvent& b) { return a.total_ms > b.total_ms; });
   std::sort(s.input_wait_events.begin(), s.input_wait_events.end(),
             [](const TopEvent& a, const TopEvent& b) { return a.total_ms > b.total_ms; });
   s.top_kernels = TotalsByName(trace, TotalsScope::kDeviceKernels, worker);

@@ -2,9 +2,13 @@
 // operator and precision figures the rules read.
 //
 // Each instant of a step goes to exactly one category, by priority:
-//   with a device:  device_compute > collectives > memcpy > input > kernel_launch > host_compute,
-//                   and what is left is `other` (idle, or work we cannot attribute). So input
+//   with a device:  device_compute > collectives > memcpy (device copies, and blocking copy
+//                   calls on the host) > other-by-cause (host syncs waiting on the device;
+//                   device idle while its next work was already queued; one-off start-up
+//                   runtime calls) > input > kernel_launch > host_compute, and what is left is
+//                   `other` (idle, untraced host time, or work we cannot attribute). So input
 //                   wait counts only while the device has nothing to do: the exposed wait.
+//   device missing: the same priorities with no device lines: a host-side view only.
 //   CPU only:       input > device_compute (top-level operators) > collectives (host
 //                   collectives: waiting for other ranks) > host_compute (tiny top-level
 //                   operators, and the time between operators: Python/framework).
@@ -18,6 +22,15 @@ namespace stepdoctor {
 
 // A top-level operator shorter than this is dominated by dispatch cost: host overhead.
 inline constexpr int64_t kTinyOpNs = 10'000;
+// One runtime call longer than this is one-off start-up (lazy module loading, cudaFree at
+// context creation, stream and event creation), not per-step launch overhead.
+inline constexpr int64_t kOneOffRuntimeNs = 50'000'000;
+// Device idle while the work that ends the gap had been queued this long before: the device
+// was not waiting on the host (untraced device work, queue latency or a clock offset).
+inline constexpr int64_t kQueuedSlackNs = 1'000'000;
+// A gap inside a host annotation with no operator, Python frame or runtime call this long is
+// untraced host time (Python the profiler did not record), not framework overhead.
+inline constexpr int64_t kUntracedGapNs = 1'000'000;
 
 StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWindows& steps);
 

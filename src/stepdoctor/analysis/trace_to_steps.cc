@@ -37,6 +37,92 @@ int64_t StepNumberOf(const Trace& trace, const Timeline& t, uint32_t i, int64_t 
   return ordinal;
 }
 
+// Events that recur once per training iteration on the host thread that drives it (matched by
+// name prefix), in order of preference. An anchor that starts an iteration (the input wait that fetches its batch) cuts
+// steps at its starts; one that ends it (the optimizer update) cuts them at its ends.
+enum class AnchorEdge : uint8_t { kStarts, kEnds };
+struct IterationAnchor {
+  std::string_view prefix;
+  AnchorEdge edge;
+  std::string_view label;
+};
+constexpr IterationAnchor kIterationAnchors[] = {
+    // PyTorch's DataLoader fetch, once per iteration on the training thread. (TensorFlow's
+    // IteratorGetNext runs on executor threads, often several times a step: not an anchor.)
+    {"enumerate(DataLoader)#", AnchorEdge::kStarts, "the DataLoader fetch that starts each iteration"},
+    {"Optimizer.step#", AnchorEdge::kEnds, "the optimizer step that ends each iteration"},
+    {"Optimizer.zero_grad#", AnchorEdge::kStarts, "the gradient reset of each iteration"},
+};
+
+bool MatchesAnchor(const Trace& trace, const Timeline& t, uint32_t i, const IterationAnchor& a) {
+  return StartsWith(trace.str(t.ev.name[i]), a.prefix);
+}
+
+// Top-level occurrences (not nested in an earlier one) of an anchor on one thread.
+std::vector<uint32_t> AnchorOccurrences(const Trace& trace, const Timeline& t, const IterationAnchor& a) {
+  std::vector<uint32_t> out;
+  int64_t cur_end = INT64_MIN;
+  for (uint32_t i = 0; i < t.ev.size(); ++i) {
+    if (t.ev.dur_ns[i] <= 0 || !MatchesAnchor(trace, t, i, a)) continue;
+    if (t.ev.start_ns[i] < cur_end) continue;
+    cur_end = t.end_ns(i);
+    out.push_back(i);
+  }
+  return out;
+}
+
+// Iterations from repeated host structure where the trace has no step markers (the autograd
+// profiler, `torch.profiler` without `schedule`, TF1 sessions). REQUIRED: `out` has no steps.
+void InferSteps(const Trace& trace, WorkerId worker, StepWindows* out) {
+  for (const IterationAnchor& a : kIterationAnchors) {
+    const Timeline* best = nullptr;
+    std::vector<uint32_t> best_occ;
+    for (const auto& t : trace.timelines) {
+      if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
+      std::vector<uint32_t> occ = AnchorOccurrences(trace, t, a);
+      if (occ.size() >= 2 && occ.size() > best_occ.size()) {
+        best = &t;
+        best_occ = std::move(occ);
+      }
+    }
+    if (!best) continue;
+    const Timeline& t = *best;
+    int64_t ordinal = 1;
+    if (a.edge == AnchorEdge::kStarts) {
+      for (size_t k = 0; k + 1 < best_occ.size(); ++k)
+        out->steps.push_back({ordinal++, t.ev.start_ns[best_occ[k]], t.ev.start_ns[best_occ[k + 1]]});
+      // The last iteration ends with the last optimizer step after its start, where there is one.
+      int64_t last_start = t.ev.start_ns[best_occ.back()], last_end = 0;
+      for (uint32_t i = 0; i < t.ev.size(); ++i)
+        if (t.ev.start_ns[i] > last_start && StartsWith(trace.str(t.ev.name[i]), "Optimizer.step#"))
+          last_end = std::max(last_end, t.end_ns(i));
+      if (last_end > last_start) out->steps.push_back({ordinal++, last_start, last_end});
+      else ++out->excluded_partial;
+    } else {
+      ++out->excluded_partial;  // what precedes the first end has no known start
+      for (size_t k = 0; k + 1 < best_occ.size(); ++k)
+        out->steps.push_back({ordinal++, t.end_ns(best_occ[k]), t.end_ns(best_occ[k + 1])});
+    }
+    std::string_view first = trace.str(t.ev.name[best_occ.front()]);
+    out->inferred = true;
+    out->source = "iterations inferred from " + std::string(a.label) + " (" + std::string(first) + "; no step markers)";
+    return;
+  }
+}
+
+// Moves a first step much slower than the others into `warmup`.
+void SplitWarmup(StepWindows* w) {
+  if (int(w->steps.size()) < kMinStepsForWarmup) return;
+  std::vector<int64_t> rest;
+  for (size_t i = 1; i < w->steps.size(); ++i) rest.push_back(w->steps[i].dur_ns());
+  std::nth_element(rest.begin(), rest.begin() + rest.size() / 2, rest.end());
+  double median = double(rest[rest.size() / 2]);
+  if (median > 0 && double(w->steps.front().dur_ns()) > kWarmupStepFactor * median) {
+    w->warmup.push_back(w->steps.front());
+    w->steps.erase(w->steps.begin());
+  }
+}
+
 }  // namespace
 
 WorkerId PrimaryWorker(const Trace& trace) {
@@ -107,11 +193,13 @@ StepWindows TraceToSteps(const Trace& trace, WorkerId worker) {
       else out.source = "step markers on " + best->name;
     }
   }
+  if (out.steps.empty()) InferSteps(trace, worker, &out);
   if (out.steps.empty()) {
     out.whole_window = true;
     out.source = "whole window (no step markers)";
     if (hi > lo) out.steps.push_back({0, lo, hi});
   }
+  SplitWarmup(&out);
   return out;
 }
 

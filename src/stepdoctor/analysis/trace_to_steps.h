@@ -16,10 +16,18 @@ struct StepWindow {
   int64_t dur_ns() const { return end_ns - start_ns; }
 };
 
+// A first step this many times slower than the median of the others is warm-up (cuDNN
+// autotune, allocator growth, lazy module loading): shown, kept out of the verdict.
+inline constexpr double kWarmupStepFactor = 2.0;
+// Warm-up is only judged with at least this many steps (two say nothing about which is normal).
+inline constexpr int kMinStepsForWarmup = 3;
+
 struct StepWindows {
-  std::vector<StepWindow> steps;  // sorted by start, non-overlapping
+  std::vector<StepWindow> steps;  // sorted by start, non-overlapping; warm-up excluded
+  std::vector<StepWindow> warmup; // leading steps excluded as warm-up (see kWarmupStepFactor)
   std::string source;             // what the steps came from, for the report
   bool whole_window = false;      // no markers: one region spanning the trace
+  bool inferred = false;          // no markers: iterations inferred from repeated host structure
   int excluded_partial = 0;       // markers dropped as cut by the window edges or empty
   int64_t window_start_ns = 0, window_end_ns = 0;  // the worker's activity span
 };

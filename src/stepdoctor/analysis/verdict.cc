@@ -108,4 +108,18 @@ Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps
   return v;
 }
 
+Verdict HostOnlyVerdict(const std::vector<Finding>& ranked) {
+  Verdict out;
+  for (const Finding& f : ranked)
+    if (f.severity >= FindingSeverity::kModerate && BottleneckOfFinding(f.id) == Bottleneck::kInput) {
+      out.bottleneck = Bottleneck::kInput;
+      out.summary = fmt::format("input-bound (host-side view; device activity not captured): {}", f.title);
+      return out;
+    }
+  out.bottleneck = Bottleneck::kUnknown;
+  out.summary = "device activity not captured: the job used an accelerator but the trace holds no device work; "
+                "only the host side is diagnosed";
+  return out;
+}
+
 }  // namespace stepdoctor

@@ -20,6 +20,11 @@ Bottleneck BottleneckOfFinding(const std::string& id);
 // An actionable bottleneck that takes a large share beats a busy device: it is what to fix.
 Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps);
 
+// Where device activity was not captured: the host-side finding that won, if any, is stated as
+// a host-side view (only input waits can bound a step from the host's view alone); otherwise
+// the verdict says what is missing. Never a device-side verdict.
+Verdict HostOnlyVerdict(const std::vector<Finding>& ranked);
+
 inline constexpr double kComputeVerdictPct = 70.0;  // device compute share that wins over moderate findings
 
 }  // namespace stepdoctor

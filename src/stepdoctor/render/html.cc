@@ -35,7 +35,8 @@ std::string Header(const Report& r) {
 std::string VerdictSection(const Report& r) {
   std::string s = "<section id=\"verdict\" class=\"verdict\">\n";
   s += fmt::format("<div>Bottleneck {}</div>\n", Badge(BottleneckName(r.verdict.bottleneck), "verdict-badge"));
-  s += fmt::format("<p class=\"summary\">{}</p>\n<div class=\"stats\">", HtmlEscape(r.verdict.summary));
+  s += fmt::format("<p class=\"summary\">{}</p>\n<p class=\"meta\">{}</p>\n<div class=\"stats\">", HtmlEscape(r.verdict.summary),
+                   HtmlEscape(CoverageLine(r.coverage)));
   const StepSummary& st = r.steps;
   if (st.count > 0) {
     s += Stat(FormatMs(st.median_ms) + " ms", "median step");

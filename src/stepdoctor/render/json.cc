@@ -34,10 +34,29 @@ std::string RenderJson(const Report& r, const RenderOptions&) {
   j.Key("summary").String(r.verdict.summary);
   j.EndObject();
 
+  const Coverage& c = r.coverage;
+  j.Key("coverage").BeginObject();
+  j.Key("framework").String(c.framework);
+  j.Key("device_activity").String(c.device_activity);
+  j.Key("steps").String(c.steps);
+  j.Key("confidence").String(c.confidence);
+  j.Key("evidence").StringArray(c.evidence);
+  j.Key("applied").StringArray(c.applied);
+  j.EndObject();
+
   const StepSummary& s = r.steps;
   j.Key("steps").BeginObject();
   j.Key("source").String(s.source);
   j.Key("whole_window").Bool(s.whole_window);
+  j.Key("inferred").Bool(s.inferred);
+  j.Key("warmup").BeginArray();
+  for (const auto& w : s.warmup) {
+    j.BeginObject();
+    j.Key("number").Int(w.number);
+    j.Key("duration_ms").Number(w.duration_ms);
+    j.EndObject();
+  }
+  j.EndArray();
   j.Key("count").Int(s.count);
   j.Key("median_ms").Number(s.median_ms);
   j.Key("p90_ms").Number(s.p90_ms);

@@ -80,7 +80,8 @@ std::string TopTable(const char* title, const std::vector<TopEvent>& events) {
 }  // namespace
 
 std::string RenderMarkdown(const Report& r, const RenderOptions& /*o*/) {
-  std::string s = fmt::format("## stepdoctor: {}\n\n", MdText(r.verdict.summary.empty() ? "no verdict" : r.verdict.summary));
+  std::string s = fmt::format("## stepdoctor: {}\n\n{}\n\n", MdText(r.verdict.summary.empty() ? "no verdict" : r.verdict.summary),
+                              MdText(CoverageLine(r.coverage)));
   s += fmt::format("**Bottleneck:** {}", MdCode(BottleneckName(r.verdict.bottleneck)));
   if (r.steps.count > 0) s += fmt::format(" · median step **{} ms**", FormatMs(r.steps.median_ms));
   if (!r.inputs.empty()) {

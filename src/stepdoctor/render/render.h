@@ -22,6 +22,10 @@ std::string RenderJson(const Report& r, const RenderOptions& o);
 std::string RenderMarkdown(const Report& r, const RenderOptions& o);  // markdown.cc: for PR comments
 std::string RenderHtml(const Report& r, const RenderOptions& o);      // html.cc: one self-contained page
 
+// One line saying what the input holds: "Coverage: pytorch · device activity captured · steps
+// from markers · confidence high". Shared by the text, Markdown and HTML renderers.
+std::string CoverageLine(const Coverage& c);
+
 // The renderer for a --format name ("text", "json", "md", "html"), or nullptr.
 Renderer FindRenderer(const std::string& format);
 // The names FindRenderer knows, for help and error messages.

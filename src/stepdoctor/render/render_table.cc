@@ -18,6 +18,19 @@ const Entry kRenderers[] = {
 
 }  // namespace
 
+std::string CoverageLine(const Coverage& c) {
+  std::string device = c.device_activity == "captured" ? "device activity captured"
+                       : c.device_activity == "missing" ? "device activity NOT captured"
+                                                        : "CPU only (no accelerator seen)";
+  std::string steps = c.steps == "markers" ? "steps from markers" : c.steps == "inferred" ? "steps inferred" : "no steps (whole window)";
+  std::string out = "Coverage: " + c.framework + "; " + device + "; " + steps + "; confidence " + c.confidence;
+  if (!c.applied.empty()) {
+    out += "; already in use: ";
+    for (size_t i = 0; i < c.applied.size(); ++i) out += (i ? ", " : "") + c.applied[i];
+  }
+  return out;
+}
+
 Renderer FindRenderer(const std::string& format) {
   for (const auto& e : kRenderers)
     if (format == e.name) return e.fn;

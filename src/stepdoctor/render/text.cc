@@ -57,7 +57,8 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
   Style st{o.color};
   const size_t W = static_cast<size_t>(std::max(60, o.width));
   std::string out;
-  out += st.bold(r.verdict.summary) + "\n\n";  // one line, however long: scripts read it
+  out += st.bold(r.verdict.summary) + "\n";  // one line, however long: scripts read it
+  out += CoverageLine(r.coverage) + "\n\n";
 
   const StepSummary& s = r.steps;
   if (s.count > 0) {
@@ -67,6 +68,9 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
       out += fmt::format("Steps: {} from {}; median {:.1f} ms, p90 {:.1f} ms, max {:.1f} ms{}\n", s.count, s.source,
                          s.median_ms, s.p90_ms, s.max_ms,
                          s.excluded_partial ? fmt::format(" ({} partial excluded)", s.excluded_partial) : "");
+    for (const auto& w : s.warmup)
+      out += fmt::format("Warm-up: step {} took {:.1f} ms; shown here, kept out of the figures and the verdict\n", w.number,
+                         w.duration_ms);
   }
   if (!r.breakdown.empty()) {
     out += fmt::format("\nStep time by category (mean {:.1f} ms per step)\n", s.mean_ms);
@@ -82,7 +86,7 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
     }
   }
 
-  const bool pytorch_first = r.format.find("kineto") != std::string::npos || r.format.find("pytorch") != std::string::npos;
+  const bool pytorch_first = r.coverage.framework == "pytorch";
   if (!r.findings.empty()) {
     out += "\n" + st.bold("Findings") + "\n";
     int k = 0;

@@ -12,7 +12,8 @@
 
 namespace stepdoctor {
 
-inline constexpr int kReportSchemaVersion = 1;
+// 2: `coverage` (what the input holds), `steps.warmup`, `steps.inferred`.
+inline constexpr int kReportSchemaVersion = 2;
 
 // The fixed set of primary bottlenecks a verdict names.
 enum class Bottleneck : uint8_t { kInput, kHost, kDeviceCompute, kCommunication, kMemoryTransfer, kUnknown };
@@ -70,7 +71,9 @@ struct StepSummary {
   int count = 0;
   double median_ms = 0, p90_ms = 0, max_ms = 0, min_ms = 0, mean_ms = 0;
   int excluded_partial = 0;              // steps cut by the window edges
+  bool inferred = false;   // no markers: iterations inferred from repeated host structure
   std::vector<int64_t> outlier_numbers;  // step numbers flagged as outliers
+  std::vector<StepRecord> warmup;        // leading steps kept out of the figures as warm-up
   std::vector<std::string> categories;   // breakdown category ids, in display order
   std::vector<StepRecord> steps;
 };
@@ -111,12 +114,25 @@ struct TimeSeries {            // a sampled metric for charts (live samples, GPU
   std::vector<std::pair<double, double>> points;  // (seconds from window start, value), downsampled
 };
 
+// What the input holds and lacks, so a reader knows how far to trust the verdict.
+struct Coverage {
+  std::string framework = "unknown";  // pytorch, tensorflow, jax, horovod, unknown
+  // captured: device work recorded; missing: the job used an accelerator but no device work was
+  // recorded; cpu_only: no sign of an accelerator.
+  std::string device_activity = "cpu_only";
+  std::string steps = "whole_window";  // markers, inferred, whole_window
+  std::string confidence = "low";      // high, medium, low
+  std::vector<std::string> evidence;   // why: "236 cudaLaunchKernel calls, no kernel events"
+  std::vector<std::string> applied;    // optimisations the trace shows in use: "CUDA graphs", ...
+};
+
 struct Report {
   int schema_version = kReportSchemaVersion;
   std::string tool_version;
   std::vector<std::string> inputs;
   std::string format;          // what was read: "chrome-json (kineto)", "xplane", ...
   Verdict verdict;
+  Coverage coverage;
   StepSummary steps;
   std::vector<BreakdownEntry> breakdown;
   // TensorFlow profiler's finer categories: device_compute_16bit / _32bit, memcpy_h2d / _d2h /

@@ -6,28 +6,46 @@
 namespace stepdoctor::rules {
 namespace {
 constexpr double kComputeBoundPct = 60.0;       // device compute >= 60% of the step
-constexpr double kLowReducedPrecisionPct = 50.0;  // < 50% of kernel time in 16-bit: suggest AMP
+constexpr double kLowReducedPrecisionPct = 50.0;  // < 50% of kernel time in 16-bit or narrower: suggest AMP
+constexpr double kDeviceSpanBusyPct = 90.0;  // device busy >= 90% of its own span: it sets the pace
 }  // namespace
 
 std::optional<Finding> ComputeBound(const Signals& sig) {
   if (!sig.steps || sig.steps->step_count == 0) return std::nullopt;
   const StepSignals& s = *sig.steps;
   double share = CategoryShare(s, StepCategory::kDeviceCompute);
-  if (share < kComputeBoundPct) return std::nullopt;
+  // Device-bound seen from the host: the device is busy almost all of its own span, and what
+  // is not device work is work already queued for it (the host finished its part earlier).
+  double device_side = share + CategoryShare(s, StepCategory::kCollectives) + CategoryShare(s, StepCategory::kMemcpy) +
+                       (s.mean_step_ms > 0 ? 100.0 * s.device_queued_ms / s.mean_step_ms : 0);
+  bool device_bound = !s.cpu_only && s.device_span_busy_pct >= kDeviceSpanBusyPct && device_side >= kComputeBoundPct &&
+                      s.host_end_ms < s.device_end_ms;
+  if (share < kComputeBoundPct && !device_bound) return std::nullopt;
 
   Finding f;
   f.id = "compute_bound";
   f.severity = FindingSeverity::kNone;
-  f.share_pct = share;
+  f.share_pct = device_bound ? std::max(share, device_side) : share;
   bool amp = !s.cpu_only && s.tensor_core_capable && s.fp16_kernel_pct < kLowReducedPrecisionPct;
   f.title = s.cpu_only ? fmt::format("the CPU computes {} of each step: operator work dominates", Pct(share))
-                       : fmt::format("the device computes {} of each step: the step is compute-bound", Pct(share));
+             : share < kComputeBoundPct
+                 ? fmt::format("the device is busy {} of its {} span and the host finished its part at {}: the step is device-bound",
+                               Pct(s.device_span_busy_pct), Ms(s.device_span_ms), Ms(s.host_end_ms))
+                 : fmt::format("the device computes {} of each step: the step is compute-bound", Pct(share));
   f.gain_upper_bound = 1.0;
   f.gain_text = amp ? "no idle time to recover; mixed precision moves matrix math onto TensorCores (the gain depends on the model and is not estimated from this trace)"
                     : "no idle time to recover; gains must come from doing the compute faster";
   f.evidence.push_back({"device compute per step", fmt::format("{} ({})", Ms(s.category_ms[int(StepCategory::kDeviceCompute)]), Pct(share))});
+  if (device_bound) {
+    f.evidence.push_back({"device busy over its own span", Pct(s.device_span_busy_pct)});
+    f.evidence.push_back({"host's last activity / device's last activity", fmt::format("{} / {} into the step", Ms(s.host_end_ms), Ms(s.device_end_ms))});
+    if (s.device_queued_ms > 0)
+      f.evidence.push_back({"device idle with its next work already queued", fmt::format("{} per step", Ms(s.device_queued_ms))});
+  }
+  if (!s.cpu_only && s.collective_total_ms > 0)
+    f.evidence.push_back({"communication kernels, mostly hidden under compute", fmt::format("{} per step ({} exposed)", Ms(s.collective_total_ms), Ms(s.category_ms[int(StepCategory::kCollectives)]))});
   if (!s.cpu_only) {
-    f.evidence.push_back({"kernel time in 16-bit / TensorCore kernels", Pct(s.fp16_kernel_pct)});
+    f.evidence.push_back({"kernel time in reduced precision (16-bit, fp8, fp4)", Pct(s.fp16_kernel_pct)});
     f.evidence.push_back({"TensorCore-capable device", s.tensor_core_capable ? "yes" : "no or unknown"});
   }
   for (size_t i = 0; i < s.top_kernels.size() && i < 3; ++i) f.top_events.push_back(s.top_kernels[i]);

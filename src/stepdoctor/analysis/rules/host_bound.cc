@@ -3,6 +3,7 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 
 namespace stepdoctor::rules {
 namespace {
@@ -45,6 +46,25 @@ std::optional<Finding> HostBound(const Signals& sig) {
   }
   for (size_t i = 0; i < s.top_ops.size() && i < 3; ++i) f.top_events.push_back(s.top_ops[i]);
 
+  const AppliedOptimizations* applied = sig.applied;
+  if (applied && !s.cpu_only && applied->any_compilation()) {
+    // The trace shows graphs or compiled regions in use: advise what is left, not what is done.
+    std::string done;
+    for (const auto& l : applied->Labels()) done += (done.empty() ? "" : ", ") + l;
+    f.evidence.push_back({"already in use", done});
+    f.fix.summary = "The step already runs " + done +
+                    ": the host time left is outside it. Move the remaining per-step Python and small ops into the "
+                    "compiled/captured region, or overlap them with the device (prefetch inputs, avoid host syncs).";
+    f.fix.pytorch =
+        "# find what runs outside the graph/compiled region each step:\n"
+        "with torch.profiler.record_function('outside_graph'):\n"
+        "    ...  # the per-step host work that remains\n"
+        "# avoid host syncs in the loop: no .item()/.cpu() per step; keep tensors on the device";
+    f.fix.tensorflow =
+        "# keep the whole step inside one tf.function; avoid .numpy() on tensors inside the loop\n"
+        "model.compile(..., steps_per_execution=32)   # several steps per host round-trip";
+    return f;
+  }
   f.fix.summary = s.cpu_only
                       ? "Do more work per operator call: larger batches, fused or compiled graphs, fewer Python-level ops."
                       : "Launch fewer, larger kernels: compile the step (graph mode / XLA / torch.compile), capture it "

@@ -43,9 +43,13 @@ bool IsInputWaitName(std::string_view n) {
 bool IsCommunicationKernelName(std::string_view n) { return stepdoctor::IsCommunicationKernelName(n); }
 
 EventKind ClassifyDeviceLineEvent(std::string_view name) {
-  if (IsCommunicationKernelName(name)) return EventKind::kCollective;
-  if (StartsWith(name, "Memcpy") || StartsWith(name, "memcpy") || Contains(name, "MEMCPY")) return MemcpyKind(name);
-  if (StartsWith(name, "Memset") || StartsWith(name, "memset")) return EventKind::kMemset;
+  switch (ClassifyDeviceWork(name).role) {
+    case DeviceWorkRole::kCollective: return EventKind::kCollective;
+    case DeviceWorkRole::kCopy: return MemcpyKind(name);
+    case DeviceWorkRole::kMemset: return EventKind::kMemset;
+    case DeviceWorkRole::kCompute: break;
+  }
+  if (Contains(name, "MEMCPY")) return MemcpyKind(name);  // TensorFlow's MEMCPYHtoD lines
   return EventKind::kKernel;
 }
 

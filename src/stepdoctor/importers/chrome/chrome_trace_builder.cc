@@ -4,6 +4,7 @@
 #include <charconv>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "stepdoctor/importers/chrome/chrome_event_classify.h"
@@ -27,6 +28,8 @@ struct TlState {
   int64_t pid = 0, tid = 0;
   std::vector<uint32_t> open_b;   // indices of B events not yet ended
   bool device_category = false;   // saw kernel/memcpy/memset/gpu annotation categories
+  bool host_category = false;     // saw host-side categories (cpu_op, *_runtime, python_function ...)
+  bool flow_target = false;       // ends async host-to-device flows (Kineto's ac2g arrows)
   int device_arg = -1;            // "device" arg of its device events
 };
 
@@ -62,6 +65,32 @@ int TrailingDeviceNumber(std::string_view s, std::string_view marker) {
     any = true;
   }
   return any ? v : -1;
+}
+
+// Categories only a host thread records: operators, Python, runtime/driver calls of any
+// accelerator's runtime (cuda_runtime, mtia_runtime, xpu_runtime, ...), host annotations.
+bool IsHostCategory(std::string_view c) {
+  auto ends = [&](std::string_view suf) { return c.size() >= suf.size() && c.substr(c.size() - suf.size()) == suf; };
+  return c == "cpu_op" || c == "python_function" || c == "user_annotation" || c == "Operator" || c == "Runtime" ||
+         c == "cuda_sync" || c == "cpu_instant_event" || ends("_runtime") || ends("_driver");
+}
+
+// Kineto names each device's process "<KIND> <N>" (process_labels / process_name): "GPU 0",
+// "MTIA 9", "XPU 0", "HPU 1". Returns the kind word and N, or an empty word where the name is
+// not of that shape or names the host ("CPU").
+std::pair<std::string_view, int> DeviceProcessName(std::string_view n) {
+  size_t sp = n.rfind(' ');
+  if (sp == std::string_view::npos || sp == 0 || sp + 1 >= n.size()) return {{}, -1};
+  std::string_view word = n.substr(0, sp), num = n.substr(sp + 1);
+  for (char c : word)
+    if (!(c >= 'A' && c <= 'Z')) return {{}, -1};
+  int v = 0;
+  for (char c : num) {
+    if (c < '0' || c > '9') return {{}, -1};
+    v = v * 10 + (c - '0');
+  }
+  if (word == "CPU") return {{}, -1};
+  return {word, v};
 }
 
 }  // namespace
@@ -268,6 +297,7 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
       Timeline& t = s.trace.timeline(tl.id);
       uint32_t idx = t.Add(e.ts_ns, dur, s.trace.strings.Intern(e.name), kind, State::Correlation(e));
       s.AddArgs(t, idx, e);
+      if (!e.cat.empty() && IsHostCategory(e.cat)) tl.host_category = true;
       if (device_cat) {
         tl.device_category = true;
         if (tl.device_arg < 0)
@@ -316,6 +346,7 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
       if (!ParseIntText(e.id, &id)) return;
       TlState& tl = s.Tl(s.Key(e.pid), s.Key(e.tid));
       bool enclosing = e.ph == 's' || e.bp == "e";
+      if (e.ph == 'f' && e.cat == "ac2g") tl.flow_target = true;
       s.flows.push_back({id, e.ph, enclosing, uint32_t(&tl - s.tls.data()), e.ts_ns});
       return;
     }
@@ -360,6 +391,9 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
     if (name.rfind("/host:", 0) == 0 || name.rfind("/device:", 0) == 0) tensorflow = true;
   DeviceId host = trace.GetOrAddDevice(s.worker, DeviceKind::kHostCpu, 0, "host CPU");
   std::unordered_map<int64_t, size_t> events_per_host_pid;
+  std::unordered_set<int64_t> host_pids;  // processes with host-side categories
+  for (const auto& tl : s.tls)
+    if (tl.host_category) host_pids.insert(tl.pid);
   for (auto& tl : s.tls) {
     Timeline& t = trace.timeline(tl.id);
     std::string pname = s.process_name.count(tl.pid) ? s.process_name[tl.pid] : std::string();
@@ -376,10 +410,33 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
       if (gpu < 0 && tl.pid >= 0 && tl.pid < kMaxPlausibleGpuPid) gpu = int(tl.pid);
       if (gpu < 0) gpu = 0;
     }
-    if (gpu >= 0 || tpu >= 0) {
-      DeviceKind kind = gpu >= 0 ? DeviceKind::kGpu : DeviceKind::kTpu;
-      int index = gpu >= 0 ? gpu : tpu;
-      t.device = trace.GetOrAddDevice(s.worker, kind, index);
+    // Accelerators by structure, not by a vendor list: a process that records no host-side
+    // category and is named like a device ("MTIA 9", "XPU 0") or receives the host's
+    // launch flows is a device, whatever its vendor calls its lanes ("Stream 1 FW").
+    int other = -1;
+    std::string other_name;
+    if (gpu < 0 && tpu < 0 && !tensorflow && !host_pids.count(tl.pid) && tl.pid < kStringIdBase) {
+      auto [word, n] = DeviceProcessName(!plabel.empty() ? plabel : pname);
+      if (word == "GPU") gpu = n;
+      else if (word == "TPU") tpu = n;
+      else if (!word.empty()) {
+        other = n;
+        other_name = std::string(word) + " " + std::to_string(n);
+      } else if (tl.flow_target) {
+        other = tl.pid >= 0 && tl.pid < kMaxPlausibleGpuPid ? int(tl.pid) : 0;
+        other_name = "accelerator " + std::to_string(other);
+      }
+      if (gpu >= 0 || tpu >= 0 || other >= 0) tl.device_category = true;
+      // Their events carry vendor categories (mtia_ccp_events, ...): classify by name.
+      if (tl.device_category)
+        for (size_t i = 0; i < t.ev.size(); ++i)
+          if (t.ev.kind[i] == EventKind::kOther && t.ev.dur_ns[i] > 0)
+            t.ev.kind[i] = ClassifyDeviceLineEvent(trace.str(t.ev.name[i]));
+    }
+    if (gpu >= 0 || tpu >= 0 || other >= 0) {
+      DeviceKind kind = gpu >= 0 ? DeviceKind::kGpu : tpu >= 0 ? DeviceKind::kTpu : DeviceKind::kOther;
+      int index = gpu >= 0 ? gpu : tpu >= 0 ? tpu : other;
+      t.device = trace.GetOrAddDevice(s.worker, kind, index, other_name);
       bool stream = tl.device_category || (tensorflow && (tname.rfind("Stream", 0) == 0 || tname.empty()));
       t.kind = stream ? TimelineKind::kDeviceStream : TimelineKind::kDerived;
       if (tensorflow && stream) {
@@ -401,6 +458,10 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
       best = n;
       w.pid = pid;
     }
+  // deviceProperties lists the GPUs the job could see, whether or not their activity was
+  // recorded: keep them as devices, so a trace without kernels still says a GPU was there.
+  for (const auto& p : s.device_props)
+    if (p.id >= 0) trace.GetOrAddDevice(s.worker, DeviceKind::kGpu, p.id);
   for (auto& d : trace.devices) {
     if (d.worker != s.worker || d.kind != DeviceKind::kGpu) continue;
     for (const auto& p : s.device_props) {

@@ -1,0 +1,37 @@
+// device_activity_missing: the job used an accelerator (runtime calls, device memory, device
+// properties) but the trace holds no device work. Says how to record it; rules that judge the
+// device do not run (kNeedsDeviceActivity), so nothing is concluded about what was not recorded.
+#include "stepdoctor/analysis/rule.h"
+#include "stepdoctor/analysis/rules/rule_util.h"
+#include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/trace_to_coverage.h"
+
+namespace stepdoctor::rules {
+
+std::optional<Finding> DeviceActivityMissing(const Signals& sig) {
+  if (!sig.trace || !sig.steps || !sig.steps->device_missing) return std::nullopt;
+  DeviceEvidence ev = TraceToDeviceEvidence(*sig.trace, sig.steps->worker);
+  Finding f;
+  f.id = "device_activity_missing";
+  f.severity = FindingSeverity::kModerate;
+  f.title = "device activity was not captured: the verdict rests on the host side only";
+  f.gain_upper_bound = 1.0;
+  f.gain_text = "no gain figure: what the device did is not in the trace";
+  for (const auto& e : ev.evidence) f.evidence.push_back({"evidence of an accelerator", e});
+  f.fix.summary = "Record device activity too, then diagnose again.";
+  f.fix.pytorch =
+      "from torch.profiler import profile, schedule, ProfilerActivity\n"
+      "with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],\n"
+      "             schedule=schedule(wait=1, warmup=1, active=3),\n"
+      "             on_trace_ready=torch.profiler.tensorboard_trace_handler('./log')) as prof:\n"
+      "    for step, batch in enumerate(loader):\n"
+      "        train_step(batch); prof.step()";
+  f.fix.tensorflow =
+      "options = tf.profiler.experimental.ProfilerOptions(host_tracer_level=2, device_tracer_level=1)\n"
+      "tf.profiler.experimental.start('./log', options=options)\n"
+      "# ... a few training steps ...\n"
+      "tf.profiler.experimental.stop()";
+  return f;
+}
+
+}  // namespace stepdoctor::rules

@@ -1,0 +1,102 @@
+#include "stepdoctor/analysis/trace_to_coverage.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace stepdoctor {
+namespace {
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool EndsWith(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+// Allocator series on an accelerator, from Kineto's [memory] events (gpuN_memory_*_bytes).
+bool IsDeviceMemorySeries(std::string_view name) {
+  return StartsWith(name, "gpu") && EndsWith(name, "_bytes") && name.find("_memory_") != std::string_view::npos;
+}
+
+}  // namespace
+
+const char* DeviceCoverageName(DeviceCoverage c) {
+  switch (c) {
+    case DeviceCoverage::kCaptured: return "captured";
+    case DeviceCoverage::kMissing: return "missing";
+    case DeviceCoverage::kCpuOnly: break;
+  }
+  return "cpu_only";
+}
+
+DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
+  DeviceEvidence out;
+  int64_t runtime_calls = 0, profiler_ranges = 0;
+  std::map<std::string_view, int64_t> runtime_names;
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker) continue;
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      EventKind k = t.ev.kind[i];
+      if (t.kind == TimelineKind::kDeviceStream && IsDeviceActivity(k)) {
+        out.coverage = DeviceCoverage::kCaptured;
+        return out;
+      }
+      if (k == EventKind::kRuntime) {
+        ++runtime_calls;
+        ++runtime_names[trace.str(t.ev.name[i])];
+      } else if (trace.str(t.ev.name[i]) == "cuda_profiler_range") {
+        ++profiler_ranges;
+      }
+    }
+  }
+  // No device work recorded. Did the job use an accelerator at all?
+  if (runtime_calls > 0) {
+    std::vector<std::pair<int64_t, std::string_view>> top;
+    for (const auto& [n, c] : runtime_names) top.push_back({c, n});
+    std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::string names;
+    for (size_t i = 0; i < top.size() && i < 3; ++i)
+      names += fmt::format("{}{} x{}", i ? ", " : "", top[i].second, top[i].first);
+    out.evidence.push_back(fmt::format("{} accelerator runtime calls ({}) but no device events", runtime_calls, names));
+  }
+  if (profiler_ranges > 0)
+    out.evidence.push_back(fmt::format("{} cuda_profiler_range events (CUPTI range-profiler mode records no kernels)",
+                                       profiler_ranges));
+  for (const auto& c : trace.counters)
+    if (c.worker == worker && IsDeviceMemorySeries(c.name) && !c.value.empty()) {
+      out.evidence.push_back(fmt::format("allocator events on the device ({})", c.name));
+      break;
+    }
+  for (const auto& d : trace.devices)
+    if (d.worker == worker && d.kind != DeviceKind::kHostCpu) {
+      out.evidence.push_back(fmt::format("the trace lists a device ({}) with no activity recorded",
+                                         d.name.empty() ? "GPU " + std::to_string(d.index) : d.name));
+      break;
+    }
+  if (!out.evidence.empty()) out.coverage = DeviceCoverage::kMissing;
+  return out;
+}
+
+Coverage TraceToCoverage(const Trace& trace, const StepWindows& windows, const DeviceEvidence& device,
+                         const AppliedOptimizations& applied, bool cold_window) {
+  Coverage c;
+  c.framework = FrameworkName(trace.framework);
+  c.device_activity = DeviceCoverageName(device.coverage);
+  c.steps = windows.whole_window ? "whole_window" : windows.inferred ? "inferred" : "markers";
+  // Confidence starts high and drops for each thing the input lacks.
+  int score = 2;
+  if (device.coverage == DeviceCoverage::kMissing) score = 0;
+  if (windows.whole_window || windows.inferred) --score;
+  if (cold_window) score = 0;
+  c.confidence = score >= 2 ? "high" : score == 1 ? "medium" : "low";
+  c.evidence = device.evidence;
+  if (windows.inferred) c.evidence.push_back("steps: " + windows.source);
+  if (windows.whole_window) c.evidence.push_back("no step markers and no repeated iteration structure: one region");
+  if (!windows.warmup.empty())
+    c.evidence.push_back(fmt::format("{} warm-up step{} kept out of the figures ({:.1f} ms)", windows.warmup.size(),
+                                     windows.warmup.size() == 1 ? "" : "s", windows.warmup.front().dur_ns() / 1e6));
+  c.applied = applied.Labels();
+  return c;
+}
+
+}  // namespace stepdoctor

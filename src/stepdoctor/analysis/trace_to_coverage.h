@@ -1,0 +1,39 @@
+// Trace -> what the input holds and lacks: device activity captured, missing or absent (a
+// CPU-only job), where steps came from, and how far to trust the verdict.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "stepdoctor/analysis/trace_to_applied_optimizations.h"
+#include "stepdoctor/analysis/trace_to_steps.h"
+#include "stepdoctor/model/trace.h"
+#include "stepdoctor/report/report.h"
+
+namespace stepdoctor {
+
+// One-off start-up calls taking at least this share of the only region analysed (no steps):
+// the window is one cold first pass, and its figures are not those of a training step.
+inline constexpr double kColdWindowStartupPct = 20.0;
+
+enum class DeviceCoverage : uint8_t {
+  kCaptured,  // device work (kernels, copies, collectives) is in the trace
+  kMissing,   // the job used an accelerator (runtime calls, device memory, device properties) but
+              // no device work was recorded: only the host side can be diagnosed
+  kCpuOnly,   // no sign of an accelerator: the CPU is the device
+};
+const char* DeviceCoverageName(DeviceCoverage c);  // "captured", "missing", "cpu_only"
+
+struct DeviceEvidence {
+  DeviceCoverage coverage = DeviceCoverage::kCpuOnly;
+  std::vector<std::string> evidence;  // "236 accelerator runtime calls (cudaLaunchKernel ...) but no device events"
+};
+
+DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker);
+
+// REQUIRED: `windows` are the worker's steps (TraceToSteps); `cold_window` is true when the only
+// region analysed is one cold first pass (see StepSignals::startup_ms).
+Coverage TraceToCoverage(const Trace& trace, const StepWindows& windows, const DeviceEvidence& device,
+                         const AppliedOptimizations& applied, bool cold_window);
+
+}  // namespace stepdoctor
