@@ -3,19 +3,40 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 
 namespace stepdoctor::cli {
 
 void PrintError(const std::string& message) { std::fprintf(stderr, "stepdoctor: %s\n", message.c_str()); }
 
+namespace {
+bool stdout_error_reported = false;
+}  // namespace
+
+bool FlushStdout() {
+  errno = 0;
+  bool flushed = std::fflush(stdout) == 0;
+  int err = errno;
+  if (flushed && !std::ferror(stdout)) return true;
+  if (!stdout_error_reported) {
+    // An earlier buffered write may have failed with the buffer since emptied: no errno then.
+    PrintError(std::string("standard output: cannot write the report") +
+               (!flushed && err != 0 ? std::string(": ") + std::strerror(err) : std::string()));
+    stdout_error_reported = true;
+  }
+  return false;
+}
+
+bool StdoutErrorReported() { return stdout_error_reported; }
+
 bool WriteOutput(const std::string& text, const std::string& path) {
   if (path.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-    return true;
+    return FlushStdout();
   }
   std::ofstream out(path, std::ios::binary);
   out << text;
