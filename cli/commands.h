@@ -41,8 +41,8 @@ void PrintError(const std::string& message);
 // Writes a report to `path`, or to stdout when it is empty; false (with the error printed) when
 // the file, or stdout (a full disk, /dev/full), cannot be written.
 bool WriteOutput(const std::string& text, const std::string& path);
-// Flushes stdout; on a write error prints "stepdoctor: standard output: cannot write the
-// report: REASON" (once per process) and returns false. main() calls it before exiting, so
+// Flushes stdout; on a write error prints "stepdoctor: standard output: cannot write: REASON"
+// (once per process) and returns false. main() calls it before exiting, so
 // what commands print with printf is checked too.
 bool FlushStdout();
 // Whether FlushStdout has already printed its error.

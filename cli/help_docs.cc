@@ -53,10 +53,16 @@ std::string ManPage(const CLI::App& app, const std::string& version) {
   m += ".TH STEPDOCTOR 1 \"\" \"" + Roff(version) + "\" \"User Commands\"\n";
   m += ".SH NAME\nstepdoctor \\- " + Roff(app.get_description().substr(app.get_description().find(": ") + 2)) + "\n";
   m += ".SH SYNOPSIS\n";
-  for (const CLI::App* sub : VisibleSubcommands(app))
-    m += ".br\n\\fBstepdoctor " + Roff(sub->get_name()) + "\\fR [\\fIoptions\\fR]\n";
+  for (const CLI::App* sub : VisibleSubcommands(app)) {
+    m += ".br\n\\fBstepdoctor " + Roff(sub->get_name()) + "\\fR [\\fIoptions\\fR]";
+    for (const CLI::Option* o : VisibleOptions(*sub))
+      if (o->get_positional() && !o->nonpositional()) m += " " + OptionSynopsis(*o);
+    m += "\n";
+  }
   m += ".br\n\\fBstepdoctor \\-\\-version\\fR\n";
-  m += ".SH DESCRIPTION\n" + Roff(app.get_description()) + ".\n";
+  std::string description = app.get_description();  // "stepdoctor: finds ..."
+  if (auto colon = description.find(": "); colon != std::string::npos) description.erase(colon, 1);
+  m += ".SH DESCRIPTION\n" + Roff(description) + ".\n";
   m += ".PP\nInputs are recognised by their first bytes, not their names. Folders are searched "
        "recursively.\n";
   m += ".SH COMMANDS\n";

@@ -17,7 +17,7 @@ ln -s "$build" "$tmp/work/build"
 cmds=$(ReadmeInstallCommands "$src/README.md")
 pack=$(grep '^cpack ' <<<"$cmds" || true)
 [[ -n $pack ]] || { echo "FAIL: the README's Install section has no 'cpack' line"; exit 1; }
-(cd "$tmp/work" && bash -euo pipefail -c "$pack") >/dev/null
+(cd "$tmp/work" && bash -euo pipefail -c "$pack") >"$tmp/cpack.log" 2>&1 || { cat "$tmp/cpack.log"; exit 1; }
 # The README installs ./stepdoctor_<version>_<arch>.deb: the file the cpack line wrote.
 deb=$(grep -o '\./stepdoctor_[^ ]*\.deb' <<<"$cmds" | head -1)
 [[ -n $deb && -f $tmp/work/$deb ]] || { echo "FAIL: the README installs '$deb', cpack wrote: $(ls "$tmp/work")"; exit 1; }

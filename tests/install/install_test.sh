@@ -15,7 +15,8 @@ mkdir -p "$tmp/home" "$tmp/work"
 ln -s "$build" "$tmp/work/build"
 cmds=$(ReadmeInstallCommands "$src/README.md" | grep '^cmake --install' || true)
 [[ -n $cmds ]] || { echo "FAIL: the README's Install section has no 'cmake --install' line"; exit 1; }
-(cd "$tmp/work" && HOME="$tmp/home" bash -euo pipefail -c "$cmds") >/dev/null
+(cd "$tmp/work" && HOME="$tmp/home" bash -euo pipefail -c "$cmds") >"$tmp/install.log" 2>&1 ||
+  { cat "$tmp/install.log"; exit 1; }
 prefix="$tmp/home/.local"
 
 for f in bin/stepdoctor share/man/man1/stepdoctor.1 share/bash-completion/completions/stepdoctor \
@@ -27,7 +28,7 @@ done
 
 # The man page documents every subcommand --help lists.
 help=$("$prefix/bin/stepdoctor" --help)
-subs=$(awk '/^SUBCOMMANDS:/{s=1; next} s && NF {print $1}' <<<"$help")
+subs=$(awk '/^(SUBCOMMANDS|Subcommands):$/{s=1; next} s && /^ / {print $1; next} {s=0}' <<<"$help")
 [[ -n $subs ]] || { echo "FAIL: no subcommands in --help"; exit 1; }
 for s in $subs; do
   grep -qx ".SS $s" "$prefix/share/man/man1/stepdoctor.1" || { echo "FAIL: man page lacks $s"; exit 1; }
@@ -42,8 +43,8 @@ complete_words() {  # complete_words WORD... : what bash completion offers for t
 [[ " $(complete_words diagnose --fo) " == *" --format "* ]] || { echo "FAIL: no --format after diagnose"; exit 1; }
 
 # A project of its own, built against the installed package.
-cmake -S "$src/tests/install/consumer" -B "$tmp/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
-ninja -C "$tmp/consumer" >/dev/null
+{ cmake -S "$src/tests/install/consumer" -B "$tmp/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" &&
+  ninja -C "$tmp/consumer"; } >"$tmp/consumer.log" 2>&1 || { cat "$tmp/consumer.log"; exit 1; }
 verdict=$("$tmp/consumer/consumer" "$src/examples/dataloader_input_bound.pt.trace.json.gz")
 echo "consumer: $verdict"
 [[ $verdict == input-bound* ]] || { echo "FAIL: the consumer's verdict is not input-bound"; exit 1; }
