@@ -3,6 +3,7 @@
 // the report lost.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -20,7 +21,11 @@ struct FullResult {
 
 // Runs the CLI from the source root with stdout on /dev/full (RunCli captures stdout itself).
 FullResult RunToDevFull(const std::string& args) {
-  std::string err_path = ::testing::TempDir() + "stepdoctor_devfull_err.txt";
+  // A file of its own: ctest runs these tests in parallel processes.
+  char err_tmpl[] = "/tmp/sd_devfull_err_XXXXXX";
+  int fd = mkstemp(err_tmpl);
+  if (fd >= 0) close(fd);
+  std::string err_path = err_tmpl;
   std::string cmd = std::string("cd '") + STEPDOCTOR_SOURCE_DIR + "' && " + STEPDOCTOR_CLI_PATH + " " + args +
                     " >/dev/full 2>" + err_path + " </dev/null";
   int rc = std::system(cmd.c_str());
@@ -65,7 +70,7 @@ TEST(CliOutput, CommandsThatPrintLineByLineAreCheckedToo) {
 }
 
 TEST(CliOutput, RunReportsTheLostDiagnosisAndKeepsItsJobsStatus) {
-  std::string samples = ::testing::TempDir() + "stepdoctor_devfull_samples.jsonl";
+  std::string samples = ::testing::TempDir() + "stepdoctor_devfull_run_samples.jsonl";
   // The job's status is run's status (docs/live.md): 3 here, so the exit code tells them apart.
   auto r = RunToDevFull("run --no-gpu --interval 100ms --out " + samples + " -- sh -c 'sleep 0.3; exit 3'");
   std::remove(samples.c_str());
