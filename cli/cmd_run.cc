@@ -52,8 +52,7 @@ int DiagnoseLiveSamples(const std::vector<std::string>& paths, const std::string
   RenderOptions ro;
   ro.color = ColorWanted(format, "");
   ro.width = width;
-  WriteOutput(render(report, ro), "");
-  return kExitOk;
+  return WriteOutput(render(report, ro), "") ? kExitOk : kExitBadInput;
 }
 
 void AddLiveCliOptions(CLI::App& sub, LiveCliOptions* o) {

@@ -3,19 +3,47 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 
 namespace stepdoctor::cli {
 
 void PrintError(const std::string& message) { std::fprintf(stderr, "stepdoctor: %s\n", message.c_str()); }
 
+namespace {
+
+bool stdout_error_reported = false;
+
+// Prints the stdout error once; `err` is the errno of the failed write, 0 where it is lost.
+void ReportStdoutError(int err) {
+  if (stdout_error_reported) return;
+  PrintError(std::string("standard output: cannot write") + (err != 0 ? std::string(": ") + std::strerror(err) : ""));
+  stdout_error_reported = true;
+}
+
+}  // namespace
+
+bool FlushStdout() {
+  errno = 0;
+  bool flushed = std::fflush(stdout) == 0;
+  int err = errno;
+  if (flushed && !std::ferror(stdout)) return true;
+  // An earlier buffered write (a printf) may have failed and emptied the buffer: no errno then.
+  ReportStdoutError(flushed ? 0 : err);
+  return false;
+}
+
+bool StdoutErrorReported() { return stdout_error_reported; }
+
 bool WriteOutput(const std::string& text, const std::string& path) {
   if (path.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-    return true;
+    errno = 0;
+    // A large report goes past the buffer straight to write(2): its errno is the reason.
+    if (std::fwrite(text.data(), 1, text.size(), stdout) < text.size()) ReportStdoutError(errno);
+    return FlushStdout();
   }
   std::ofstream out(path, std::ios::binary);
   out << text;

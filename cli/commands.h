@@ -39,8 +39,14 @@ const std::vector<Command>& Commands();
 void PrintError(const std::string& message);
 
 // Writes a report to `path`, or to stdout when it is empty; false (with the error printed) when
-// the file cannot be written.
+// the file, or stdout (a full disk, /dev/full), cannot be written.
 bool WriteOutput(const std::string& text, const std::string& path);
+// Flushes stdout; on a write error prints "stepdoctor: standard output: cannot write: REASON"
+// (once per process) and returns false. main() calls it before exiting, so
+// what commands print with printf is checked too.
+bool FlushStdout();
+// Whether FlushStdout has already printed its error.
+bool StdoutErrorReported();
 // Colour only for text on a terminal, and never when NO_COLOR is set (no-color.org).
 bool ColorWanted(const std::string& format, const std::string& output_path);
 // "text|json|md|html", for option help.

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages stepdoctor needs, skipping those already installed.
 #   scripts/deps.sh          build and run
-#   scripts/deps.sh --test   also what the test suite needs (GoogleTest, Chromium for the HTML test)
+#   scripts/deps.sh --test   also what the test suite needs (GoogleTest, Chromium for the HTML test,
+#                            dpkg-dev for the Debian package test)
 set -euo pipefail
 
 BUILD_PKGS=(g++ cmake ninja-build pkg-config ccache
             libsimdjson-dev libfmt-dev libcli11-dev zlib1g-dev libprotobuf-dev protobuf-compiler)
-TEST_PKGS=(libgtest-dev libgmock-dev libbenchmark-dev chromium)
+TEST_PKGS=(libgtest-dev libgmock-dev libbenchmark-dev chromium dpkg-dev)
 
 pkgs=("${BUILD_PKGS[@]}")
 if [[ "${1:-}" == "--test" ]]; then pkgs+=("${TEST_PKGS[@]}"); fi
