@@ -59,7 +59,7 @@ std::string InputBoundSteps(const std::string& host, const std::string& gpu) {
           R"(,"dur":20000,"args":{"correlation":)" + corr + "}},";
   }
   // Kineto's own bookkeeping: a span over the window and a global instant, on string pids.
-  ev += R"({"ph":"X","cat":"Trace","name":"PyTorch Profiler (0)","pid":"Spans","tid":"PyTorch Profiler","ts":0,"dur":300000},)";
+  ev += R"J({"ph":"X","cat":"Trace","name":"PyTorch Profiler (0)","pid":"Spans","tid":"PyTorch Profiler","ts":0,"dur":300000},)J";
   ev += R"({"ph":"i","s":"g","name":"Record Window End","pid":"","tid":"","ts":300000})";
   return R"({"schemaVersion":1,"traceEvents":[)" + ev + "]}";
 }
