@@ -44,5 +44,22 @@ TEST(JsonValueScan, IncompleteValues) {
   EXPECT_EQ(Scan("123", /*eof=*/true), 3u);
 }
 
+// A value scanned in two pieces, split at every byte, ends where the one-piece scan says.
+TEST(JsonValueScan, ResumesAcrossEverySplit) {
+  const std::string values[] = {
+      R"({"k":"a\"}]","l":[1,{"m":"\\"}],"n":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"{"} ,)",
+      R"("a string with \" and \\ and {[ inside, long enough to cross blocks" ,)",
+  };
+  for (const std::string& s : values) {
+    size_t whole = Scan(s);
+    ASSERT_NE(whole, kIncomplete);
+    for (size_t cut = 1; cut < whole; ++cut) {
+      ValueScanState st;
+      ASSERT_EQ(ScanValueResume(s.data(), 0, cut, &st), kIncomplete) << "cut " << cut;
+      EXPECT_EQ(ScanValueResume(s.data(), cut, s.size(), &st), whole) << "cut " << cut;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace stepdoctor::chrome

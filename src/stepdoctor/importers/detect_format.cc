@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "stepdoctor/importers/chrome/json_value_scan.h"
+
 namespace stepdoctor {
 namespace {
 
@@ -11,8 +13,10 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 }
 bool Contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
+bool IsSpaceByte(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
 size_t SkipSpace(std::string_view s, size_t i) {
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t')) ++i;
+  while (i < s.size() && IsSpaceByte(s[i])) ++i;
   return i;
 }
 
@@ -51,6 +55,34 @@ bool LooksLikeXSpace(std::string_view h) {
   return inner == 0x08 || inner == 0x12 || inner == 0x1a;
 }
 
+// Walks the top-level keys of the object that opens at head[i]. True when a Chrome-trace key
+// is one of them, or when the head ends inside a top-level value before the object's keys are
+// all seen: key order is free in JSON, so traceEvents may follow a value of any size, and only
+// the Chrome importer (which skips such values by scanning) can tell.
+bool TopLevelKeysMayBeChromeTrace(std::string_view head, size_t i) {
+  const char* d = head.data();
+  size_t n = head.size();
+  size_t p = i + 1;
+  for (;;) {
+    while (p < n && (IsSpaceByte(d[p]) || d[p] == ',')) ++p;
+    if (p >= n) return true;           // cut between keys: undecided
+    if (d[p] != '"') return false;     // the object ended ('}') or is not JSON
+    size_t key_end = chrome::ScanValueEnd(d, p, n, false);
+    if (key_end == chrome::kIncomplete) return true;
+    std::string_view key(d + p + 1, key_end - p - 2);
+    if (key == "traceEvents" || key == "schemaVersion" || key == "displayTimeUnit") return true;
+    p = SkipSpace(head, key_end);
+    if (p >= n) return true;
+    if (d[p] != ':') return false;
+    p = SkipSpace(head, p + 1);
+    if (p >= n) return true;
+    size_t v_end = chrome::ScanValueEnd(d, p, n, false);
+    if (v_end == chrome::kIncomplete) return true;
+    if (v_end == p) return false;      // a structural byte where a value should be
+    p = v_end;
+  }
+}
+
 }  // namespace
 
 const char* InputFormatName(InputFormat f) {
@@ -81,6 +113,7 @@ InputFormat DetectFormat(std::string_view head, std::string_view name) {
           return InputFormat::kJsonLines;
       }
       if (Contains(head, "\"displayTimeUnit\"")) return InputFormat::kChromeJson;
+      if (TopLevelKeysMayBeChromeTrace(head, i)) return InputFormat::kChromeJson;
       return InputFormat::kJsonOther;
     }
     // A bare array: a trace when its first element is an event-like object.

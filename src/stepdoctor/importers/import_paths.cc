@@ -54,17 +54,24 @@ Status ImportSource(PeekableSource& src, Trace& trace, const ImportOptions& opts
   InputFormat f = DetectFormat(*head, src.name());
   if (info) info->format = f;
   FormatImporter imp = FindImporter(f);
+  const Status plugin_page(ErrorCode::kUnknownFormat,
+                           src.name() + ": a TensorBoard profile plugin page (an analysis converted from a profile), not the raw profile stepdoctor reads");
   if (!imp) {
-    if (IsProfilerAnalysisFile(src.name()))
-      return Status(ErrorCode::kUnknownFormat,
-                    src.name() + ": a TensorBoard profile plugin page (an analysis converted from a profile), not the raw profile stepdoctor reads");
+    if (IsProfilerAnalysisFile(src.name())) return plugin_page;
     if (f == InputFormat::kUnknown)
       return Status(ErrorCode::kUnknownFormat, src.name() + ": not a format stepdoctor reads (not a Chrome trace, "
                                                             "XPlane profile, TensorBoard event file or GPU log)");
     return Status(ErrorCode::kUnknownFormat,
                   src.name() + ": " + InputFormatName(f) + " content that is not a trace stepdoctor reads");
   }
-  return imp(src, trace, opts);
+  Status st = imp(src, trace, opts);
+  // A JSON object whose first keys outran the sniffed bytes goes to the Chrome importer, which
+  // answers kUnknownFormat when no traceEvents array turns up: it was other JSON after all.
+  if (f == InputFormat::kChromeJson && st.code() == ErrorCode::kUnknownFormat) {
+    if (info) info->format = InputFormat::kJsonOther;
+    if (IsProfilerAnalysisFile(src.name())) return plugin_page;
+  }
+  return st;
 }
 
 Result<ImportResult> ImportPaths(const std::vector<std::string>& paths, const ImportOptions& opts) {

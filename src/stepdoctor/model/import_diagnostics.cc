@@ -19,6 +19,11 @@ constexpr ImportIssueInfo kInfo[] = {
     {"corrupt_record", Severity::kError, "records skipped: checksum or decode failure"},
     {"skipped_file", Severity::kInfo, "files skipped: not a format stepdoctor reads"},
     {"unsupported_content", Severity::kInfo, "content recognised but not analysed"},
+    {"bad_timestamp", Severity::kWarning, "events skipped: timestamp not a number or out of range"},
+    {"bad_duration", Severity::kWarning, "events skipped: duration not a number, or its end out of range"},
+    {"invalid_utf8", Severity::kInfo, "events kept with invalid UTF-8 bytes replaced by U+FFFD"},
+    {"broken_structure", Severity::kError, "JSON structure broken: only the part before the break was read"},
+    {"oversized_value", Severity::kError, "a single value past the size cap: reading stopped there"},
 };
 static_assert(sizeof(kInfo) / sizeof(kInfo[0]) == static_cast<size_t>(ImportIssue::kCount_));
 

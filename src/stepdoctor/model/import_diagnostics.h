@@ -27,6 +27,11 @@ enum class ImportIssue : uint8_t {
   kCorruptRecord,         // a framed record (TFRecord, protobuf) failed its checksum or decode
   kSkippedFile,           // a file in a folder that is not a trace we read
   kUnsupportedContent,    // content we recognise but do not analyse yet
+  kBadTimestamp,          // ts present but not a number, or beyond int64 nanoseconds: skipped
+  kBadDuration,           // dur present but not a number, or ts + dur beyond the time range: skipped
+  kInvalidUtf8,           // text with invalid UTF-8 bytes: kept, each bad sequence replaced by U+FFFD
+  kBrokenStructure,       // the JSON structure broke mid-file: everything before the break was read
+  kOversizedValue,        // one value past the importer's size cap: reading stopped there
   kCount_
 };
 

@@ -50,6 +50,7 @@ struct ParsedEvent {
   char ph = 0;
   std::string_view name, cat, id, scope, bp;
   bool has_ts = false, has_dur = false, has_id = false;
+  bool bad_ts = false, bad_dur = false;  // the key was there but its value is not a time
   int64_t ts_ns = 0, dur_ns = 0;
   PidTid pid, tid;
   int nargs = 0;
@@ -61,6 +62,7 @@ struct ParsedEvent {
     ph = 0;
     name = cat = id = scope = bp = {};
     has_ts = has_dur = has_id = false;
+    bad_ts = bad_dur = false;
     ts_ns = dur_ns = 0;
     pid = tid = PidTid();
     nargs = 0;

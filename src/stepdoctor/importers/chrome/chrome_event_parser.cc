@@ -8,6 +8,7 @@
 #include <string>
 
 #include "stepdoctor/importers/chrome/json_value_scan.h"
+#include "stepdoctor/importers/chrome/utf8_repair.h"
 
 namespace stepdoctor::chrome {
 
@@ -110,6 +111,19 @@ simdjson::error_code ReadPidTid(od::value v, PidTid* out) {
     return simdjson::SUCCESS;
   }
   return simdjson::INCORRECT_TYPE;
+}
+
+// Reads ts or dur: a number of microseconds, or the same number quoted (some writers quote
+// both). Sets *has when it is a time, *bad when the key is there but its value is not one.
+simdjson::error_code ReadMicros(od::value v, bool* has, bool* bad, int64_t* ns) {
+  std::string_view tok;
+  tok = v.raw_json_token();
+  if (!tok.empty() && tok[0] == '"') {
+    if (auto e = v.get_string().get(tok)) return e;
+  }
+  *has = ParseMicrosToNanos(tok, ns);
+  *bad = !*has;
+  return simdjson::SUCCESS;
 }
 
 }  // namespace
@@ -253,14 +267,7 @@ simdjson::error_code ReadEvent(od::object obj, ParsedEvent* ev) {
           if (auto e = v.get_string().get(s)) return e;
           ev->ph = s.empty() ? 0 : s[0];
         } else if (KeyIs(k, "ts", 2)) {
-          std::string_view tok;
-          tok = v.raw_json_token();
-          if (!tok.empty() && tok[0] == '"') {  // a quoted number, as some writers emit
-            std::string_view s;
-            if (auto e = v.get_string().get(s)) return e;
-            tok = s;
-          }
-          ev->has_ts = ParseMicrosToNanos(tok, &ev->ts_ns);
+          if (auto e = ReadMicros(v, &ev->has_ts, &ev->bad_ts, &ev->ts_ns)) return e;
         } else if (KeyIs(k, "id", 2)) {
           std::string_view tok;
           tok = v.raw_json_token();
@@ -280,9 +287,7 @@ simdjson::error_code ReadEvent(od::object obj, ParsedEvent* ev) {
         break;
       case 3:
         if (KeyIs(k, "dur", 3)) {
-          std::string_view tok;
-          tok = v.raw_json_token();
-          ev->has_dur = ParseMicrosToNanos(tok, &ev->dur_ns);
+          if (auto e = ReadMicros(v, &ev->has_dur, &ev->bad_dur, &ev->dur_ns)) return e;
         } else if (KeyIs(k, "pid", 3)) {
           if (auto e = ReadPidTid(v, &ev->pid)) return e;
         } else if (KeyIs(k, "tid", 3)) {
@@ -322,6 +327,7 @@ simdjson::error_code ReadEvent(od::object obj, ParsedEvent* ev) {
 struct ChromeEventParser::Impl {
   od::parser parser;
   ParsedEvent ev;
+  std::string scratch;  // an event with its invalid UTF-8 replaced, while it is parsed
 };
 
 ChromeEventParser::ChromeEventParser() : impl_(std::make_unique<Impl>()) {}
@@ -329,9 +335,25 @@ ChromeEventParser::~ChromeEventParser() = default;
 
 namespace {
 
+// Parses one element; false when it is not a readable event object.
+bool ParseElement(od::parser& parser, ParsedEvent& ev, const char* p, size_t n, size_t readable) {
+  od::document doc;
+  od::object obj;
+  ev.Reset();
+  return !(parser.iterate(p, n, readable).get(doc) || doc.get_object().get(obj) || ReadEvent(obj, &ev));
+}
+
+// Copies an element whose UTF-8 is invalid into `scratch` with the bad bytes replaced and
+// simdjson's padding after them; false when its UTF-8 was valid (so something else is wrong).
+bool RepairedCopy(const char* p, size_t n, std::string* scratch) {
+  if (simdjson::validate_utf8(p, n) || RepairUtf8(std::string_view(p, n), scratch) == 0) return false;
+  scratch->append(simdjson::SIMDJSON_PADDING, ' ');
+  return true;
+}
+
 // Parses elements one by one, from element `skip` on: the slow path after a batch error.
-void ParseOneByOne(od::parser& parser, ParsedEvent& ev, const char* json, size_t len, size_t skip,
-                   EventSink& sink) {
+void ParseOneByOne(od::parser& parser, ParsedEvent& ev, std::string& scratch, const char* json, size_t len,
+                   size_t skip, EventSink& sink) {
   // json is "[e1,e2,...]"; walk the elements with the structural scanner.
   size_t p = 1, end = len - 1, index = 0;
   while (p < end) {
@@ -341,14 +363,15 @@ void ParseOneByOne(od::parser& parser, ParsedEvent& ev, const char* json, size_t
     if (e == kIncomplete) e = end;
     if (e <= p) e = p + 1;  // not the start of a value: step over the byte (the parse below fails)
     if (index++ >= skip) {
-      od::document doc;
-      od::object obj;
-      ev.Reset();
-      if (parser.iterate(json + p, e - p, e - p + simdjson::SIMDJSON_PADDING).get(doc) ||
-          doc.get_object().get(obj) || ReadEvent(obj, &ev)) {
-        sink.OnMalformed();
-      } else {
+      if (ParseElement(parser, ev, json + p, e - p, e - p + simdjson::SIMDJSON_PADDING)) {
         sink.OnEvent(ev);
+      } else if (RepairedCopy(json + p, e - p, &scratch) &&
+                 ParseElement(parser, ev, scratch.data(), scratch.size() - simdjson::SIMDJSON_PADDING, scratch.size())) {
+        // Invalid UTF-8 (a mangled name) costs the bad bytes, not the event. `ev` views `scratch`.
+        sink.OnInvalidUtf8Repaired();
+        sink.OnEvent(ev);
+      } else {
+        sink.OnMalformed();
       }
     }
     p = e;
@@ -384,7 +407,7 @@ void ChromeEventParser::ParseBatch(const char* json, size_t len, EventSink& sink
   }
   // Something in the batch is not valid JSON: parse the rest one event at a time so only
   // the broken events are lost. The first undelivered element is where it failed.
-  ParseOneByOne(parser, ev, json, len, delivered, sink);
+  ParseOneByOne(parser, ev, impl_->scratch, json, len, delivered, sink);
 }
 
 void ForEachScalarField(std::string_view raw, void (*fn)(void*, int, std::string_view, std::string_view),

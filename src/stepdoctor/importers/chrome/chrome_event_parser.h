@@ -16,6 +16,8 @@ class EventSink {
   virtual ~EventSink() = default;
   virtual void OnEvent(const ParsedEvent& e) = 0;
   virtual void OnMalformed() = 0;  // one element that is not a readable event object
+  // The next OnEvent's text had invalid UTF-8, each bad sequence now U+FFFD.
+  virtual void OnInvalidUtf8Repaired() = 0;
 };
 
 class ChromeEventParser {

@@ -1,5 +1,6 @@
 #include "stepdoctor/importers/chrome/chrome_json_tokenizer.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -10,17 +11,21 @@ namespace {
 
 constexpr size_t kFront = 1;             // one writable byte before the data, for the '['
 constexpr size_t kPad = 128;             // readable bytes after the data (simdjson wants 64)
-constexpr size_t kMaxValueBytes = 1u << 30;  // one value larger than this is treated as corrupt
 
 // A sliding read window over the source: [lo, hi) holds bytes not yet consumed.
 class Window {
  public:
-  Window(ByteSource& src, size_t cap) : src_(src), cap_(cap), buf_(kFront + cap + kPad, ' ') {}
+  Window(ByteSource& src, size_t cap, size_t max_cap)
+      : src_(src), cap_(cap), max_cap_(max_cap), buf_(kFront + cap + kPad, ' ') {}
 
   char* data() { return buf_.data(); }
   size_t lo = kFront, hi = kFront;
   bool eof = false;
+  bool too_large = false;  // the window is full of one value and may not grow further
   uint64_t bytes = 0;
+
+  // Offset in the whole input of window position p.
+  uint64_t Offset(size_t p) const { return bytes - (hi - p); }
 
   // Makes room and reads more. Returns false at end of input (or when a value is too large).
   Result<bool> Fill() {
@@ -31,8 +36,11 @@ class Window {
       lo = kFront;
     }
     if (hi == kFront + cap_) {
-      if (cap_ >= kMaxValueBytes) return false;
-      cap_ *= 2;
+      if (cap_ >= max_cap_) {
+        too_large = true;
+        return false;
+      }
+      cap_ = std::min(cap_ * 2, max_cap_);
       buf_.resize(kFront + cap_ + kPad, ' ');
     }
     while (true) {
@@ -52,17 +60,17 @@ class Window {
 
  private:
   ByteSource& src_;
-  size_t cap_;
+  size_t cap_, max_cap_;
   std::vector<char> buf_;
 };
 
-enum class State { kStart, kObjectKey, kInArray, kDone };
+enum class State { kStart, kObjectKey, kSkipValue, kInArray, kDone };
 enum class Step { kProgress, kNeedMore, kStop, kNotJson };
 
 class Tokenizer {
  public:
   Tokenizer(ByteSource& src, TokenizerSink& sink, TokenizerStats& stats, const TokenizerOptions& o)
-      : w_(src, o.window_bytes), sink_(sink), stats_(stats), opts_(o) {}
+      : w_(src, o.window_bytes, o.max_value_bytes), sink_(sink), stats_(stats), opts_(o) {}
 
   Status Run() {
     for (;;) {
@@ -74,7 +82,9 @@ class Tokenizer {
       auto more = w_.Fill();
       if (!more.ok()) return more.status();
       if (!*more) {
-        if (state_ != State::kDone) {
+        if (w_.too_large) {
+          stats_.value_too_large = true;
+        } else if (state_ != State::kDone) {
           // Only whitespace at the very start means an empty file; anything else is a cut.
           if (state_ == State::kStart && !started_) return Status(ErrorCode::kEmptyInput, "the file is empty");
           stats_.truncated = true;
@@ -102,6 +112,7 @@ class Tokenizer {
     switch (state_) {
       case State::kStart: return Start();
       case State::kObjectKey: return ObjectKey();
+      case State::kSkipValue: return SkipValue();
       case State::kInArray: return InArray();
       case State::kDone: return Done();
     }
@@ -137,14 +148,14 @@ class Tokenizer {
       state_ = State::kDone;
       return Step::kProgress;
     }
-    if (b[p] != '"') return Corrupt();
+    if (b[p] != '"') return Corrupt(p);
     size_t key_end = ScanValueEnd(b, p, w_.hi, w_.eof);
     if (key_end == kIncomplete) return Step::kNeedMore;
     std::string_view key(b + p + 1, key_end - p - 2);
     size_t q = key_end;
     while (q < w_.hi && IsJsonSpace(b[q])) ++q;
     if (q >= w_.hi) return Step::kNeedMore;
-    if (b[q] != ':') return Corrupt();
+    if (b[q] != ':') return Corrupt(q);
     ++q;
     while (q < w_.hi && IsJsonSpace(b[q])) ++q;
     if (q >= w_.hi) return Step::kNeedMore;
@@ -155,10 +166,30 @@ class Tokenizer {
       state_ = State::kInArray;
       return Step::kProgress;
     }
+    if (!sink_.WantsTopLevelField(key) && (b[q] == '{' || b[q] == '[' || b[q] == '"')) {
+      // Key order is free in JSON: traceEvents may follow a value of any size. Scan past it in
+      // pieces instead of holding it.
+      skip_ = ValueScanState();
+      w_.lo = q;
+      state_ = State::kSkipValue;
+      return Step::kProgress;
+    }
     size_t v_end = ScanValueEnd(b, q, w_.hi, w_.eof);
     if (v_end == kIncomplete) return Step::kNeedMore;
-    sink_.OnTopLevelField(key, std::string_view(b + q, v_end - q));
+    if (v_end == q) return Corrupt(q);  // a structural byte where the value should be
+    if (sink_.WantsTopLevelField(key)) sink_.OnTopLevelField(key, std::string_view(b + q, v_end - q));
     w_.lo = v_end;
+    return Step::kProgress;
+  }
+
+  Step SkipValue() {
+    size_t e = ScanValueResume(d(), w_.lo, w_.hi, &skip_);
+    if (e == kIncomplete) {
+      w_.lo = w_.hi;  // everything read so far is scanned: the window need not grow
+      return Step::kNeedMore;
+    }
+    w_.lo = e;
+    state_ = State::kObjectKey;
     return Step::kProgress;
   }
 
@@ -178,7 +209,7 @@ class Tokenizer {
       if (e == kIncomplete) break;
       if (e == p) {
         // A structural byte where a value should start ("[}"): the array is broken here.
-        if (count == 0) return Corrupt();
+        if (count == 0) return Corrupt(p);
         break;
       }
       last_end = e;
@@ -207,9 +238,10 @@ class Tokenizer {
     return Step::kStop;
   }
 
-  Step Corrupt() {
-    // Structure we cannot follow after a valid start: keep what was read, say it was cut.
-    stats_.truncated = true;
+  Step Corrupt(size_t at) {
+    // Structure we cannot follow after a valid start: keep what was read, say where it broke.
+    stats_.broken = true;
+    stats_.broken_at = w_.Offset(at);
     return Step::kStop;
   }
 
@@ -218,6 +250,7 @@ class Tokenizer {
   TokenizerStats& stats_;
   const TokenizerOptions& opts_;
   State state_ = State::kStart;
+  ValueScanState skip_;  // progress through a top-level value being skipped
   bool array_is_top_ = false;
   bool started_ = false;
 };

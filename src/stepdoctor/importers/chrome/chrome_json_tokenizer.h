@@ -19,8 +19,11 @@ namespace stepdoctor::chrome {
 class TokenizerSink {
  public:
   virtual ~TokenizerSink() = default;
-  // A top-level key other than traceEvents, with its raw JSON value (small: deviceProperties,
-  // distributedInfo, displayTimeUnit ...). `padded` bytes after the value are readable.
+  // Whether the sink wants the value of a top-level key other than traceEvents. A wanted value
+  // is held whole (up to TokenizerOptions::max_value_bytes); any other is skipped by scanning
+  // it in pieces, so a large one before traceEvents costs no memory.
+  virtual bool WantsTopLevelField(std::string_view key) const = 0;
+  // A wanted top-level key with its raw JSON value (small: deviceProperties, distributedInfo ...).
   virtual void OnTopLevelField(std::string_view key, std::string_view raw_value) = 0;
   // `json` is "[...]" holding `count` whole events; at least 64 readable bytes follow it.
   virtual void OnEventBatch(const char* json, size_t len, size_t count) = 0;
@@ -32,12 +35,16 @@ struct TokenizerStats {
   bool bare_array = false;       // the document was a bare array of events
   bool saw_trace_events = false; // the object had a traceEvents array
   bool truncated = false;        // input ended inside the document
+  bool broken = false;           // the top-level structure stopped making sense at `broken_at`
+  uint64_t broken_at = 0;        // byte offset (uncompressed) where it did
+  bool value_too_large = false;  // one event or kept value passed max_value_bytes: reading stopped
   bool trailing_garbage = false; // non-space bytes after the document
 };
 
 struct TokenizerOptions {
   size_t window_bytes = 8u << 20;  // read window; grows if one value is larger
   size_t batch_bytes = 512u << 10; // target bytes of events per batch
+  size_t max_value_bytes = 1u << 30; // one event or kept value larger than this is not read
 };
 
 // Errors only when nothing usable can be read (not JSON at all); problems after the start

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
@@ -12,26 +13,50 @@
 namespace stepdoctor::chrome {
 namespace {
 
-constexpr int64_t kStringIdBase = int64_t{1} << 60;  // synthetic ids for string pids/tids
 constexpr int kMaxPlausibleGpuPid = 256;             // Kineto numbers GPU "processes" by device
-constexpr int64_t kMaxTimeNs = int64_t{1} << 62;     // |ts| or dur beyond ~146 years: not a time
+constexpr int64_t kMaxTimeNs = int64_t{1} << 62;     // |ts|, dur or ts + dur beyond ~146 years: not a time
+
+// A pid or tid: a number, or a string's index in State::string_texts. The flag keeps the two
+// apart, so no number (however large) can stand for a string.
+struct IdKey {
+  int64_t v = 0;
+  bool is_string = false;
+  bool operator==(const IdKey& o) const { return v == o.v && is_string == o.is_string; }
+  bool operator<(const IdKey& o) const { return is_string != o.is_string ? is_string < o.is_string : v < o.v; }
+};
+
+struct IdKeyHash {
+  size_t operator()(const IdKey& k) const noexcept {
+    return static_cast<size_t>(static_cast<uint64_t>(k.v) * 0x9E3779B97F4A7C15ull + k.is_string);
+  }
+};
 
 struct PairHash {
-  size_t operator()(const std::pair<int64_t, int64_t>& p) const noexcept {
-    uint64_t h = static_cast<uint64_t>(p.first) * 0x9E3779B97F4A7C15ull;  // unsigned: wraps, no UB
-    return static_cast<size_t>(h ^ (static_cast<uint64_t>(p.second) + (h >> 29)));
+  size_t operator()(const std::pair<IdKey, IdKey>& p) const noexcept {
+    uint64_t h = IdKeyHash()(p.first);  // unsigned: wraps, no UB
+    return static_cast<size_t>(h ^ (IdKeyHash()(p.second) + (h >> 29)));
   }
 };
 
 struct TlState {
   TimelineId id;
-  int64_t pid = 0, tid = 0;
+  IdKey pid, tid;
   std::vector<uint32_t> open_b;   // indices of B events not yet ended
   bool device_category = false;   // saw kernel/memcpy/memset/gpu annotation categories
   bool host_category = false;     // saw host-side categories (cpu_op, *_runtime, python_function ...)
   bool flow_target = false;       // ends async host-to-device flows (Kineto's ac2g arrows)
   int device_arg = -1;            // "device" arg of its device events
+  bool only_bookkeeping = true;   // every event is the profiler's own record, none the program's
 };
+
+// The profiler's records about itself rather than the program: Kineto's "Trace" spans
+// ("PyTorch Profiler (0)" over the whole window) and instants scoped to the process or the
+// whole trace ("Iteration Start", "Record Window End"), which belong to no thread.
+bool IsProfilerBookkeeping(const ParsedEvent& e) {
+  if (e.cat == "Trace") return true;
+  bool instant = e.ph == 'i' || e.ph == 'I' || e.ph == 'R';
+  return instant && (e.scope == "g" || e.scope == "p");
+}
 
 struct Flow {
   int64_t id;
@@ -101,44 +126,51 @@ struct ChromeTraceBuilder::State {
   WorkerId worker;
   std::unordered_map<std::string, int64_t> string_ids;
   std::vector<std::string> string_texts;
-  std::unordered_map<std::pair<int64_t, int64_t>, uint32_t, PairHash> tl_index;
+  std::unordered_map<std::pair<IdKey, IdKey>, uint32_t, PairHash> tl_index;
   std::vector<TlState> tls;
-  std::unordered_map<int64_t, std::string> process_name, process_label;
-  std::map<std::pair<int64_t, int64_t>, std::string> thread_name;
-  std::map<std::pair<int64_t, std::string>, size_t> counter_index;
+  std::unordered_map<IdKey, std::string, IdKeyHash> process_name, process_label;
+  std::map<std::pair<IdKey, IdKey>, std::string> thread_name;
+  std::map<std::pair<IdKey, std::string>, size_t> counter_index;
   std::vector<Flow> flows;
   std::vector<DeviceProps> device_props;
   std::string host_name, backend;
   int rank = -1, world_size = -1;
   bool schema_version = false, saw_kineto_cat = false;
   uint64_t events = 0;
+  uint64_t skipped = 0;                   // events counted under a diagnostic and not kept
+  ImportIssue first_skip = ImportIssue::kMalformedEvent;  // the reason the first of them was
   StringId known_keys[kKnownArgCount];
 
   State(Trace& t, std::string src) : trace(t), source(std::move(src)) {
     for (int i = 0; i < kKnownArgCount; ++i) known_keys[i] = trace.strings.Intern(kKnownArgKeys[i]);
   }
 
-  int64_t Key(const PidTid& p) {
-    if (!p.is_string) return p.num;
-    auto [it, inserted] = string_ids.try_emplace(std::string(p.str), kStringIdBase + int64_t(string_texts.size()));
+  IdKey Key(const PidTid& p) {
+    if (!p.is_string) return {p.num, false};
+    auto [it, inserted] = string_ids.try_emplace(std::string(p.str), int64_t(string_texts.size()));
     if (inserted) string_texts.emplace_back(p.str);
-    return it->second;
+    return {it->second, true};
   }
-  std::string KeyText(int64_t k) const {
-    if (k >= kStringIdBase && k - kStringIdBase < int64_t(string_texts.size())) return string_texts[k - kStringIdBase];
-    return std::to_string(k);
-  }
+  std::string KeyText(IdKey k) const { return k.is_string ? string_texts[size_t(k.v)] : std::to_string(k.v); }
 
-  TlState& Tl(int64_t pid, int64_t tid) {
+  TlState& Tl(IdKey pid, IdKey tid) {
     auto [it, inserted] = tl_index.try_emplace({pid, tid}, uint32_t(tls.size()));
     if (inserted) {
       TlState s;
       s.pid = pid;
       s.tid = tid;
-      s.id = trace.AddTimeline(worker, DeviceId{}, TimelineKind::kHostThread, tid, {});
+      // A string tid has no number: the timeline's tid is then its first-seen order, negated.
+      int64_t tid_num = tid.is_string ? -1 - tid.v : tid.v;
+      s.id = trace.AddTimeline(worker, DeviceId{}, TimelineKind::kHostThread, tid_num, {});
       tls.push_back(std::move(s));
     }
     return tls[it->second];
+  }
+
+  // Counts an event that is not kept, remembering the first reason for the import's message.
+  void Skip(ImportIssue why) {
+    if (skipped++ == 0) first_skip = why;
+    trace.diagnostics.Count(why);
   }
 
   void AddArgs(Timeline& t, uint32_t idx, const ParsedEvent& e) {
@@ -165,7 +197,7 @@ struct ChromeTraceBuilder::State {
     return 0;
   }
 
-  void AddCounterSample(int64_t pid, std::string name, int64_t ts, double v, std::string unit) {
+  void AddCounterSample(IdKey pid, std::string name, int64_t ts, double v, std::string unit) {
     auto [it, inserted] = counter_index.try_emplace({pid, name}, trace.counters.size());
     if (inserted) {
       CounterSeries c;
@@ -180,7 +212,7 @@ struct ChromeTraceBuilder::State {
   }
 
   void OnMetadata(const ParsedEvent& e) {
-    int64_t pid = Key(e.pid);
+    IdKey pid = Key(e.pid);
     const ParsedArg* a = e.arg("name");
     if (e.name == "process_name" && a && a->type == ArgType::kString) process_name[pid] = std::string(a->s);
     else if (e.name == "process_labels" && (a = e.arg("labels")) && a->type == ArgType::kString)
@@ -198,9 +230,9 @@ struct ChromeTraceBuilder::State {
     int64_t d = dev ? dev->i : -1;
     bool gpu = type && type->i != 0 && d >= 0;
     std::string base = gpu ? "gpu" + std::to_string(d) : "cpu";
-    AddCounterSample(-1, base + "_memory_allocated_bytes", e.ts_ns, total->d, "bytes");
+    AddCounterSample({-1, false}, base + "_memory_allocated_bytes", e.ts_ns, total->d, "bytes");
     if (const ParsedArg* res = e.arg("Total Reserved"))
-      AddCounterSample(-1, base + "_memory_reserved_bytes", e.ts_ns, res->d, "bytes");
+      AddCounterSample({-1, false}, base + "_memory_reserved_bytes", e.ts_ns, res->d, "bytes");
   }
 };
 
@@ -247,7 +279,17 @@ void ChromeTraceBuilder::OnTopLevelField(std::string_view key, std::string_view 
   }
 }
 
-void ChromeTraceBuilder::OnMalformed() { s_->trace.diagnostics.Count(ImportIssue::kMalformedEvent); }
+bool ChromeTraceBuilder::WantsTopLevelField(std::string_view key) const {
+  return key == "schemaVersion" || key == "deviceProperties" || key == "distributedInfo" || key == "host_name" ||
+         key == "hostname";
+}
+
+void ChromeTraceBuilder::OnMalformed() { s_->Skip(ImportIssue::kMalformedEvent); }
+
+void ChromeTraceBuilder::OnInvalidUtf8Repaired() { s_->trace.diagnostics.Count(ImportIssue::kInvalidUtf8); }
+
+uint64_t ChromeTraceBuilder::events_skipped() const { return s_->skipped; }
+ImportIssue ChromeTraceBuilder::first_skip_reason() const { return s_->first_skip; }
 
 void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
   State& s = *s_;
@@ -256,14 +298,19 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
     s.OnMetadata(e);
     return;
   }
+  if (e.bad_ts || (e.has_ts && (e.ts_ns > kMaxTimeNs || e.ts_ns < -kMaxTimeNs))) {
+    s.Skip(ImportIssue::kBadTimestamp);
+    return;
+  }
   if (!e.has_ts) {
     // TensorFlow ends its traceEvents with an empty {}: nothing to count.
     if (e.ph == 0 && e.name.empty() && e.nargs == 0) return;
-    diag.Count(e.ph == 0 ? ImportIssue::kMalformedEvent : ImportIssue::kMissingTimestamp);
+    s.Skip(e.ph == 0 ? ImportIssue::kMalformedEvent : ImportIssue::kMissingTimestamp);
     return;
   }
-  if (e.ts_ns > kMaxTimeNs || e.ts_ns < -kMaxTimeNs || (e.has_dur && e.dur_ns > kMaxTimeNs)) {
-    diag.Count(ImportIssue::kMalformedEvent);  // so that start + dur can never overflow
+  // |ts| <= kMaxTimeNs here, so these bounds keep ts + dur inside int64 for every later sum.
+  if (e.bad_dur || (e.has_dur && (e.dur_ns > kMaxTimeNs || e.dur_ns < -kMaxTimeNs || e.ts_ns + e.dur_ns > kMaxTimeNs))) {
+    s.Skip(ImportIssue::kBadDuration);
     return;
   }
   switch (e.ph) {
@@ -277,7 +324,7 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
         if (!e.has_dur) diag.Count(ImportIssue::kMissingDuration);
         else dur = e.dur_ns;
         if (dur < 0) {
-          diag.Count(ImportIssue::kNegativeDuration);
+          s.Skip(ImportIssue::kNegativeDuration);
           return;
         }
       }
@@ -304,13 +351,14 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
           if (const ParsedArg* d = e.arg(KnownArg::kDevice); d && d->type == ArgType::kInt) tl.device_arg = int(d->i);
       }
       if (e.ph == 'B') tl.open_b.push_back(idx);
+      if (!IsProfilerBookkeeping(e)) tl.only_bookkeeping = false;
       ++s.events;
       return;
     }
     case 'E': {
       TlState& tl = s.Tl(s.Key(e.pid), s.Key(e.tid));
       if (tl.open_b.empty()) {
-        diag.Count(ImportIssue::kUnmatchedEnd);
+        s.Skip(ImportIssue::kUnmatchedEnd);
         return;
       }
       uint32_t idx = tl.open_b.back();
@@ -325,14 +373,18 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
       return;
     }
     case 'C': {
-      int64_t pid = s.Key(e.pid);
+      IdKey pid = s.Key(e.pid);
+      // Catapult: a counter's series is its name and id ("name[id]"), so counters that share a
+      // name but not an id stay apart.
+      std::string series(e.name);
+      if (e.has_id) series += "[" + std::string(e.id) + "]";
       for (int k = 0; k < e.nargs; ++k) {
         const ParsedArg& a = e.args[k];
         if (a.type == ArgType::kString) {
           diag.Count(ImportIssue::kBadCounterValue);
           continue;
         }
-        std::string name(e.name);
+        std::string name = series;
         if (e.nargs > 1 || (a.key != "value" && a.key != e.name)) name += "." + std::string(a.key);
         s.AddCounterSample(pid, std::move(name), e.ts_ns, a.d, "");
       }
@@ -351,7 +403,7 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
       return;
     }
     default:
-      diag.Count(ImportIssue::kUnknownPhase);
+      s.Skip(ImportIssue::kUnknownPhase);
       return;
   }
 }
@@ -360,13 +412,20 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   State& s = *s_;
   Trace& trace = s.trace;
   if (stats.truncated) trace.diagnostics.Note(ImportIssue::kTruncatedInput, s.source + ": the file ends early (truncated)");
+  if (stats.broken)
+    trace.diagnostics.Note(ImportIssue::kBrokenStructure,
+                           s.source + ": the JSON structure breaks at byte " + std::to_string(stats.broken_at));
+  if (stats.value_too_large)
+    trace.diagnostics.Note(ImportIssue::kOversizedValue,
+                           s.source + ": one value is larger than the size cap; reading stopped there");
   if (stats.trailing_garbage) trace.diagnostics.Count(ImportIssue::kTrailingGarbage);
 
-  // Close ranges that never ended at the end of their thread's activity.
+  // Close ranges that never ended at the end of their thread's activity (the latest start or
+  // end on that thread: timestamps may be negative, so there is no zero to start from).
   for (auto& tl : s.tls) {
     if (tl.open_b.empty()) continue;
     Timeline& t = trace.timeline(tl.id);
-    int64_t last = 0;
+    int64_t last = std::numeric_limits<int64_t>::min();
     for (size_t i = 0; i < t.ev.size(); ++i) last = std::max(last, t.ev.start_ns[i] + t.ev.dur_ns[i]);
     for (uint32_t idx : tl.open_b) t.ev.dur_ns[idx] = std::max<int64_t>(0, last - t.ev.start_ns[idx]);
     trace.diagnostics.Count(ImportIssue::kUnclosedBegin, tl.open_b.size());
@@ -387,11 +446,14 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
 
   // Devices and timeline kinds.
   bool tensorflow = false;
+  auto is_tf_plane = [](std::string_view name) { return name.rfind("/host:", 0) == 0 || name.rfind("/device:", 0) == 0; };
   for (const auto& [pid, name] : s.process_name)
-    if (name.rfind("/host:", 0) == 0 || name.rfind("/device:", 0) == 0) tensorflow = true;
+    if (is_tf_plane(name)) tensorflow = true;
+  for (const auto& tl : s.tls)
+    if (tl.pid.is_string && !s.process_name.count(tl.pid) && is_tf_plane(s.KeyText(tl.pid))) tensorflow = true;
   DeviceId host = trace.GetOrAddDevice(s.worker, DeviceKind::kHostCpu, 0, "host CPU");
-  std::unordered_map<int64_t, size_t> events_per_host_pid;
-  std::unordered_set<int64_t> host_pids;  // processes with host-side categories
+  std::unordered_map<IdKey, size_t, IdKeyHash> events_per_host_pid;
+  std::unordered_set<IdKey, IdKeyHash> host_pids;  // processes with host-side categories
   for (const auto& tl : s.tls)
     if (tl.host_category) host_pids.insert(tl.pid);
   for (auto& tl : s.tls) {
@@ -400,6 +462,8 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
     std::string plabel = s.process_label.count(tl.pid) ? s.process_label[tl.pid] : std::string();
     auto tn = s.thread_name.find({tl.pid, tl.tid});
     std::string tname = tn != s.thread_name.end() ? tn->second : std::string();
+    // A string pid is the process's name, where no metadata event names it.
+    if (pname.empty() && tl.pid.is_string) pname = s.KeyText(tl.pid);
     int gpu = -1, tpu = -1;
     if (tensorflow) {
       gpu = TrailingDeviceNumber(pname, "/device:GPU:");
@@ -407,7 +471,8 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
     }
     if (tl.device_category) {
       gpu = tl.device_arg >= 0 ? tl.device_arg : TrailingDeviceNumber(plabel, "GPU ");
-      if (gpu < 0 && tl.pid >= 0 && tl.pid < kMaxPlausibleGpuPid) gpu = int(tl.pid);
+      if (gpu < 0 && tl.pid.is_string) gpu = TrailingDeviceNumber(pname, "GPU ");
+      if (gpu < 0 && !tl.pid.is_string && tl.pid.v >= 0 && tl.pid.v < kMaxPlausibleGpuPid) gpu = int(tl.pid.v);
       if (gpu < 0) gpu = 0;
     }
     // Accelerators by structure, not by a vendor list: a process that records no host-side
@@ -415,7 +480,7 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
     // launch flows is a device, whatever its vendor calls its lanes ("Stream 1 FW").
     int other = -1;
     std::string other_name;
-    if (gpu < 0 && tpu < 0 && !tensorflow && !host_pids.count(tl.pid) && tl.pid < kStringIdBase) {
+    if (gpu < 0 && tpu < 0 && !tensorflow && !host_pids.count(tl.pid) && !tl.pid.is_string) {
       auto [word, n] = DeviceProcessName(!plabel.empty() ? plabel : pname);
       if (word == "GPU") gpu = n;
       else if (word == "TPU") tpu = n;
@@ -423,7 +488,7 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
         other = n;
         other_name = std::string(word) + " " + std::to_string(n);
       } else if (tl.flow_target) {
-        other = tl.pid >= 0 && tl.pid < kMaxPlausibleGpuPid ? int(tl.pid) : 0;
+        other = tl.pid.v >= 0 && tl.pid.v < kMaxPlausibleGpuPid ? int(tl.pid.v) : 0;
         other_name = "accelerator " + std::to_string(other);
       }
       if (gpu >= 0 || tpu >= 0 || other >= 0) tl.device_category = true;
@@ -443,10 +508,12 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
         // TensorFlow's trace has no categories: the line says what its events are.
         for (size_t i = 0; i < t.ev.size(); ++i) t.ev.kind[i] = ClassifyDeviceLineEvent(trace.str(t.ev.name[i]));
       }
-      t.name = !tname.empty() ? tname : (tl.tid >= kStringIdBase ? s.KeyText(tl.tid) : "stream " + std::to_string(tl.tid));
+      t.name = !tname.empty() ? tname : (tl.tid.is_string ? s.KeyText(tl.tid) : "stream " + std::to_string(tl.tid.v));
     } else {
       t.device = host;
-      bool derived = tl.pid >= kStringIdBase && s.KeyText(tl.pid) != "CPU functions";
+      // A string pid is a process name like a number is a process id: its threads are the
+      // program's unless all they hold is the profiler's bookkeeping.
+      bool derived = tl.only_bookkeeping;
       t.kind = derived ? TimelineKind::kDerived : TimelineKind::kHostThread;
       t.name = !tname.empty() ? tname : "thread " + s.KeyText(tl.tid);
       if (!derived) events_per_host_pid[tl.pid] += t.ev.size();
@@ -454,9 +521,9 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   }
   size_t best = 0;
   for (auto [pid, n] : events_per_host_pid)
-    if (n > best && pid < kStringIdBase) {
+    if (n > best && !pid.is_string) {  // Worker::pid is a number; a named process has none
       best = n;
-      w.pid = pid;
+      w.pid = pid.v;
     }
   // deviceProperties lists the GPUs the job could see, whether or not their activity was
   // recorded: keep them as devices, so a trace without kernels still says a GPU was there.

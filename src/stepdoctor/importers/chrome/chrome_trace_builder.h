@@ -19,13 +19,19 @@ class ChromeTraceBuilder final : public EventSink {
   ChromeTraceBuilder(Trace& trace, std::string source_name);
   ~ChromeTraceBuilder() override;
 
+  // The top-level keys whose values it reads (schemaVersion, deviceProperties, ...).
+  bool WantsTopLevelField(std::string_view key) const;
   void OnTopLevelField(std::string_view key, std::string_view raw_value);
   void OnEvent(const ParsedEvent& e) override;
   void OnMalformed() override;
+  void OnInvalidUtf8Repaired() override;
   // Closes open ranges, assigns devices and names. REQUIRED: called once, after all events.
   void Finish(const TokenizerStats& stats);
 
   uint64_t events_added() const;
+  // Events counted under a diagnostic and not kept, and the reason the first of them was.
+  uint64_t events_skipped() const;
+  ImportIssue first_skip_reason() const;
 
  private:
   struct State;
