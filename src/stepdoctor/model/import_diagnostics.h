@@ -27,6 +27,8 @@ enum class ImportIssue : uint8_t {
   kCorruptRecord,         // a framed record (TFRecord, protobuf) failed its checksum or decode
   kSkippedFile,           // a file in a folder that is not a trace we read
   kUnsupportedContent,    // content we recognise but do not analyse yet
+  kAssumedTiming,         // the input states no times: samples spaced by a stated or assumed interval
+  kPadding,               // NUL bytes (a log file's padding after a crash or a copy): skipped
   kCount_
 };
 
