@@ -19,8 +19,8 @@ constexpr ImportIssueInfo kInfo[] = {
     {"corrupt_record", Severity::kError, "records skipped: checksum or decode failure"},
     {"skipped_file", Severity::kInfo, "files skipped: not a format stepdoctor reads"},
     {"unsupported_content", Severity::kInfo, "content recognised but not analysed"},
-    {"assumed_timing", Severity::kInfo, "sample times assumed: the input has no time column"},
-    {"padding", Severity::kInfo, "NUL padding bytes skipped"},
+    {"assumed_timing", Severity::kInfo, "file(s) without a time column: sample times assumed"},
+    {"padding", Severity::kInfo, "file(s) padded with NUL bytes: the NULs skipped"},
 };
 static_assert(sizeof(kInfo) / sizeof(kInfo[0]) == static_cast<size_t>(ImportIssue::kCount_));
 
