@@ -284,5 +284,27 @@ TEST(ResourceRules, IdleGpuBothSidesOfEachThreshold) {
   EXPECT_TRUE(IdleGpuOn(TwoGpus(10, 0), &r).has_value());
 }
 
+
+TEST(ResourceRules, IdleGpuSaysWhenAProcessHoldsMemoryThere) {
+  ResourceSignals r = WithGpu(90);
+  GpuResource unused;
+  unused.index = 3;
+  unused.unused = true;
+  unused.mem_total_bytes = 48e9;
+  unused.mem_used_peak_bytes = 1024.0 * 1024 * 1024;  // 1 GiB: a process holds it
+  r.gpus.push_back(unused);
+  r.gpus_in_use = 1;
+  Signals s;
+  s.resources = &r;
+  auto held = rules::IdleGpu(s);
+  ASSERT_TRUE(held.has_value());
+  EXPECT_NE(held->title.find("GPU 3 "), std::string::npos) << held->title;
+  EXPECT_NE(held->evidence[0].value.find("holds memory"), std::string::npos) << held->evidence[0].value;
+  r.gpus[1].mem_used_peak_bytes = 1000.0 * 1024 * 1024;  // under 1 GiB: the driver's own share
+  auto empty = rules::IdleGpu(s);
+  ASSERT_TRUE(empty.has_value());
+  EXPECT_EQ(empty->evidence[0].value.find("holds memory"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace stepdoctor
