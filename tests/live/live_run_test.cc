@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/analysis/resource_signals.h"
 #include "stepdoctor/importers/import_paths.h"
 #include "stepdoctor/live/child_process.h"
@@ -75,6 +76,18 @@ TEST(LiveRun, CpuBurningChildIsCpuBound) {
   EXPECT_GT(o.signals->tree_cpu_demand_pct, 60.0 * Cores()) << o.signals->tree_cpu_mean_pct;
   EXPECT_EQ(o.signals->classification, ResourceClass::kCpuBound)
       << ResourceClassName(o.signals->classification);
+}
+
+TEST(LiveRun, SerialChildWithoutGpuIsNotInputBound) {
+  // One busy thread and no GPU samples: nothing shows a device starving, so whether the other
+  // cores idle (serial_cpu_pipeline) or other builds hold them (cpu_saturated), the job is
+  // CPU-bound, never input-bound.
+  Observed o = RunChild({"sh", "-c", Burners(1)});
+  ASSERT_NE(o.signals, nullptr);
+  EXPECT_LT(o.signals->gpu_util_mean_pct, 0);  // no GPU series
+  Report r = AnalyzeTrace(o.trace);
+  EXPECT_NE(r.verdict.bottleneck, Bottleneck::kInput) << r.verdict.summary;
+  for (const auto& f : r.findings) EXPECT_NE(f.id, "gpu_starved_cpu_bound");
 }
 
 TEST(LiveRun, ChildThatForksWorkersIsFullyCounted) {

@@ -207,5 +207,104 @@ TEST(ResourceRules, TooFewSamplesGiveNoSignals) {
   EXPECT_EQ(ComputeResourceSignals(t), nullptr);
 }
 
+
+TEST(ResourceRules, GpuLogLevelsBothSidesOfEachThreshold) {
+  // kGpuWellFedPct: at 80% the GPU is well fed (a compute verdict); under it, partly idle.
+  ResourceSignals r = WithGpu(80);
+  r.has_tree = r.has_machine_cpu = r.has_disk = false;  // a GPU log alone
+  auto fed = Evaluate(&rules::GpuWellFed, r);
+  ASSERT_TRUE(fed.has_value());
+  EXPECT_EQ(fed->severity, FindingSeverity::kNone);
+  EXPECT_FALSE(Evaluate(&rules::GpuPartlyIdle, r).has_value());
+  r.gpus[0].util_mean_pct = r.gpu_util_mean_pct = 79.9;
+  EXPECT_FALSE(Evaluate(&rules::GpuWellFed, r).has_value());
+  auto partly = Evaluate(&rules::GpuPartlyIdle, r);
+  ASSERT_TRUE(partly.has_value());
+  EXPECT_NEAR(partly->share_pct, 20.1, 0.01);
+  // kGpuLowUtilPct: at 30% partly idle, under it starved (low_gpu_utilisation).
+  r.gpus[0].util_mean_pct = r.gpu_util_mean_pct = 30;
+  EXPECT_TRUE(Evaluate(&rules::GpuPartlyIdle, r).has_value());
+  EXPECT_FALSE(Evaluate(&rules::LowGpuUtilisation, r).has_value());
+  r.gpus[0].util_mean_pct = r.gpu_util_mean_pct = 29.9;
+  EXPECT_FALSE(Evaluate(&rules::GpuPartlyIdle, r).has_value());
+  EXPECT_TRUE(Evaluate(&rules::LowGpuUtilisation, r).has_value());
+  // With a profile's steps the step breakdown speaks instead.
+  r.gpus[0].util_mean_pct = r.gpu_util_mean_pct = 95;
+  ClassifyResources(&r);
+  StepSignals steps;
+  steps.step_count = 3;
+  Signals s;
+  s.resources = &r;
+  s.steps = &steps;
+  EXPECT_FALSE(rules::GpuWellFed(s).has_value());
+}
+
+// One worker, GPU 0 at `util0` and GPU 1 at `util1` for 30 one-second samples.
+Trace TwoGpus(double util0, double util1) {
+  Trace t;
+  Worker w;
+  w.hostname = "h";
+  WorkerId wid = t.AddWorker(w);
+  for (int g = 0; g < 2; ++g) {
+    CounterSeries c;
+    c.worker = wid;
+    c.device = t.GetOrAddDevice(wid, DeviceKind::kGpu, g, "GPU " + std::to_string(g));
+    c.name = "gpu" + std::to_string(g) + "_util_pct";
+    c.unit = "%";
+    for (int s = 0; s < 30; ++s) {
+      c.ts_ns.push_back(int64_t(s) * 1000000000);
+      c.value.push_back(g == 0 ? util0 : util1);
+    }
+    t.counters.push_back(c);
+  }
+  return t;
+}
+
+std::optional<Finding> IdleGpuOn(const Trace& t, std::unique_ptr<ResourceSignals>* keep) {
+  *keep = ComputeResourceSignals(t);
+  Signals s;
+  s.resources = keep->get();
+  return rules::IdleGpu(s);
+}
+
+TEST(ResourceRules, IdleGpuBothSidesOfEachThreshold) {
+  std::unique_ptr<ResourceSignals> r;
+  // kUnusedGpuPeakPct: a GPU never reaching 10% beside a busy one is unused.
+  auto f = IdleGpuOn(TwoGpus(90, 9.9), &r);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->id, "idle_gpu");
+  EXPECT_NE(f->title.find("GPU 1 "), std::string::npos) << f->title;
+  EXPECT_EQ(f->gain_upper_bound, 2.0);
+  EXPECT_NEAR(r->gpu_util_mean_pct, 90, 0.01);  // over the GPU in use
+  EXPECT_EQ(r->gpus_in_use, 1);
+  EXPECT_FALSE(IdleGpuOn(TwoGpus(90, 10), &r).has_value());
+  EXPECT_NEAR(r->gpu_util_mean_pct, 50, 0.01);
+  // Beside busy ones: with no GPU in use it is mostly_idle's or low_gpu_utilisation's case.
+  EXPECT_FALSE(IdleGpuOn(TwoGpus(9.9, 0), &r).has_value());
+  EXPECT_TRUE(IdleGpuOn(TwoGpus(10, 0), &r).has_value());
+}
+
+
+TEST(ResourceRules, IdleGpuSaysWhenAProcessHoldsMemoryThere) {
+  ResourceSignals r = WithGpu(90);
+  GpuResource unused;
+  unused.index = 3;
+  unused.unused = true;
+  unused.mem_total_bytes = 48e9;
+  unused.mem_used_peak_bytes = 1024.0 * 1024 * 1024;  // 1 GiB: a process holds it
+  r.gpus.push_back(unused);
+  r.gpus_in_use = 1;
+  Signals s;
+  s.resources = &r;
+  auto held = rules::IdleGpu(s);
+  ASSERT_TRUE(held.has_value());
+  EXPECT_NE(held->title.find("GPU 3 "), std::string::npos) << held->title;
+  EXPECT_NE(held->evidence[0].value.find("holds memory"), std::string::npos) << held->evidence[0].value;
+  r.gpus[1].mem_used_peak_bytes = 1000.0 * 1024 * 1024;  // under 1 GiB: the driver's own share
+  auto empty = rules::IdleGpu(s);
+  ASSERT_TRUE(empty.has_value());
+  EXPECT_EQ(empty->evidence[0].value.find("holds memory"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -5,25 +5,12 @@
 #include <map>
 #include <string_view>
 
+#include "stepdoctor/model/series_names.h"
+
 namespace stepdoctor {
 namespace {
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool EndsWith(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
-
-// The N of "<prefix>N<suffix>", or -1.
-int IndexIn(std::string_view s, std::string_view prefix, std::string_view suffix) {
-  if (!StartsWith(s, prefix) || !EndsWith(s, suffix) || s.size() <= prefix.size() + suffix.size()) return -1;
-  std::string_view mid = s.substr(prefix.size(), s.size() - prefix.size() - suffix.size());
-  int n = 0;
-  for (char c : mid) {
-    if (c < '0' || c > '9' || n > 100000) return -1;
-    n = n * 10 + (c - '0');
-  }
-  return n;
-}
 
 double Mean(const std::vector<double>& v) {
   if (v.empty()) return 0;
@@ -62,8 +49,8 @@ class Series {
 
 // Names of series the resource signals read; a worker's "samples" are its points in these.
 bool IsResourceSeries(std::string_view n) {
-  return StartsWith(n, "gpu") || StartsWith(n, "cpu_") || StartsWith(n, "proc_") || StartsWith(n, "disk_") ||
-         n == "iowait_pct";
+  return StartsWith(n, series::kGpuPrefix) || StartsWith(n, series::kCpuPrefix) || StartsWith(n, series::kProcPrefix) ||
+         StartsWith(n, series::kDiskPrefix) || n == series::kIowaitPct;
 }
 
 // The series the dip detector looks at: mean GPU util over GPUs, else the tree's CPU, else
@@ -186,28 +173,28 @@ std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace) {
   // Host CPU: the total, or the mean of the per-core series where only those exist (SageMaker).
   std::vector<const CounterSeries*> cores;
   for (const auto& [name, c] : s.all()) {
-    int core = IndexIn(name, "cpu_core", "_pct");
+    int core = series::CpuCoreOf(name);
     if (core >= 0) cores.push_back(c);
   }
   r->cores = int(cores.size());
-  r->cpu_mean_pct = s.MeanOf("cpu_pct_total", &r->has_machine_cpu);
+  r->cpu_mean_pct = s.MeanOf(series::kCpuPctTotal, &r->has_machine_cpu);
   if (!r->has_machine_cpu && !cores.empty()) {
     double sum = 0;
     for (auto* c : cores) sum += Mean(c->value);
     r->cpu_mean_pct = sum / double(cores.size());
     r->has_machine_cpu = true;
   }
-  r->iowait_mean_pct = s.MeanOf("iowait_pct");
+  r->iowait_mean_pct = s.MeanOf(series::kIowaitPct);
 
-  r->tree_cpu_mean_pct = s.MeanOf("proc_cpu_pct", &r->has_tree);
+  r->tree_cpu_mean_pct = s.MeanOf(series::kProcCpuPct, &r->has_tree);
   if (r->has_tree) {
-    r->tree_cpu_wait_mean_pct = s.MeanOf("proc_cpu_wait_pct");
-    if (auto* c = s.Get("proc_threads")) r->tree_threads_max = *std::max_element(c->value.begin(), c->value.end());
-    if (auto* c = s.Get("proc_count")) r->tree_procs_max = *std::max_element(c->value.begin(), c->value.end());
-    if (auto* c = s.Get("proc_rss_bytes")) r->tree_rss_peak_bytes = *std::max_element(c->value.begin(), c->value.end());
-    r->tree_read_bytes_per_s = s.MeanOf("proc_read_bytes_per_s");
-    r->tree_write_bytes_per_s = s.MeanOf("proc_write_bytes_per_s");
-    if (auto* c = s.Get("proc_blocked_io"))
+    r->tree_cpu_wait_mean_pct = s.MeanOf(series::kProcCpuWaitPct);
+    if (auto* c = s.Get(series::kProcThreads)) r->tree_threads_max = *std::max_element(c->value.begin(), c->value.end());
+    if (auto* c = s.Get(series::kProcCount)) r->tree_procs_max = *std::max_element(c->value.begin(), c->value.end());
+    if (auto* c = s.Get(series::kProcRssBytes)) r->tree_rss_peak_bytes = *std::max_element(c->value.begin(), c->value.end());
+    r->tree_read_bytes_per_s = s.MeanOf(series::kProcReadBytesPerS);
+    r->tree_write_bytes_per_s = s.MeanOf(series::kProcWriteBytesPerS);
+    if (auto* c = s.Get(series::kProcBlockedIo))
       r->tree_blocked_pct = 100.0 * double(std::count_if(c->value.begin(), c->value.end(), [](double v) { return v > 0; })) /
                             double(c->value.size());
     if (r->has_machine_cpu && r->cores >= 2) {
@@ -233,42 +220,64 @@ std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace) {
     }
   }
 
-  r->disk_read_bytes_per_s = s.MeanOf("disk_read_bytes_per_s", &r->has_disk);
-  r->disk_write_bytes_per_s = s.MeanOf("disk_write_bytes_per_s");
-  r->disk_util_mean_pct = s.MeanOf("disk_util_pct");
-  r->psi_io_some_mean_pct = s.MeanOf("psi_io_some_pct", &r->has_psi);
+  r->disk_read_bytes_per_s = s.MeanOf(series::kDiskReadBytesPerS, &r->has_disk);
+  r->disk_write_bytes_per_s = s.MeanOf(series::kDiskWriteBytesPerS);
+  r->disk_util_mean_pct = s.MeanOf(series::kDiskUtilPct);
+  r->psi_io_some_mean_pct = s.MeanOf(series::kPsiIoSomePct, &r->has_psi);
 
   // GPUs.
   std::map<int, GpuResource> gpus;
   for (const auto& [name, c] : s.all()) {
-    int g = IndexIn(name, "gpu", "_util_pct");
-    if (g >= 0) {
+    int g = -1;
+    if (series::IsGpuSeries(name, series::GpuMetric::kUtilPct, &g)) {
       gpus[g].index = g;
       gpus[g].util_mean_pct = Mean(c->value);
+      gpus[g].util_peak_pct = *std::max_element(c->value.begin(), c->value.end());
+      gpus[g].unused = gpus[g].util_peak_pct < kUnusedGpuPeakPct;
     }
   }
-  double util_sum = 0;
   for (auto& [g, gr] : gpus) {
-    std::string p = "gpu" + std::to_string(g) + "_";
     for (const Device& d : trace.devices)
       if (d.worker == w && d.kind == DeviceKind::kGpu && d.index == g) gr.name = d.name;
-    if (auto* used = s.Get(p + "mem_used_bytes")) {
+    if (auto* used = s.Get(series::GpuSeriesName(g, series::GpuMetric::kMemUsedBytes))) {
       gr.mem_used_peak_bytes = *std::max_element(used->value.begin(), used->value.end());
-      if (auto* tot = s.Get(p + "mem_total_bytes")) gr.mem_total_bytes = *std::max_element(tot->value.begin(), tot->value.end());
+      if (auto* tot = s.Get(series::GpuSeriesName(g, series::GpuMetric::kMemTotalBytes))) gr.mem_total_bytes = *std::max_element(tot->value.begin(), tot->value.end());
       if (gr.mem_total_bytes > 0) gr.mem_used_peak_pct = 100.0 * gr.mem_used_peak_bytes / gr.mem_total_bytes;
-    } else if (auto* pct = s.Get(p + "mem_used_pct")) {
+    } else if (auto* pct = s.Get(series::GpuSeriesName(g, series::GpuMetric::kMemUsedPct))) {
       gr.mem_used_peak_pct = *std::max_element(pct->value.begin(), pct->value.end());
     }
-    util_sum += gr.util_mean_pct;
     r->gpus.push_back(gr);
   }
-  if (!r->gpus.empty()) r->gpu_util_mean_pct = util_sum / double(r->gpus.size());
+  // The utilisation figures are over the GPUs the job uses, when it uses any.
+  for (const auto& gr : r->gpus) r->gpus_in_use += !gr.unused;
+  double util_sum = 0;
+  int counted = 0;
+  std::vector<double> pooled;
+  for (const auto& gr : r->gpus) {
+    if (gr.unused && r->gpus_in_use > 0) continue;
+    util_sum += gr.util_mean_pct;
+    ++counted;
+    const CounterSeries* c = s.Get(series::GpuSeriesName(gr.index, series::GpuMetric::kUtilPct));
+    pooled.insert(pooled.end(), c->value.begin(), c->value.end());
+  }
+  if (counted > 0) {
+    r->gpu_util_mean_pct = util_sum / double(counted);
+    r->gpu_util_median_pct = Median(pooled);
+    r->gpu_util_below_low_pct =
+        100.0 * double(std::count_if(pooled.begin(), pooled.end(), [](double v) { return v < kGpuLowUtilPct; })) /
+        double(pooled.size());
+  }
 
-  // Dips: GPU 0's utilisation (a multi-GPU job dips on all GPUs at a checkpoint), else CPU.
+  // Dips: the first used GPU's utilisation (a multi-GPU job dips on all GPUs at a checkpoint),
+  // else CPU.
   const CounterSeries* primary = nullptr;
-  if (!r->gpus.empty()) primary = s.Get("gpu" + std::to_string(r->gpus[0].index) + "_util_pct");
-  if (!primary) primary = s.Get("proc_cpu_pct");
-  if (!primary) primary = s.Get("cpu_pct_total");
+  if (!r->gpus.empty()) {
+    auto used = std::find_if(r->gpus.begin(), r->gpus.end(), [](const GpuResource& g) { return !g.unused; });
+    int g = used != r->gpus.end() ? used->index : r->gpus[0].index;
+    primary = s.Get(series::GpuSeriesName(g, series::GpuMetric::kUtilPct));
+  }
+  if (!primary) primary = s.Get(series::kProcCpuPct);
+  if (!primary) primary = s.Get(series::kCpuPctTotal);
   if (primary && primary->value.size() >= size_t(kMinSamples)) FindDips(*primary, r.get());
 
   ClassifyResources(r.get());
@@ -281,12 +290,13 @@ std::vector<TimeSeries> ResourceSeriesForCharts(const Trace& trace, WorkerId wor
   int64_t lo = INT64_MAX;
   for (const auto& [name, c] : s.all()) lo = std::min(lo, c->ts_ns.front());
   auto wanted = [](std::string_view n) {
-    return (StartsWith(n, "gpu") && (EndsWith(n, "_util_pct") || EndsWith(n, "_mem_used_bytes"))) ||
-           n == "proc_cpu_pct" || n == "cpu_pct_total" || n == "iowait_pct" || n == "disk_read_bytes_per_s" ||
-           n == "disk_write_bytes_per_s" || n == "proc_rss_bytes";
+    using series::GpuMetric;
+    return series::IsGpuSeries(n, GpuMetric::kUtilPct, nullptr) || series::IsGpuSeries(n, GpuMetric::kMemUsedBytes, nullptr) ||
+           n == series::kProcCpuPct || n == series::kCpuPctTotal || n == series::kIowaitPct ||
+           n == series::kDiskReadBytesPerS || n == series::kDiskWriteBytesPerS || n == series::kProcRssBytes;
   };
   for (const auto& [name, c] : s.all()) {
-    if (!wanted(name) || IndexIn(name, "gpu", "_mem_util_pct") >= 0) continue;
+    if (!wanted(name)) continue;
     TimeSeries ts;
     ts.name = name;
     ts.unit = c->unit;

@@ -30,6 +30,8 @@ inline constexpr double kTreeIoHighBytesPerS = 20e6;    // the tree moving >= 20
 inline constexpr double kGpuMemNearFullPct = 95.0;      // peak GPU memory used >= 95% of the total
 inline constexpr double kIdleTreeCpuPct = 10.0;         // tree below 10% of one core, with no I/O or GPU: idle
 inline constexpr double kIdleGpuUtilPct = 5.0;          // a GPU below 5% counts as idle
+inline constexpr double kUnusedGpuPeakPct = 10.0;       // a GPU whose utilisation never reaches 10% ran no work: unused
+inline constexpr double kGpuWellFedPct = 80.0;          // mean GPU utilisation >= 80%: the GPU rarely waits (well fed)
 inline constexpr double kDipFraction = 0.5;             // a dip: utilisation below half its median ...
 inline constexpr double kDipBaselineMinPct = 40.0;      // ... where the median is at least 40%
 inline constexpr int kDipMinCount = 3;                  // periodic: at least 3 dips ...
@@ -53,6 +55,8 @@ struct GpuResource {
   int index = 0;
   std::string name;
   double util_mean_pct = 0;
+  double util_peak_pct = 0;
+  bool unused = false;  // utilisation never reached kUnusedGpuPeakPct
   double mem_used_peak_bytes = 0, mem_total_bytes = 0;
   double mem_used_peak_pct = -1;  // -1 where unknown
 };
@@ -88,7 +92,12 @@ struct ResourceSignals {
   double psi_io_some_mean_pct = 0;
 
   std::vector<GpuResource> gpus;
-  double gpu_util_mean_pct = -1;  // over GPUs and samples; -1 without GPU series
+  // Over the GPUs in use (all GPUs when none is) and their samples; -1 without GPU series. An
+  // unused GPU beside busy ones is its own finding (idle_gpu), not a lower mean.
+  double gpu_util_mean_pct = -1;
+  double gpu_util_median_pct = -1;     // same GPUs, all their samples pooled
+  double gpu_util_below_low_pct = -1;  // share of those samples below kGpuLowUtilPct
+  int gpus_in_use = 0;                 // GPUs not unused
 
   // Dips of the primary utilisation series (GPU util, else the tree's CPU, else machine CPU).
   std::string dip_series;

@@ -3,20 +3,23 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "stepdoctor/model/series_names.h"
+
 namespace stepdoctor {
 
 std::vector<DeviceMemoryPeak> TraceToMemoryPeaks(const Trace& trace) {
   std::vector<DeviceMemoryPeak> out;
   for (const Device& d : trace.devices) {
     if (d.kind != DeviceKind::kGpu || d.memory_bytes <= 0) continue;
-    const std::string prefix = "gpu" + std::to_string(d.index) + "_memory_";
+    const std::string allocated = series::GpuSeriesName(d.index, series::GpuMetric::kAllocatedBytes);
+    const std::string reserved = series::GpuSeriesName(d.index, series::GpuMetric::kReservedBytes);
     DeviceMemoryPeak p;
     bool any = false;
     for (const auto& c : trace.counters) {
-      if (c.worker != d.worker || c.name.rfind(prefix, 0) != 0 || c.value.empty()) continue;
+      if (c.worker != d.worker || c.value.empty() || (c.name != allocated && c.name != reserved)) continue;
       int64_t peak = int64_t(*std::max_element(c.value.begin(), c.value.end()));
-      if (c.name == prefix + "allocated_bytes") p.peak_allocated_bytes = peak, any = true;
-      if (c.name == prefix + "reserved_bytes") p.peak_reserved_bytes = peak, any = true;
+      if (c.name == allocated) p.peak_allocated_bytes = peak, any = true;
+      if (c.name == reserved) p.peak_reserved_bytes = peak, any = true;
     }
     if (!any) continue;
     p.capacity_bytes = d.memory_bytes;

@@ -18,14 +18,16 @@ constexpr Mapping kMap[] = {
     {"compute_bound", Bottleneck::kDeviceCompute},
     {"cpu_saturated", Bottleneck::kDeviceCompute},  // a CPU-only job: the CPU is the device
     {"eager_overhead", Bottleneck::kHost},
-    {"gpu_starved_cpu_bound", Bottleneck::kInput},
+    {"gpu_starved_cpu_bound", Bottleneck::kInput},  // GPU samples show it idle while the CPU works
+    {"gpu_well_fed", Bottleneck::kDeviceCompute},   // a GPU log: the GPU busy, its input keeping up
     {"host_bound", Bottleneck::kHost},
     {"input_bound", Bottleneck::kInput},
     {"kernel_launch_bound", Bottleneck::kHost},
     {"rank_imbalance", Bottleneck::kCommunication},  // the fast ranks wait in their collectives
     {"memory_transfer_bound", Bottleneck::kMemoryTransfer},
     {"retracing", Bottleneck::kHost},
-    {"serial_cpu_pipeline", Bottleneck::kInput},
+    // A CPU-only job bound by one core: no device is starved, so the CPU itself is the limit.
+    {"serial_cpu_pipeline", Bottleneck::kDeviceCompute},
     {"storage_bound", Bottleneck::kInput},
     {"tfdata_bottleneck_stage", Bottleneck::kInput},
 };
@@ -83,9 +85,10 @@ Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps
   for (const Finding& f : ranked)
     if (f.severity == FindingSeverity::kHigh && BottleneckOfFinding(f.id) != Bottleneck::kUnknown)
       return From(f, BottleneckOfFinding(f.id));
+  // A healthy note that the device is busy: from a profile's steps, or from a GPU log alone.
   const Finding* compute = nullptr;
   for (const Finding& f : ranked)
-    if (f.id == "compute_bound") compute = &f;
+    if (f.id == "compute_bound" || f.id == "gpu_well_fed") compute = &f;
   if (compute && compute->share_pct >= kComputeVerdictPct) return From(*compute, Bottleneck::kDeviceCompute);
   for (const Finding& f : ranked)
     if (f.severity == FindingSeverity::kModerate && BottleneckOfFinding(f.id) != Bottleneck::kUnknown)

@@ -128,6 +128,9 @@ InputFormat DetectFormat(std::string_view head, std::string_view name) {
   if ((EndsWith(name, ".xplane.pb") || EndsWith(name, ".xspace.pb") || EndsWith(name, ".xspace")) &&
       LooksLikeXSpace(head))
     return InputFormat::kXSpace;
+  // A job log that prints nvidia-smi's default table before its `--query-gpu --format=csv`
+  // rows: the CSV importer finds the header below the table.
+  if (Contains(head, "NVIDIA-SMI") && Contains(head, "Driver Version")) return InputFormat::kCsv;
   // CSV: printable text whose first line has commas.
   size_t nl = head.find('\n');
   std::string_view first = head.substr(0, nl);

@@ -27,17 +27,15 @@ Result<int64_t> ParseDurationNs(std::string_view text) {
 std::string FormatStatusLine(const Sample& s, int64_t samples, double elapsed_s) {
   int secs = int(elapsed_s);
   std::string line = fmt::format("{}:{:02d}", secs / 60, secs % 60);
-  double cpu = s.Get("proc_cpu_pct");
+  double cpu = s.Get(series::kProcCpuPct);
   if (cpu >= 0) line += fmt::format("  CPU {:.0f}%", cpu);
   // GPUs: the mean of gpu<N>_util_pct.
   double gsum = 0;
   int gn = 0;
   for (const auto& [n, v] : s.values)
-    if (n.size() > 12 && n.compare(0, 3, "gpu") == 0 && n.compare(n.size() - 9, 9, "_util_pct") == 0 &&
-        n.find("mem_") == std::string::npos)
-      gsum += v, ++gn;
+    if (series::IsGpuSeries(n, series::GpuMetric::kUtilPct, nullptr)) gsum += v, ++gn;
   if (gn > 0) line += fmt::format("  GPU {:.0f}%", gsum / gn);
-  double rd = s.Get("disk_read_bytes_per_s"), wr = s.Get("disk_write_bytes_per_s");
+  double rd = s.Get(series::kDiskReadBytesPerS), wr = s.Get(series::kDiskWriteBytesPerS);
   if (rd >= 0) line += fmt::format("  disk {:.1f} MB/s", (rd + std::max(0.0, wr)) / 1e6);
   line += fmt::format("  {} samples", samples);
   return line;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "stepdoctor/model/series_names.h"
+
 namespace stepdoctor::live {
 
 Result<NvmlApi> LoadNvml(const std::string& library) {
@@ -70,24 +72,26 @@ NvmlSampler::~NvmlSampler() {
 void NvmlSampler::Sample(const std::vector<int64_t>& tree_pids, live::Sample* out) {
   for (size_t i = 0; i < devices_.size(); ++i) {
     nvml::Device d = devices_[i];
-    std::string p = "gpu" + std::to_string(gpus_[i].index) + "_";
+    const int g = gpus_[i].index;
+    using series::GpuMetric;
+    using series::GpuSeriesName;
     nvml::Utilization u{};
     if (api_.utilization(d, &u) == nvml::kSuccess) {
-      out->Add(p + "util_pct", u.gpu);
-      out->Add(p + "mem_util_pct", u.memory);
+      out->Add(GpuSeriesName(g, GpuMetric::kUtilPct), u.gpu);
+      out->Add(GpuSeriesName(g, GpuMetric::kMemUtilPct), u.memory);
     }
     nvml::Memory m{};
     if (api_.memory(d, &m) == nvml::kSuccess) {
-      out->Add(p + "mem_used_bytes", double(m.used));
-      out->Add(p + "mem_total_bytes", double(m.total));
+      out->Add(GpuSeriesName(g, GpuMetric::kMemUsedBytes), double(m.used));
+      out->Add(GpuSeriesName(g, GpuMetric::kMemTotalBytes), double(m.total));
     }
     unsigned int v = 0;
     if (api_.pcie_throughput && api_.pcie_throughput(d, nvml::kPcieRxBytes, &v) == nvml::kSuccess)
-      out->Add(p + "pcie_rx_bytes_per_s", double(v) * 1024);
+      out->Add(GpuSeriesName(g, GpuMetric::kPcieRxBytesPerS), double(v) * 1024);
     if (api_.pcie_throughput && api_.pcie_throughput(d, nvml::kPcieTxBytes, &v) == nvml::kSuccess)
-      out->Add(p + "pcie_tx_bytes_per_s", double(v) * 1024);
-    if (api_.power_mw && api_.power_mw(d, &v) == nvml::kSuccess) out->Add(p + "power_w", double(v) / 1000.0);
-    if (api_.clock_mhz && api_.clock_mhz(d, nvml::kClockSm, &v) == nvml::kSuccess) out->Add(p + "sm_clock_mhz", v);
+      out->Add(GpuSeriesName(g, GpuMetric::kPcieTxBytesPerS), double(v) * 1024);
+    if (api_.power_mw && api_.power_mw(d, &v) == nvml::kSuccess) out->Add(GpuSeriesName(g, GpuMetric::kPowerW), double(v) / 1000.0);
+    if (api_.clock_mhz && api_.clock_mhz(d, nvml::kClockSm, &v) == nvml::kSuccess) out->Add(GpuSeriesName(g, GpuMetric::kSmClockMhz), v);
     if (api_.processes) {
       unsigned int count = unsigned(procs_.size());
       nvml::Return rc = api_.processes(d, &count, procs_.data());
@@ -102,7 +106,7 @@ void NvmlSampler::Sample(const std::vector<int64_t>& tree_pids, live::Sample* ou
           if (procs_[k].used_gpu_memory != ~0ULL &&  // NVML_VALUE_NOT_AVAILABLE (e.g. under MIG or WDDM)
               std::find(tree_pids.begin(), tree_pids.end(), int64_t(procs_[k].pid)) != tree_pids.end())
             bytes += double(procs_[k].used_gpu_memory);
-        out->Add(p + "proc_mem_bytes", bytes);
+        out->Add(GpuSeriesName(g, GpuMetric::kProcMemBytes), bytes);
       }
     }
   }

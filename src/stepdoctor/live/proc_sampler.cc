@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <unordered_map>
 
+#include "stepdoctor/model/series_names.h"
+
 namespace stepdoctor::live {
 namespace {
 
@@ -52,13 +54,13 @@ void SystemSampler::Sample(int64_t mono_ns, live::Sample* out) {
         if (total <= 0) continue;
         auto pct = [&](uint64_t x, uint64_t y) { return x >= y ? 100.0 * double(x - y) / total : 0.0; };
         if (a.core < 0) {
-          out->Add("cpu_pct_total", pct(a.busy(), b.busy()));
-          out->Add("cpu_user_pct", pct(a.user + a.nice, b.user + b.nice));
-          out->Add("cpu_system_pct", pct(a.system + a.irq + a.softirq, b.system + b.irq + b.softirq));
-          out->Add("iowait_pct", pct(a.iowait, b.iowait));
-          out->Add("steal_pct", pct(a.steal, b.steal));
+          out->Add(series::kCpuPctTotal, pct(a.busy(), b.busy()));
+          out->Add(series::kCpuUserPct, pct(a.user + a.nice, b.user + b.nice));
+          out->Add(series::kCpuSystemPct, pct(a.system + a.irq + a.softirq, b.system + b.irq + b.softirq));
+          out->Add(series::kIowaitPct, pct(a.iowait, b.iowait));
+          out->Add(series::kStealPct, pct(a.steal, b.steal));
         } else {
-          out->Add("cpu_core" + std::to_string(a.core) + "_pct", pct(a.busy(), b.busy()));
+          out->Add(series::CpuCoreSeriesName(a.core), pct(a.busy(), b.busy()));
         }
       }
     }
@@ -75,25 +77,25 @@ void SystemSampler::Sample(int64_t mono_ns, live::Sample* out) {
         double r = Rate(d.sectors_read, it->second.sectors_read, dt) * 512;
         double w = Rate(d.sectors_written, it->second.sectors_written, dt) * 512;
         double u = std::min(100.0, Rate(d.io_ms, it->second.io_ms, dt) / 10.0);  // ms per s -> %
-        out->Add("disk_" + d.name + "_read_bytes_per_s", r);
-        out->Add("disk_" + d.name + "_write_bytes_per_s", w);
-        out->Add("disk_" + d.name + "_util_pct", u);
+        out->Add(series::DiskSeriesName(d.name, series::DiskMetric::kReadBytesPerS), r);
+        out->Add(series::DiskSeriesName(d.name, series::DiskMetric::kWriteBytesPerS), w);
+        out->Add(series::DiskSeriesName(d.name, series::DiskMetric::kUtilPct), u);
         rd += r, wr += w, util_max = std::max(util_max, u), any = true;
       }
       prev_disk_[d.name] = std::move(d);
     }
     if (any) {
-      out->Add("disk_read_bytes_per_s", rd);
-      out->Add("disk_write_bytes_per_s", wr);
-      out->Add("disk_util_pct", util_max);
+      out->Add(series::kDiskReadBytesPerS, rd);
+      out->Add(series::kDiskWriteBytesPerS, wr);
+      out->Add(series::kDiskUtilPct, util_max);
     }
   }
 
   if (ReadProcFile((root_ + "/net/dev").c_str(), &buf_)) {
     NetTotals n = ParseNetDev(buf_);
     if (primed_) {
-      out->Add("net_rx_bytes_per_s", Rate(n.rx_bytes, prev_net_.rx_bytes, dt));
-      out->Add("net_tx_bytes_per_s", Rate(n.tx_bytes, prev_net_.tx_bytes, dt));
+      out->Add(series::kNetRxBytesPerS, Rate(n.rx_bytes, prev_net_.rx_bytes, dt));
+      out->Add(series::kNetTxBytesPerS, Rate(n.tx_bytes, prev_net_.tx_bytes, dt));
     }
     prev_net_ = n;
   }
@@ -101,8 +103,8 @@ void SystemSampler::Sample(int64_t mono_ns, live::Sample* out) {
   if (ReadProcFile((root_ + "/meminfo").c_str(), &buf_)) {
     MemInfo m = ParseMemInfo(buf_);
     if (m.total_bytes) {
-      out->Add("mem_total_bytes", double(m.total_bytes));
-      out->Add("mem_available_bytes", double(m.available_bytes));
+      out->Add(series::kMemTotalBytes, double(m.total_bytes));
+      out->Add(series::kMemAvailableBytes, double(m.available_bytes));
     }
   }
 
@@ -113,9 +115,9 @@ void SystemSampler::Sample(int64_t mono_ns, live::Sample* out) {
     auto it = prev_psi_.find(what);
     if (primed_ && it != prev_psi_.end()) {
       // Stall microseconds per second of wall time, as a percentage.
-      out->Add(std::string("psi_") + what + "_some_pct", std::min(100.0, Rate(p->some_total_us, it->second.some_total_us, dt) / 1e4));
+      out->Add(series::PsiSeriesName(what, false), std::min(100.0, Rate(p->some_total_us, it->second.some_total_us, dt) / 1e4));
       if (std::string_view(what) != "cpu")
-        out->Add(std::string("psi_") + what + "_full_pct", std::min(100.0, Rate(p->full_total_us, it->second.full_total_us, dt) / 1e4));
+        out->Add(series::PsiSeriesName(what, true), std::min(100.0, Rate(p->full_total_us, it->second.full_total_us, dt) / 1e4));
     }
     prev_psi_[what] = *p;
   }
@@ -210,20 +212,20 @@ void ProcessTreeSampler::Sample(int64_t mono_ns, live::Sample* out) {
   prev_sched_ = std::move(sched);
 
   if (!pids_.empty()) {
-    out->Add("proc_count", double(pids_.size()));
-    out->Add("proc_threads", double(threads));
-    out->Add("proc_rss_bytes", double(rss_pages) * double(page_bytes_));
-    out->Add("proc_blocked_io", double(blocked));
+    out->Add(series::kProcCount, double(pids_.size()));
+    out->Add(series::kProcThreads, double(threads));
+    out->Add(series::kProcRssBytes, double(rss_pages) * double(page_bytes_));
+    out->Add(series::kProcBlockedIo, double(blocked));
     if (primed_) {
       double dt = double(mono_ns - prev_ns_) / 1e9;
-      out->Add("proc_cpu_pct", 100.0 * Rate(t.cpu_ticks, prev_.cpu_ticks, dt) / double(ticks_per_s_));
-      if (have_sched) out->Add("proc_cpu_wait_pct", 100.0 * double(wait_delta_ns) / 1e9 / dt);
-      out->Add("proc_minflt_per_s", Rate(t.minflt, prev_.minflt, dt));
-      out->Add("proc_majflt_per_s", Rate(t.majflt, prev_.majflt, dt));
-      out->Add("proc_read_bytes_per_s", Rate(t.read_bytes, prev_.read_bytes, dt));
-      out->Add("proc_write_bytes_per_s", Rate(t.write_bytes, prev_.write_bytes, dt));
-      out->Add("proc_rchar_bytes_per_s", Rate(t.rchar, prev_.rchar, dt));
-      out->Add("proc_wchar_bytes_per_s", Rate(t.wchar, prev_.wchar, dt));
+      out->Add(series::kProcCpuPct, 100.0 * Rate(t.cpu_ticks, prev_.cpu_ticks, dt) / double(ticks_per_s_));
+      if (have_sched) out->Add(series::kProcCpuWaitPct, 100.0 * double(wait_delta_ns) / 1e9 / dt);
+      out->Add(series::kProcMinfltPerS, Rate(t.minflt, prev_.minflt, dt));
+      out->Add(series::kProcMajfltPerS, Rate(t.majflt, prev_.majflt, dt));
+      out->Add(series::kProcReadBytesPerS, Rate(t.read_bytes, prev_.read_bytes, dt));
+      out->Add(series::kProcWriteBytesPerS, Rate(t.write_bytes, prev_.write_bytes, dt));
+      out->Add(series::kProcRcharBytesPerS, Rate(t.rchar, prev_.rchar, dt));
+      out->Add(series::kProcWcharBytesPerS, Rate(t.wchar, prev_.wchar, dt));
     }
     prev_ = t;
     prev_ns_ = mono_ns;

@@ -24,6 +24,8 @@ constexpr ImportIssueInfo kInfo[] = {
     {"invalid_utf8", Severity::kInfo, "events kept with invalid UTF-8 bytes replaced by U+FFFD"},
     {"broken_structure", Severity::kError, "JSON structure broken: only the part before the break was read"},
     {"oversized_value", Severity::kError, "a single value past the size cap: reading stopped there"},
+    {"assumed_timing", Severity::kInfo, "file(s) without a time column: sample times assumed"},
+    {"padding", Severity::kInfo, "file(s) padded with NUL bytes: the NULs skipped"},
 };
 static_assert(sizeof(kInfo) / sizeof(kInfo[0]) == static_cast<size_t>(ImportIssue::kCount_));
 

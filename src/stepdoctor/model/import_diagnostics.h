@@ -32,6 +32,8 @@ enum class ImportIssue : uint8_t {
   kInvalidUtf8,           // text with invalid UTF-8 bytes: kept, each bad sequence replaced by U+FFFD
   kBrokenStructure,       // the JSON structure broke mid-file: everything before the break was read
   kOversizedValue,        // one value past the importer's size cap: reading stopped there
+  kAssumedTiming,         // the input states no times: samples spaced by a stated or assumed interval
+  kPadding,               // NUL bytes (a log file's padding after a crash or a copy): skipped
   kCount_
 };
 

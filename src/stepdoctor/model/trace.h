@@ -104,7 +104,7 @@ struct Timeline {
 struct CounterSeries {
   WorkerId worker;
   DeviceId device;          // may be invalid for machine-wide series
-  std::string name;         // "gpu_util_pct", "Memory in use"
+  std::string name;         // "gpu0_util_pct" (model/series_names.h), "Memory in use"
   std::string unit;         // "%", "bytes"
   std::vector<int64_t> ts_ns;
   std::vector<double> value;

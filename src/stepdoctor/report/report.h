@@ -109,7 +109,7 @@ struct DeviceLane {            // busy intervals of one stream/thread, downsampl
 };
 
 struct TimeSeries {            // a sampled metric for charts (live samples, GPU logs)
-  std::string name;            // "gpu0_util_pct", "cpu_pct"
+  std::string name;            // "gpu0_util_pct", "proc_cpu_pct" (model/series_names.h)
   std::string unit;            // "%", "MB/s", "bytes"
   std::vector<std::pair<double, double>> points;  // (seconds from window start, value), downsampled
 };

@@ -21,7 +21,7 @@ std::optional<Finding> LowGpuUtilisation(const Signals& sig) {
                             host_data ? "the host data shows no saturated CPU or disk, so the wait is elsewhere "
                                         "(small kernels, synchronisation, the network)"
                                       : "the log has no CPU or disk data to say what it waits on");
-  f.evidence.push_back({"GPU utilisation", GpuUtilText(r)});
+  AddGpuUtilEvidence(r, &f.evidence);
   for (const auto& g : r.gpus)
     if (g.mem_total_bytes > 0)
       f.evidence.push_back({fmt::format("GPU {} memory peak", g.index),

@@ -22,10 +22,23 @@ inline EvidenceItem SamplesEvidence(const ResourceSignals& r) {
 
 inline std::string GpuUtilText(const ResourceSignals& r) {
   if (r.gpus.size() == 1) return Pct(r.gpu_util_mean_pct);
-  std::string s = fmt::format("{} mean over {} GPUs (", Pct(r.gpu_util_mean_pct), r.gpus.size());
+  // The mean is over the GPUs in use when some are unused (see ResourceSignals).
+  const bool some_unused = r.gpus_in_use > 0 && size_t(r.gpus_in_use) < r.gpus.size();
+  std::string s = some_unused ? fmt::format("{} mean over the {} GPU{} in use (", Pct(r.gpu_util_mean_pct),
+                                            r.gpus_in_use, r.gpus_in_use == 1 ? "" : "s")
+                              : fmt::format("{} mean over {} GPUs (", Pct(r.gpu_util_mean_pct), r.gpus.size());
   for (size_t i = 0; i < r.gpus.size() && i < 8; ++i)
-    s += fmt::format("{}GPU {} {:.0f}%", i ? ", " : "", r.gpus[i].index, r.gpus[i].util_mean_pct);
+    s += fmt::format("{}GPU {} {:.0f}%{}", i ? ", " : "", r.gpus[i].index, r.gpus[i].util_mean_pct,
+                     some_unused && r.gpus[i].unused ? " unused" : "");
   return s + (r.gpus.size() > 8 ? ", ...)" : ")");
+}
+
+// Mean, median and time under kGpuLowUtilPct: what a utilisation log can say about feeding.
+inline void AddGpuUtilEvidence(const ResourceSignals& r, std::vector<EvidenceItem>* ev) {
+  ev->push_back({"GPU utilisation", GpuUtilText(r)});
+  if (r.gpu_util_median_pct >= 0) ev->push_back({"median GPU utilisation", Pct(r.gpu_util_median_pct)});
+  if (r.gpu_util_below_low_pct >= 0)
+    ev->push_back({fmt::format("samples under {:.0f}% utilisation", kGpuLowUtilPct), Pct(r.gpu_util_below_low_pct)});
 }
 
 // Evidence lines for whichever storage indicators were recorded.

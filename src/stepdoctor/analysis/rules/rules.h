@@ -15,8 +15,11 @@ std::optional<Finding> ComputeBound(const Signals& s);      // compute_bound.cc
 std::optional<Finding> DeviceActivityMissing(const Signals& s);  // device_activity_missing.cc
 std::optional<Finding> CpuSaturated(const Signals& s);             // cpu_saturated.cc
 std::optional<Finding> GpuMemoryNearFull(const Signals& s);        // gpu_memory_near_full.cc
+std::optional<Finding> GpuPartlyIdle(const Signals& s);            // gpu_partly_idle.cc
 std::optional<Finding> GpuStarvedCpuBound(const Signals& s);       // gpu_starved_cpu_bound.cc
+std::optional<Finding> GpuWellFed(const Signals& s);               // gpu_well_fed.cc
 std::optional<Finding> HostBound(const Signals& s);         // host_bound.cc
+std::optional<Finding> IdleGpu(const Signals& s);                  // idle_gpu.cc
 std::optional<Finding> InputBound(const Signals& s);        // input_bound.cc
 std::optional<Finding> LowGpuUtilisation(const Signals& s);        // low_gpu_utilisation.cc
 std::optional<Finding> MostlyIdle(const Signals& s);               // mostly_idle.cc

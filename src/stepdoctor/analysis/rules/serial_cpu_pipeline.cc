@@ -1,6 +1,7 @@
 // serial_cpu_pipeline: a CPU-only job keeps one core saturated (kOneCoreSaturatedPct to
 // kOneCoreCeilingPct of one core) while the machine's other cores idle (below
 // kOtherCoresIdlePct): the work, often data loading and preprocessing, runs in one thread.
+// With no device to starve, the job is CPU-bound on that core (verdict: compute), not input-bound.
 #include <algorithm>
 
 #include "stepdoctor/analysis/rule.h"
@@ -17,7 +18,8 @@ std::optional<Finding> SerialCpuPipeline(const Signals& sig) {
   f.severity = r.cores >= 4 ? FindingSeverity::kHigh : FindingSeverity::kModerate;
   // The idle share of the machine's CPU capacity.
   f.share_pct = r.cores > 0 ? 100.0 * (r.cores - 1) / r.cores : 0;
-  f.title = fmt::format("one core does all the work while {} other core{} idle", r.cores - 1, r.cores == 2 ? "" : "s");
+  f.title = fmt::format("the job is CPU-bound on one core: it does all the work while {} other core{} idle{}",
+                        r.cores - 1, r.cores == 2 ? "" : "s", r.cores == 2 ? "s" : "");
   f.gain_upper_bound = std::max(1.0, double(r.cores));
   f.gain_text = fmt::format(
       "up to {:.0f}x on {} cores if the work split perfectly; Amdahl's law (the part that stays serial) gives less",

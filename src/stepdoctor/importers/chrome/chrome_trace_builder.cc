@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "stepdoctor/importers/chrome/chrome_event_classify.h"
+#include "stepdoctor/model/series_names.h"
 
 namespace stepdoctor::chrome {
 namespace {
@@ -229,10 +230,13 @@ struct ChromeTraceBuilder::State {
     const ParsedArg* type = e.arg("Device Type");
     int64_t d = dev ? dev->i : -1;
     bool gpu = type && type->i != 0 && d >= 0;
-    std::string base = gpu ? "gpu" + std::to_string(d) : "cpu";
-    AddCounterSample({-1, false}, base + "_memory_allocated_bytes", e.ts_ns, total->d, "bytes");
+    auto name = [&](series::GpuMetric m, std::string_view host) {
+      return gpu ? series::GpuSeriesName(int(d), m) : std::string(host);
+    };
+    AddCounterSample({-1, false}, name(series::GpuMetric::kAllocatedBytes, series::kHostAllocatedBytes), e.ts_ns, total->d,
+                     "bytes");
     if (const ParsedArg* res = e.arg("Total Reserved"))
-      AddCounterSample({-1, false}, base + "_memory_reserved_bytes", e.ts_ns, res->d, "bytes");
+      AddCounterSample({-1, false}, name(series::GpuMetric::kReservedBytes, series::kHostReservedBytes), e.ts_ns, res->d, "bytes");
   }
 };
 

@@ -1,53 +1,39 @@
 #include "stepdoctor/importers/samples/nvidia_smi_csv_to_trace.h"
 
-#include <charconv>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
 #include <cmath>
-#include <ctime>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "stepdoctor/importers/samples/csv_fields.h"
 #include "stepdoctor/importers/samples/line_reader.h"
 #include "stepdoctor/importers/samples/series_sink.h"
+#include "stepdoctor/model/series_names.h"
 
 namespace stepdoctor {
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
+using csv::kMiB;
+using csv::ParseNumber;
+using csv::Trim;
+using series::GpuMetric;
 
-// Splits one CSV record (which may hold newlines inside quotes) into unquoted fields.
-std::vector<std::string> SplitCsv(std::string_view rec) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (size_t i = 0; i < rec.size(); ++i) {
-    char c = rec[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < rec.size() && rec[i + 1] == '"') out.back() += '"', ++i;
-      else if (c == '"') quoted = false;
-      else out.back() += c;
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  return out;
-}
+constexpr int64_t kMaxPreambleLines = 400;     // lines searched for the CSV header (an nvidia-smi table is ~20 per GPU)
+constexpr double kAssumedPollIntervalS = 1.0;  // spacing of rows without times when no `-l N` says otherwise
 
 // What a column holds, from its header name.
-enum class Col { kIgnore, kTimestamp, kElapsed, kIndex, kName, kUtil, kMemUtil, kMemUsed, kMemTotal, kPower, kSmClock, kTemp };
+enum class Col { kIgnore, kTimestamp, kElapsed, kIndex, kGpuId, kName, kMetric };
 
 struct Column {
   Col what = Col::kIgnore;
-  double scale = 1;  // to the series' unit (bytes for memory)
+  GpuMetric metric = GpuMetric::kUtilPct;  // for kMetric
+  double scale = 1;                        // to the series' unit (bytes for memory)
 };
-
-constexpr double kMiB = 1024.0 * 1024.0;
 
 Column Classify(std::string_view header) {
   std::string h;
@@ -60,80 +46,109 @@ Column Classify(std::string_view header) {
     h = std::string(Trim(h.substr(0, b)));
   }
   double mem_scale = unit == "gib" ? kMiB * 1024 : unit == "kib" ? 1024 : unit == "mb" ? 1e6 : unit == "gb" ? 1e9 : kMiB;
+  if (h.find("_mb") != std::string::npos || h.find("_mib") != std::string::npos) mem_scale = kMiB;
+  auto metric = [](GpuMetric m, double scale = 1) { return Column{Col::kMetric, m, scale}; };
   if (h == "timestamp" || h == "time" || h == "unix_time") return {Col::kTimestamp};
   if (h == "elapsed_sec" || h == "elapsed_s" || h == "elapsed" || h == "time_s" || h == "seconds") return {Col::kElapsed};
   if (h == "index" || h == "gpu_index" || h == "gpu") return {Col::kIndex};
+  if (h == "uuid" || h == "gpu_uuid" || h == "pci.bus_id" || h == "gpu_bus_id") return {Col::kGpuId};
   if (h == "name" || h == "gpu_name") return {Col::kName};
   if (h == "utilization.gpu" || h == "gpu_util_pct" || h == "gpu_util" || h == "util_pct" || h == "gpu_utilization")
-    return {Col::kUtil};
-  if (h == "utilization.memory" || h == "mem_util_pct") return {Col::kMemUtil};
+    return metric(GpuMetric::kUtilPct);
+  if (h == "utilization.memory" || h == "mem_util_pct") return metric(GpuMetric::kMemUtilPct);
   if (h == "memory.used" || h == "mem_used_mb" || h == "memory_used_mb" || h == "mem_used_mib")
-    return {Col::kMemUsed, h.find("_mb") != std::string::npos || h.find("_mib") != std::string::npos ? kMiB : mem_scale};
+    return metric(GpuMetric::kMemUsedBytes, mem_scale);
   if (h == "memory.total" || h == "mem_total_mb" || h == "memory_total_mb" || h == "mem_total_mib")
-    return {Col::kMemTotal, h.find("_mb") != std::string::npos || h.find("_mib") != std::string::npos ? kMiB : mem_scale};
-  if (h == "power.draw" || h == "power_w" || h == "power_draw_w" || h == "power.draw.instant") return {Col::kPower};
-  if (h == "clocks.sm" || h == "clocks.current.sm" || h == "sm_clock_mhz") return {Col::kSmClock};
-  if (h == "temperature.gpu" || h == "temp_c" || h == "temperature_c") return {Col::kTemp};
+    return metric(GpuMetric::kMemTotalBytes, mem_scale);
+  if (h == "power.draw" || h == "power_w" || h == "power_draw_w" || h == "power.draw.instant") return metric(GpuMetric::kPowerW);
+  if (h == "clocks.sm" || h == "clocks.current.sm" || h == "sm_clock_mhz") return metric(GpuMetric::kSmClockMhz);
+  if (h == "temperature.gpu" || h == "temp_c" || h == "temperature_c") return metric(GpuMetric::kTempCelsius);
   return {};
 }
 
-// "20 %", "1024 MiB", "75.31 W", "1410 MHz" -> the number (and a MiB/GiB/KiB scale in *unit_scale, else 0);
-// false for text ("[N/A]", a quoted "26.11\n0").
-bool ParseNumber(std::string_view s, double* out, double* unit_scale) {
-  s = Trim(s);
-  *unit_scale = 0;  // 0: no unit in the value
-  size_t sp = s.find(' ');
-  if (sp != std::string_view::npos) {
-    std::string_view u = Trim(s.substr(sp + 1));
-    if (u == "MiB") *unit_scale = kMiB;
-    else if (u == "GiB") *unit_scale = kMiB * 1024;
-    else if (u == "KiB") *unit_scale = 1024;
-    s = s.substr(0, sp);
-  }
-  if (s.empty()) return false;
-  auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return r.ec == std::errc() && r.ptr == s.data() + s.size() && std::isfinite(*out);
-}
+// What the lines before the CSV header tell: nvidia-smi's default table (its date and GPU
+// rows) and the command line of a logging loop (`nvidia-smi --query-gpu=... -l 10`).
+struct Preamble {
+  int64_t lines = 0;
+  bool table = false, in_processes = false;
+  int64_t date_ns = INT64_MIN;
+  std::vector<int> table_gpus;  // GPU indices listed in the table
+  double loop_s = 0;            // the -l / --loop interval; 0 when not stated
 
-// "2024/01/15 10:23:45.123" (nvidia-smi, local time) or seconds since the epoch.
-bool ParseTimestamp(std::string_view s, int64_t* ns) {
-  s = Trim(s);
-  double secs;
-  double unused;
-  if (ParseNumber(s, &secs, &unused)) {
-    *ns = int64_t(std::llround(secs * 1e9));
-    return true;
+  void Read(std::string_view line) {
+    ++lines;
+    if (line.find("NVIDIA-SMI") != std::string_view::npos) table = true;
+    if (line.find("Processes:") != std::string_view::npos) in_processes = true;
+    int64_t ns;
+    if (date_ns == INT64_MIN && csv::ParseTableDate(line, &ns)) date_ns = ns;
+    if (table && !in_processes) TableGpuRow(line);
+    if (line.find("nvidia-smi") != std::string_view::npos) LoopInterval(line);
   }
-  std::tm tm{};
-  int ms = 0;
-  std::string str(s);
-  const char* end = strptime(str.c_str(), "%Y/%m/%d %H:%M:%S", &tm);
-  if (!end) end = strptime(str.c_str(), "%Y-%m-%d %H:%M:%S", &tm);
-  if (!end) return false;
-  if (*end == '.') {
-    int digits = 0;
-    for (++end; *end >= '0' && *end <= '9'; ++end)
-      if (digits++ < 3) ms = ms * 10 + (*end - '0');
-    while (digits++ < 3) ms *= 10;
-  }
-  tm.tm_isdst = -1;
-  time_t t = std::mktime(&tm);
-  if (t == time_t(-1)) return false;
-  *ns = int64_t(t) * 1000000000 + int64_t(ms) * 1000000;
-  return true;
-}
 
-const char* SeriesSuffix(Col c) {
-  switch (c) {
-    case Col::kUtil: return "util_pct";
-    case Col::kMemUtil: return "mem_util_pct";
-    case Col::kMemUsed: return "mem_used_bytes";
-    case Col::kMemTotal: return "mem_total_bytes";
-    case Col::kPower: return "power_w";
-    case Col::kSmClock: return "sm_clock_mhz";
-    case Col::kTemp: return "temp_celsius";
-    default: return nullptr;
+  // "|   0  NVIDIA A100-SXM4-40GB  On  | ..." names GPU 0 (the fan/temperature line below it
+  // starts "| N/A" or "| 30%", never a bare number followed by a name).
+  void TableGpuRow(std::string_view line) {
+    if (line.empty() || line[0] != '|') return;
+    size_t i = line.find_first_not_of(' ', 1);
+    if (i == std::string_view::npos || line[i] < '0' || line[i] > '9') return;
+    int n = 0;
+    for (; i < line.size() && line[i] >= '0' && line[i] <= '9'; ++i) n = n * 10 + (line[i] - '0');
+    if (i + 1 >= line.size() || line[i] != ' ') return;
+    i = line.find_first_not_of(' ', i);
+    if (i == std::string_view::npos || !std::isalpha(static_cast<unsigned char>(line[i]))) return;
+    if (std::find(table_gpus.begin(), table_gpus.end(), n) == table_gpus.end()) table_gpus.push_back(n);
   }
+
+  // "-l 10", "-l10", "--loop=10", "-lms 500", "--loop-ms=500".
+  void LoopInterval(std::string_view line) {
+    auto number_after = [&](std::string_view flag, double scale) {
+      size_t p = line.find(flag);
+      if (p == std::string_view::npos) return;
+      std::string_view rest = line.substr(p + flag.size());
+      if (!rest.empty() && (rest[0] == '=' || rest[0] == ' ')) rest.remove_prefix(1);
+      double v, unit;
+      std::string_view num = rest.substr(0, rest.find_first_not_of("0123456789."));
+      if (ParseNumber(num, &v, &unit) && v > 0) loop_s = v * scale;
+    };
+    number_after(" --loop-ms", 1e-3);
+    number_after(" -lms", 1e-3);
+    if (loop_s == 0) number_after(" --loop", 1);
+    if (loop_s == 0) number_after(" -l", 1);
+  }
+};
+
+// Gives each row its GPU and, for logs without a time column, its poll: a row whose GPU was
+// already seen in the current poll starts the next one.
+class RowPlacer {
+ public:
+  RowPlacer(int64_t start_ns, double interval_s, int gpus_per_poll)
+      : start_ns_(start_ns), interval_ns_(int64_t(std::llround(interval_s * 1e9))), per_poll_(std::max(1, gpus_per_poll)) {}
+
+  // The GPU of a row from its index, else its uuid/bus id (numbered in order of appearance),
+  // else its position in the poll.
+  int Gpu(int index, const std::string* id) {
+    if (index >= 0) return index;
+    if (id) return ids_.emplace(*id, int(ids_.size())).first->second;
+    return int(rows_ % per_poll_);
+  }
+  int64_t PollTime(int gpu) {
+    ++rows_;
+    if (std::find(seen_.begin(), seen_.end(), gpu) != seen_.end()) seen_.clear(), ++poll_;
+    seen_.push_back(gpu);
+    return start_ns_ + poll_ * interval_ns_;
+  }
+
+ private:
+  int64_t start_ns_, interval_ns_;
+  int per_poll_;
+  int64_t rows_ = 0, poll_ = 0;
+  std::vector<int> seen_;
+  std::map<std::string, int> ids_;
+};
+
+std::string ExpectedColumns() {
+  return "expected a header naming a GPU metric column (utilization.gpu, memory.used, gpu_util_pct, "
+         "mem_used_mb, power.draw, ...), optionally timestamp or elapsed_sec, and index or gpu_index";
 }
 
 }  // namespace
@@ -141,54 +156,99 @@ const char* SeriesSuffix(Col c) {
 Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
   LineReader lines(src);
   std::string_view line;
-  std::string record;
+  std::string record, clean;
   std::vector<Column> cols;
+  std::vector<std::string> header;
+  Preamble pre;
   Worker w;
   w.source_path = src.name();
   w.hostname = src.name();
   WorkerId wid = trace.AddWorker(std::move(w));
   SeriesSink sink(trace, wid);
-  bool have_time = false, have_metric = false;
-  int64_t bad_values = 0, bad_rows = 0, rows = 0;
+  std::unique_ptr<RowPlacer> placer;  // rows without times only
+  int index_col = -1, id_col = -1;
+  int64_t bad_values = 0, bad_rows = 0, rows = 0, nul_bytes = 0;
   for (;;) {
     auto more = lines.Next(&line);
     if (!more.ok()) return more.status();
     if (!*more) break;
+    if (line.find('\0') != std::string_view::npos) {
+      clean.assign(line);
+      size_t before = clean.size();
+      clean.erase(std::remove(clean.begin(), clean.end(), '\0'), clean.end());
+      nul_bytes += int64_t(before - clean.size());
+      line = clean;
+    }
     // Join physical lines while a quote is open (RFC 4180 fields may hold newlines).
     record.append(line);
-    size_t quotes = 0;
-    for (char c : record) quotes += c == '"';
-    if (quotes % 2 == 1) {
-      record += '\n';
+    if (std::count(record.begin(), record.end(), '"') % 2 == 1) {
+      if (cols.empty() && record.size() > 4096) record.clear();  // a stray quote in the preamble
+      else record += '\n';
       continue;
     }
-    std::vector<std::string> f = SplitCsv(record);
-    record.clear();
-    if (f.size() == 1 && Trim(f[0]).empty()) continue;
+    std::vector<std::string> f = csv::SplitRecord(record);
+    if (f.size() == 1 && Trim(f[0]).empty()) {
+      record.clear();
+      continue;
+    }
     if (cols.empty()) {
-      for (const auto& h : f) {
-        cols.push_back(Classify(h));
-        have_time |= cols.back().what == Col::kTimestamp || cols.back().what == Col::kElapsed;
-        have_metric |= SeriesSuffix(cols.back().what) != nullptr;
+      std::vector<Column> c;
+      bool metric = false;
+      for (const auto& h : f) c.push_back(Classify(h)), metric |= c.back().what == Col::kMetric;
+      // The command line of the logging loop names the columns too; a header never names the tool.
+      if (!metric || record.find("nvidia-smi") != std::string::npos) {
+        pre.Read(record);
+        record.clear();
+        if (pre.lines >= kMaxPreambleLines) break;
+        continue;
       }
-      if (!have_time || !have_metric)
-        return Status(ErrorCode::kUnknownFormat,
-                      src.name() + ": CSV without a time column and a GPU metric column (not an nvidia-smi log)");
+      cols = std::move(c);
+      header = std::move(f);
+      record.clear();
+      bool have_time = false;
+      for (size_t i = 0; i < cols.size(); ++i) {
+        have_time |= cols[i].what == Col::kTimestamp || cols[i].what == Col::kElapsed;
+        if (cols[i].what == Col::kIndex) index_col = int(i);
+        if (cols[i].what == Col::kGpuId) id_col = int(i);
+      }
+      if (pre.lines > 0)
+        trace.diagnostics.Note(ImportIssue::kUnsupportedContent,
+                               fmt::format("{}: {} line(s) before the CSV header skipped{}", src.name(), pre.lines,
+                                           pre.table ? " (nvidia-smi's table)" : ""));
+      if (!have_time) {
+        const double interval = pre.loop_s > 0 ? pre.loop_s : kAssumedPollIntervalS;
+        const int per_poll = index_col < 0 && id_col < 0 ? int(pre.table_gpus.size()) : 1;
+        placer = std::make_unique<RowPlacer>(pre.date_ns == INT64_MIN ? 0 : pre.date_ns, interval, per_poll);
+        std::string gpus = index_col >= 0 || id_col >= 0 ? ""
+                           : per_poll > 1 ? fmt::format("; rows cycle through the table's {} GPUs", per_poll)
+                                          : "; no index column, so every row is taken as one GPU";
+        trace.diagnostics.Note(ImportIssue::kAssumedTiming,
+                               pre.loop_s > 0 ? fmt::format("{}: no time column: rows taken {:g} s apart (nvidia-smi -l){}",
+                                                            src.name(), interval, gpus)
+                                              : fmt::format("{}: no time column and no -l interval stated: rows assumed "
+                                                            "{:g} s apart{}",
+                                                            src.name(), interval, gpus));
+      }
       continue;
     }
+    record.clear();
+    if (f == header) continue;  // the header again (a restarted logging loop)
     ++rows;
     if (f.size() < cols.size()) {
       ++bad_rows;
       continue;
     }
     int64_t ts = INT64_MIN;
-    int gpu = 0;
+    int index = -1;
     for (size_t i = 0; i < cols.size(); ++i) {
       double v, scale;
-      if (cols[i].what == Col::kTimestamp && ParseTimestamp(f[i], &ts)) continue;
+      if (cols[i].what == Col::kTimestamp && csv::ParseTimestamp(f[i], &ts)) continue;
       if (cols[i].what == Col::kElapsed && ParseNumber(f[i], &v, &scale)) ts = int64_t(std::llround(v * 1e9));
-      if (cols[i].what == Col::kIndex && ParseNumber(f[i], &v, &scale)) gpu = int(v);
+      if (cols[i].what == Col::kIndex && ParseNumber(f[i], &v, &scale) && v >= 0) index = int(v);
     }
+    std::string id = id_col >= 0 ? std::string(Trim(f[size_t(id_col)])) : "";
+    int gpu = placer ? placer->Gpu(index, id_col >= 0 ? &id : nullptr) : std::max(index, 0);
+    if (placer) ts = placer->PollTime(gpu);
     if (ts == INT64_MIN) {
       trace.diagnostics.Count(ImportIssue::kMissingTimestamp);
       continue;
@@ -198,8 +258,7 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
         sink.DescribeGpu(gpu, Trim(f[i]), 0);
         continue;
       }
-      const char* suffix = SeriesSuffix(cols[i].what);
-      if (!suffix) continue;
+      if (cols[i].what != Col::kMetric) continue;
       std::string_view cell = Trim(f[i]);
       if (cell.empty() || cell.front() == '[' || cell == "N/A") continue;  // [N/A], [Not Supported]: absent, not bad
       double v, unit_scale;
@@ -214,9 +273,15 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
         continue;
       }
       double scale = unit_scale > 0 ? unit_scale : cols[i].scale;
-      sink.Add("gpu" + std::to_string(gpu) + "_" + suffix, ts, v * scale);
+      sink.Add(series::GpuSeriesName(gpu, cols[i].metric), ts, v * scale);
     }
   }
+  if (cols.empty())
+    return Status(ErrorCode::kUnknownFormat,
+                  fmt::format("{}: not a GPU log: no CSV header with a GPU metric column in the first {} lines; {}",
+                              src.name(), pre.lines, ExpectedColumns()));
+  if (nul_bytes > 0)
+    trace.diagnostics.Note(ImportIssue::kPadding, fmt::format("{}: {} NUL byte(s) skipped", src.name(), nul_bytes));
   if (!record.empty()) trace.diagnostics.Count(ImportIssue::kTruncatedInput);  // an unclosed quote at the end
   if (bad_rows > 0)
     trace.diagnostics.Note(ImportIssue::kMalformedEvent,
@@ -224,9 +289,11 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
                                " rows have fewer fields than the header"),
         trace.diagnostics.Count(ImportIssue::kMalformedEvent, uint64_t(bad_rows - 1));
   // The memory total is a property of the GPU: record it on the device too.
-  for (const CounterSeries& c : trace.counters)
-    if (c.worker == wid && c.name.ends_with("_mem_total_bytes") && !c.value.empty())
+  for (const CounterSeries& c : trace.counters) {
+    int g = -1;
+    if (c.worker == wid && series::IsGpuSeries(c.name, GpuMetric::kMemTotalBytes, &g) && !c.value.empty())
       trace.devices[c.device.v].memory_bytes = int64_t(c.value.back());
+  }
   trace.sources.push_back(src.name());
   if (trace.format.empty()) trace.format = "nvidia-smi csv";
   else if (trace.format.find("nvidia-smi csv") == std::string::npos) trace.format += " + nvidia-smi csv";

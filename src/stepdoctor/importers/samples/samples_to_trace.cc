@@ -7,6 +7,7 @@
 
 #include "stepdoctor/importers/samples/line_reader.h"
 #include "stepdoctor/importers/samples/series_sink.h"
+#include "stepdoctor/model/series_names.h"
 
 namespace stepdoctor {
 namespace {
@@ -155,7 +156,7 @@ void ImportSageMakerLine(od::document& doc, Trace& trace, SeriesSink& sink, Work
   }
   if (wk.hostname.empty() && !node.empty()) wk.hostname = std::string(node);
   int64_t ts = int64_t(std::llround(ts_s * 1e9));
-  std::string series;
+  std::string target;  // the series this metric lands in
   // cpuN / gpuN name the core or GPU; the Dimension says which metric.
   auto suffix_num = [](std::string_view s, std::string_view prefix) -> int {
     if (s.substr(0, prefix.size()) != prefix || s.size() == prefix.size()) return -1;
@@ -168,18 +169,18 @@ void ImportSageMakerLine(od::document& doc, Trace& trace, SeriesSink& sink, Work
   };
   if (dim == "CPUUtilization") {
     int core = suffix_num(name, "cpu");
-    series = core >= 0 ? "cpu_core" + std::to_string(core) + "_pct" : "cpu_pct_total";
+    target = core >= 0 ? series::CpuCoreSeriesName(core) : std::string(series::kCpuPctTotal);
   } else if (dim == "GPUUtilization") {
     int g = suffix_num(name, "gpu");
-    series = "gpu" + std::to_string(std::max(g, 0)) + "_util_pct";
+    target = series::GpuSeriesName(std::max(g, 0), series::GpuMetric::kUtilPct);
   } else if (dim == "GPUMemoryUtilization") {
     int g = suffix_num(name, "gpu");
-    series = "gpu" + std::to_string(std::max(g, 0)) + "_mem_used_pct";
+    target = series::GpuSeriesName(std::max(g, 0), series::GpuMetric::kMemUsedPct);
   } else {
     trace.diagnostics.Count(ImportIssue::kUnsupportedContent);
     return;
   }
-  sink.Add(series, ts, value);
+  sink.Add(target, ts, value);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Appends named samples to Trace::counters of one worker: a series named gpu<N>_... lands on
 // GPU N's device (created on first use), anything else on the worker's host-CPU device.
-// Units follow the name's suffix (live::SeriesUnit).
+// Units follow the name's suffix (series::SeriesUnit in model/series_names.h).
 #pragma once
 
 #include <string>
@@ -16,18 +16,15 @@ class SeriesSink {
   SeriesSink(Trace& trace, WorkerId worker) : trace_(trace), worker_(worker) {}
   // Names GPU `index` and records its memory (from a samples header or a CSV name column).
   void DescribeGpu(int index, std::string_view name, int64_t memory_bytes);
-  void Add(std::string_view series, int64_t ts_ns, double value);
+  void Add(std::string_view name, int64_t ts_ns, double value);
   size_t points() const { return points_; }
 
  private:
-  DeviceId DeviceFor(std::string_view series);
+  DeviceId DeviceFor(std::string_view name);
   Trace& trace_;
   WorkerId worker_;
   std::unordered_map<std::string, size_t> index_;  // series name -> Trace::counters index
   size_t points_ = 0;
 };
-
-// The GPU index of a series named gpu<N>_..., or -1.
-int GpuIndexOf(std::string_view series);
 
 }  // namespace stepdoctor

@@ -1,0 +1,47 @@
+// gpu_partly_idle: without a profile, the GPUs in use are busy on average (>= kGpuLowUtilPct,
+// so not starved) but below kGpuWellFedPct: they wait for a good part of the time. Host data, if
+// sampled, showed nothing saturated (else a host or storage rule fired); a utilisation log
+// cannot say on what the GPU waits, so the finding points to a profile or `stepdoctor run`.
+#include "stepdoctor/analysis/rule.h"
+#include "stepdoctor/analysis/rules/resource_rule_util.h"
+#include "stepdoctor/analysis/rules/rules.h"
+
+namespace stepdoctor::rules {
+
+std::optional<Finding> GpuPartlyIdle(const Signals& sig) {
+  if (!sig.resources || sig.steps) return std::nullopt;  // a profile's step breakdown says more
+  const ResourceSignals& r = *sig.resources;
+  if (r.classification != ResourceClass::kGpuBusy || r.gpu_util_mean_pct >= kGpuWellFedPct) return std::nullopt;
+  const bool host_data = r.has_tree || r.has_machine_cpu;
+  Finding f;
+  f.id = "gpu_partly_idle";
+  f.severity = FindingSeverity::kModerate;
+  f.share_pct = 100.0 - r.gpu_util_mean_pct;
+  f.title = fmt::format("the GPU is busy {} of the time and idle the other {}: partly fed, not starved; {}",
+                        Pct(r.gpu_util_mean_pct), Pct(f.share_pct),
+                        host_data ? "the host samples show nothing saturated" : "a utilisation log cannot say what it waits on");
+  f.gain_upper_bound = GainIfRemoved(f.share_pct);
+  f.gain_text = fmt::format("up to {:.1f}x if the GPU were kept busy; {}", f.gain_upper_bound,
+                            host_data ? "the host data shows no saturated CPU or disk, so the wait is elsewhere "
+                                        "(small kernels, synchronisation, the network, evaluation phases)"
+                                      : "a utilisation log cannot say what the GPU waits on");
+  AddGpuUtilEvidence(r, &f.evidence);
+  if (r.dip_count > 0) f.evidence.push_back({"drops below half the median", fmt::format("{} over the log", r.dip_count)});
+  f.evidence.push_back(SamplesEvidence(r));
+  f.fix.summary =
+      "Find what the GPU waits on in its idle share: run the job under `stepdoctor run -- ...` (CPU and disk "
+      "alongside the GPU) or profile a few steps.";
+  f.fix.tensorflow =
+      "tf.profiler.experimental.start('logdir')  # a few steps, then stepdoctor diagnose logdir\n"
+      "for step in range(20): train_step(next(it))\n"
+      "tf.profiler.experimental.stop()";
+  f.fix.pytorch =
+      "with torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, warmup=1, active=5),\n"
+      "        on_trace_ready=torch.profiler.tensorboard_trace_handler('./log')) as p:\n"
+      "    for step, batch in enumerate(loader):\n"
+      "        train_step(batch); p.step()\n"
+      "        if step == 8: break  # then: stepdoctor diagnose ./log";
+  return f;
+}
+
+}  // namespace stepdoctor::rules

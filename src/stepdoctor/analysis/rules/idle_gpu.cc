@@ -1,0 +1,71 @@
+// idle_gpu: a GPU whose utilisation never reaches kUnusedGpuPeakPct while another GPU in the
+// same samples runs work: the job was meant for, or given, more GPUs than it uses. Names each
+// unused GPU and what usually leaves one out (CUDA_VISIBLE_DEVICES, a single-process launch of
+// a DDP or tf.distribute job, a device_map that places nothing there).
+#include <algorithm>
+
+#include "stepdoctor/analysis/rule.h"
+#include "stepdoctor/analysis/rules/resource_rule_util.h"
+#include "stepdoctor/analysis/rules/rules.h"
+
+namespace stepdoctor::rules {
+namespace {
+constexpr double kHeldMemoryBytes = 1024.0 * 1024 * 1024;  // >= 1 GiB on an unused GPU: a process holds it
+}  // namespace
+
+std::optional<Finding> IdleGpu(const Signals& sig) {
+  if (!sig.resources) return std::nullopt;
+  const ResourceSignals& r = *sig.resources;
+  std::vector<const GpuResource*> unused;
+  for (const auto& g : r.gpus)
+    if (g.unused) unused.push_back(&g);
+  if (unused.empty() || r.gpus_in_use == 0) return std::nullopt;  // every GPU idle: mostly_idle or low use
+  Finding f;
+  f.id = "idle_gpu";
+  f.severity = FindingSeverity::kModerate;
+  f.share_pct = 100.0 * double(unused.size()) / double(r.gpus.size());  // of the GPUs sampled
+  std::string names;
+  for (size_t i = 0; i < unused.size(); ++i) names += fmt::format("{}{}", i ? ", " : "", unused[i]->index);
+  f.title = fmt::format("GPU{} {} sat idle (utilisation never reached {:.0f}%) while {} other GPU{} worked",
+                        unused.size() == 1 ? "" : "s", names, kUnusedGpuPeakPct, r.gpus_in_use,
+                        r.gpus_in_use == 1 ? "" : "s");
+  f.gain_upper_bound = double(r.gpus.size()) / double(r.gpus_in_use);
+  f.gain_text = fmt::format(
+      "up to {:.1f}x throughput if the job spread over all {} GPUs and scaled perfectly; less where the model, "
+      "batch or communication does not",
+      f.gain_upper_bound, r.gpus.size());
+  for (const GpuResource* g : unused) {
+    std::string mem = g->mem_total_bytes > 0 ? fmt::format(", memory used peak {} of {}", GiB(g->mem_used_peak_bytes),
+                                                           GiB(g->mem_total_bytes))
+                                             : "";
+    std::string held = g->mem_used_peak_bytes >= kHeldMemoryBytes
+                           ? ": a process holds memory there but runs nothing (a rank waiting, or weights placed "
+                             "but never computed on)"
+                           : "";
+    f.evidence.push_back({fmt::format("GPU {}", g->index),
+                          fmt::format("mean {:.1f}%, peak {:.0f}%{}{}", g->util_mean_pct, g->util_peak_pct, mem, held)});
+  }
+  f.evidence.push_back({"GPU utilisation", GpuUtilText(r)});
+  f.evidence.push_back(SamplesEvidence(r));
+  f.fix.summary = fmt::format(
+      "Check that the job is launched on every GPU it was given: CUDA_VISIBLE_DEVICES (and the scheduler's GPU "
+      "request) lists the GPUs it should use, a DDP job is started with one process per GPU (torchrun "
+      "--nproc_per_node={}), a tf.distribute strategy sees all GPUs, and a device_map spreads the model; or "
+      "request only the GPUs the job uses.",
+      r.gpus.size());
+  f.fix.tensorflow =
+      "print(tf.config.list_physical_devices('GPU'))   # all the GPUs you expect?\n"
+      "strategy = tf.distribute.MirroredStrategy()      # replicas on every visible GPU\n"
+      "print(strategy.num_replicas_in_sync)\n"
+      "with strategy.scope(): model = build_model()";
+  f.fix.pytorch = fmt::format(
+      "# one process per GPU, not `python train.py`:\n"
+      "torchrun --nproc_per_node={} train.py\n"
+      "print(torch.cuda.device_count(), os.environ.get('CUDA_VISIBLE_DEVICES'))\n"
+      "model = DDP(model.to(local_rank), device_ids=[local_rank])\n"
+      "# Hugging Face: device_map='auto' spreads a large model over the visible GPUs",
+      r.gpus.size());
+  return f;
+}
+
+}  // namespace stepdoctor::rules

@@ -1,0 +1,122 @@
+#include "stepdoctor/importers/samples/csv_fields.h"
+
+#include <charconv>
+#include <cmath>
+#include <ctime>
+
+namespace stepdoctor::csv {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string> SplitRecord(std::string_view rec) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (size_t i = 0; i < rec.size(); ++i) {
+    char c = rec[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < rec.size() && rec[i + 1] == '"') out.back() += '"', ++i;
+      else if (c == '"') quoted = false;
+      else out.back() += c;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+bool ParseNumber(std::string_view s, double* out, double* unit_scale) {
+  s = Trim(s);
+  *unit_scale = 0;  // 0: no unit in the value
+  size_t sp = s.find(' ');
+  if (sp != std::string_view::npos) {
+    std::string_view u = Trim(s.substr(sp + 1));
+    if (u == "MiB") *unit_scale = kMiB;
+    else if (u == "GiB") *unit_scale = kMiB * 1024;
+    else if (u == "KiB") *unit_scale = 1024;
+    s = s.substr(0, sp);
+  }
+  if (s.empty()) return false;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size() && std::isfinite(*out);
+}
+
+namespace {
+
+// Reads ".123456" (any number of digits) after the seconds; returns nanoseconds.
+int64_t Fraction(const char** p) {
+  int64_t ns = 0;
+  if (**p != '.') return 0;
+  int digits = 0;
+  for (++*p; **p >= '0' && **p <= '9'; ++*p)
+    if (digits++ < 9) ns = ns * 10 + (**p - '0');
+  for (; digits < 9; ++digits) ns *= 10;
+  return ns;
+}
+
+// "Z", "+02:00", "-0530" -> seconds east of UTC in *offset_s; false when no zone is given.
+bool Zone(const char* p, int64_t* offset_s) {
+  if (*p == 'Z' || *p == 'z') return *offset_s = 0, true;
+  if (*p != '+' && *p != '-') return false;
+  int sign = *p == '-' ? -1 : 1;
+  int v[4], n = 0;
+  for (++p; *p && n < 4; ++p)
+    if (*p >= '0' && *p <= '9') v[n++] = *p - '0';
+    else if (*p != ':') break;
+  if (n != 4) return false;
+  *offset_s = sign * int64_t((v[0] * 10 + v[1]) * 3600 + (v[2] * 10 + v[3]) * 60);
+  return true;
+}
+
+}  // namespace
+
+bool ParseTimestamp(std::string_view s, int64_t* ns) {
+  s = Trim(s);
+  double secs;
+  double unused;
+  if (ParseNumber(s, &secs, &unused)) {
+    *ns = int64_t(std::llround(secs * 1e9));
+    return true;
+  }
+  std::tm tm{};
+  std::string str(s);
+  const char* end = strptime(str.c_str(), "%Y/%m/%d %H:%M:%S", &tm);
+  if (!end) end = strptime(str.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+  if (!end) end = strptime(str.c_str(), "%Y-%m-%d %H:%M:%S", &tm);
+  if (!end) return false;
+  int64_t frac_ns = Fraction(&end);
+  int64_t offset_s = 0;
+  time_t t;
+  if (Zone(end, &offset_s)) {
+    t = timegm(&tm);
+    if (t == time_t(-1)) return false;
+    t -= time_t(offset_s);
+  } else {
+    tm.tm_isdst = -1;
+    t = std::mktime(&tm);
+    if (t == time_t(-1)) return false;
+  }
+  *ns = int64_t(t) * 1000000000 + frac_ns;
+  return true;
+}
+
+bool ParseTableDate(std::string_view s, int64_t* ns) {
+  std::tm tm{};
+  std::string str(Trim(s));
+  const char* end = strptime(str.c_str(), "%a %b %d %H:%M:%S %Y", &tm);
+  if (!end || *end != '\0') return false;
+  tm.tm_isdst = -1;
+  time_t t = std::mktime(&tm);
+  if (t == time_t(-1)) return false;
+  *ns = int64_t(t) * 1000000000;
+  return true;
+}
+
+}  // namespace stepdoctor::csv

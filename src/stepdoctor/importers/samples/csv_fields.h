@@ -1,0 +1,31 @@
+// Cell-level helpers for CSV logs: splitting a record into fields, numbers with units
+// ("20 %", "1024 MiB"), and timestamps in the forms GPU logs use.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stepdoctor::csv {
+
+inline constexpr double kMiB = 1024.0 * 1024.0;
+
+std::string_view Trim(std::string_view s);
+
+// Splits one CSV record (which may hold newlines inside quotes) into unquoted fields.
+std::vector<std::string> SplitRecord(std::string_view rec);
+
+// "20 %", "1024 MiB", "75.31 W", "1410 MHz" -> the number (and a MiB/GiB/KiB scale in
+// *unit_scale, else 0); false for text ("[N/A]", a quoted "26.11\n0").
+bool ParseNumber(std::string_view s, double* out, double* unit_scale);
+
+// Nanoseconds since the epoch from seconds since the epoch, nvidia-smi's
+// "2024/01/15 10:23:45.123" (local time, like nvidia-smi writes it), "2024-01-15 10:23:45", or
+// ISO 8601 "2025-09-24T03:41:43.487Z" / "...+02:00" (UTC or the offset given; local without).
+bool ParseTimestamp(std::string_view s, int64_t* ns);
+
+// The date line nvidia-smi prints above its default table ("Mon Jan 15 10:23:45 2024", local).
+bool ParseTableDate(std::string_view s, int64_t* ns);
+
+}  // namespace stepdoctor::csv
