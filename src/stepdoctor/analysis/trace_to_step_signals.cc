@@ -165,7 +165,8 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
           if (n.find("LaunchKernel") != std::string_view::npos && iv.start >= lo && iv.start < hi && iv.end > iv.start)
             launch_us.push_back(t.ev.dur_ns[i] / 1e3);
         } else if (k == EventKind::kFrameworkOp || k == EventKind::kUserAnnotation ||
-                   k == EventKind::kPythonFunction || k == EventKind::kCollective || k == EventKind::kSync) {
+                   k == EventKind::kPythonFunction || k == EventKind::kCollective || k == EventKind::kSync ||
+                   k == EventKind::kCollectiveWait) {
           raw[int(StepCategory::kHostCompute)].push_back(iv);
         }
       }
@@ -173,7 +174,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     if (s.cpu_only) {
       // Host collectives (gloo, c10d): the wait for the other ranks, where no operator runs.
       for (size_t i = 0; i < t.ev.size(); ++i)
-        if (t.ev.kind[i] == EventKind::kCollective)
+        if (t.ev.kind[i] == EventKind::kCollective || t.ev.kind[i] == EventKind::kCollectiveWait)
           raw[int(StepCategory::kCollectives)].push_back({t.ev.start_ns[i], t.end_ns(uint32_t(i))});
       ForEachTopLevelOp(t, [&](uint32_t, int64_t b, int64_t e) {
         bool tiny = e - b < kTinyOpNs;

@@ -19,6 +19,7 @@ constexpr ImportIssueInfo kInfo[] = {
     {"corrupt_record", Severity::kError, "records skipped: checksum or decode failure"},
     {"skipped_file", Severity::kInfo, "files skipped: not a format stepdoctor reads"},
     {"unsupported_content", Severity::kInfo, "content recognised but not analysed"},
+    {"instant_with_duration", Severity::kWarning, "markers written as instants carried a duration: kept as instants"},
 };
 static_assert(sizeof(kInfo) / sizeof(kInfo[0]) == static_cast<size_t>(ImportIssue::kCount_));
 

@@ -27,6 +27,7 @@ enum class ImportIssue : uint8_t {
   kCorruptRecord,         // a framed record (TFRecord, protobuf) failed its checksum or decode
   kSkippedFile,           // a file in a folder that is not a trace we read
   kUnsupportedContent,    // content we recognise but do not analyse yet
+  kInstantWithDuration,   // a marker its producer writes as an instant carried a duration: kept as an instant
   kCount_
 };
 

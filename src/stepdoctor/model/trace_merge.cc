@@ -37,6 +37,7 @@ void MergeTrace(Trace& into, Trace&& from) {
     into.counters.push_back(std::move(c));
   }
   for (auto& s : from.scalars) into.scalars.push_back(std::move(s));
+  for (auto& v : from.tf_verdicts) into.tf_verdicts.push_back(std::move(v));
   into.diagnostics.Merge(from.diagnostics);
   for (auto& s : from.sources) into.sources.push_back(std::move(s));
   if (into.framework == Framework::kUnknown) into.framework = from.framework;

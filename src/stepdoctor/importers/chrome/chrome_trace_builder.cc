@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "stepdoctor/importers/chrome/chrome_event_classify.h"
+#include "stepdoctor/importers/chrome/horovod_phases.h"
+#include "stepdoctor/importers/chrome/tf1_timeline_lanes.h"
 
 namespace stepdoctor::chrome {
 namespace {
@@ -81,7 +83,7 @@ struct ChromeTraceBuilder::State {
   std::vector<DeviceProps> device_props;
   std::string host_name, backend;
   int rank = -1, world_size = -1;
-  bool schema_version = false, saw_kineto_cat = false;
+  bool schema_version = false, saw_kineto_cat = false, horovod = false;
   uint64_t events = 0;
   StringId known_keys[kKnownArgCount];
 
@@ -264,6 +266,7 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
         kind = EventKind::kMemoryEvent;
         s.OnMemoryInstant(e);
       }
+      if (!s.horovod && IsHorovodOnlyName(e.name)) s.horovod = true;
       TlState& tl = s.Tl(s.Key(e.pid), s.Key(e.tid));
       Timeline& t = s.trace.timeline(tl.id);
       uint32_t idx = t.Add(e.ts_ns, dur, s.trace.strings.Intern(e.name), kind, State::Correlation(e));
@@ -325,10 +328,37 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
   }
 }
 
+void ChromeTraceBuilder::ReadAsHorovod() {
+  State& s = *s_;
+  Trace& trace = s.trace;
+  uint64_t repaired = 0;
+  for (auto& tl : s.tls) {
+    Timeline& t = trace.timeline(tl.id);
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      std::string_view n = trace.str(t.ev.name[i]);
+      t.ev.kind[i] = HorovodPhaseKind(n, t.ev.kind[i]);
+      // Horovod writes rank-ready markers with dur 0; a converter that filled in a duration
+      // (smdebug's copies run for days) must not stretch the window.
+      if (IsHorovodRankMarker(n) && t.ev.dur_ns[i] != 0) {
+        t.ev.dur_ns[i] = 0;
+        ++repaired;
+      }
+    }
+    // Horovod opens a phase per tensor and closes it with an E; a B still open here was cut by the
+    // end of the file, and is closed in Finish with the rest.
+  }
+  if (repaired)
+    trace.diagnostics.Note(ImportIssue::kInstantWithDuration,
+                           s.source + ": " + std::to_string(repaired) + " Horovod rank-ready markers carried a duration; read as instants");
+}
+
 void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   State& s = *s_;
   Trace& trace = s.trace;
-  if (stats.truncated) trace.diagnostics.Note(ImportIssue::kTruncatedInput, s.source + ": the file ends early (truncated)");
+  // Horovod streams its timeline and never writes the closing `]`: that is not a cut.
+  if (stats.truncated && !s.horovod)
+    trace.diagnostics.Note(ImportIssue::kTruncatedInput, s.source + ": the file ends early (truncated)");
+  if (s.horovod) ReadAsHorovod();
   if (stats.trailing_garbage) trace.diagnostics.Count(ImportIssue::kTrailingGarbage);
 
   // Close ranges that never ended at the end of their thread's activity.
@@ -357,8 +387,22 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   // Devices and timeline kinds.
   bool tensorflow = false;
   for (const auto& [pid, name] : s.process_name)
-    if (name.rfind("/host:", 0) == 0 || name.rfind("/device:", 0) == 0) tensorflow = true;
+    if (name.rfind("/host:", 0) == 0 || name.rfind("/device:", 0) == 0 || ClassifyTf1Lane(name) != Tf1Lane::kNone)
+      tensorflow = true;
   DeviceId host = trace.GetOrAddDevice(s.worker, DeviceKind::kHostCpu, 0, "host CPU");
+  // TF1 timelines record a GPU's work on several lanes at once: which ones each GPU has decides
+  // which lanes are its streams (tf1_timeline_lanes.h).
+  std::map<int, std::pair<bool, bool>> tf1_gpu_lanes;  // GPU -> (per-stream lanes, stream:all)
+  if (tensorflow)
+    for (const auto& tl : s.tls) {
+      auto pn = s.process_name.find(tl.pid);
+      if (pn == s.process_name.end()) continue;
+      Tf1Lane lane = ClassifyTf1Lane(pn->second);
+      int gpu = TrailingDeviceNumber(pn->second, "/device:GPU:");
+      if (gpu < 0) continue;
+      if (lane == Tf1Lane::kStream) tf1_gpu_lanes[gpu].first = true;
+      if (lane == Tf1Lane::kAllStreams) tf1_gpu_lanes[gpu].second = true;
+    }
   std::unordered_map<int64_t, size_t> events_per_host_pid;
   for (auto& tl : s.tls) {
     Timeline& t = trace.timeline(tl.id);
@@ -376,7 +420,15 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
       if (gpu < 0 && tl.pid >= 0 && tl.pid < kMaxPlausibleGpuPid) gpu = int(tl.pid);
       if (gpu < 0) gpu = 0;
     }
-    if (gpu >= 0 || tpu >= 0) {
+    const Tf1Lane tf1 = tensorflow && !tl.device_category ? ClassifyTf1Lane(pname) : Tf1Lane::kNone;
+    if (tf1 != Tf1Lane::kNone && tf1 != Tf1Lane::kHostOps && gpu >= 0) {
+      t.device = trace.GetOrAddDevice(s.worker, DeviceKind::kGpu, gpu);
+      auto [streams, all] = tf1_gpu_lanes[gpu];
+      t.kind = Tf1LaneIsDeviceStream(tf1, streams, all) ? TimelineKind::kDeviceStream : TimelineKind::kDerived;
+      if (tf1 != Tf1Lane::kOpLevel)
+        for (size_t i = 0; i < t.ev.size(); ++i) t.ev.kind[i] = ClassifyDeviceLineEvent(trace.str(t.ev.name[i]));
+      t.name = pname.substr(0, pname.size() - std::string_view(" Compute").size());
+    } else if (gpu >= 0 || tpu >= 0) {
       DeviceKind kind = gpu >= 0 ? DeviceKind::kGpu : DeviceKind::kTpu;
       int index = gpu >= 0 ? gpu : tpu;
       t.device = trace.GetOrAddDevice(s.worker, kind, index);
@@ -391,7 +443,9 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
       t.device = host;
       bool derived = tl.pid >= kStringIdBase && s.KeyText(tl.pid) != "CPU functions";
       t.kind = derived ? TimelineKind::kDerived : TimelineKind::kHostThread;
-      t.name = !tname.empty() ? tname : "thread " + s.KeyText(tl.tid);
+      t.name = !tname.empty()                 ? tname
+               : tf1 == Tf1Lane::kHostOps ? pname.substr(0, pname.size() - std::string_view(" Compute").size())
+                                          : "thread " + s.KeyText(tl.tid);
       if (!derived) events_per_host_pid[tl.pid] += t.ev.size();
     }
   }
@@ -419,6 +473,9 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   if (s.schema_version || s.saw_kineto_cat) {
     trace.format = "chrome-json (kineto)";
     trace.framework = Framework::kPyTorch;
+  } else if (s.horovod) {
+    trace.format = "chrome-json (horovod)";
+    trace.framework = Framework::kHorovod;
   } else if (tensorflow) {
     trace.format = "chrome-json (tensorflow)";
     trace.framework = Framework::kTensorFlow;

@@ -28,6 +28,8 @@ class ChromeTraceBuilder final : public EventSink {
   uint64_t events_added() const;
 
  private:
+  // Horovod timelines: phases get their kinds, rank-ready markers stay instants (horovod_phases.h).
+  void ReadAsHorovod();
   struct State;
   std::unique_ptr<State> s_;
 };
