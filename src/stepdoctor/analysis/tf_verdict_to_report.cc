@@ -15,7 +15,8 @@ void FillGaps(TensorFlowView& into, const TfProfilerVerdict& from) {
   if (into.steps == 0) into.steps = from.steps;
   if (into.breakdown.empty())
     for (const auto& [name, ms] : from.breakdown_ms)
-      into.breakdown.push_back({name, ms, from.step_ms > 0 ? 100.0 * ms / from.step_ms : 0});
+      if (ms > 0)  // TF lists every category; those it measured as zero say nothing here
+        into.breakdown.push_back({name, ms, from.step_ms > 0 ? 100.0 * ms / from.step_ms : 0});
   if (into.bottleneck.empty()) into.bottleneck = from.bottleneck;
   if (into.recommendation.empty()) into.recommendation = from.statement;
   if (into.other_statements.empty()) into.other_statements = from.other_statements;

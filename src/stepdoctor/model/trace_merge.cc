@@ -5,7 +5,8 @@ namespace stepdoctor {
 void MergeTrace(Trace& into, Trace&& from) {
   // A file that brought nothing to analyse (TensorBoard's .profile-empty marker) does not name
   // the format.
-  const bool contributes = from.EventCount() > 0 || !from.counters.empty() || !from.scalars.empty();
+  const bool contributes =
+      from.EventCount() > 0 || !from.counters.empty() || !from.scalars.empty() || !from.tf_verdicts.empty();
   // Names: one lookup per distinct string, not per event.
   std::vector<StringId> remap(from.strings.size());
   for (uint32_t i = 0; i < from.strings.size(); ++i) remap[i] = into.strings.Intern(from.strings.Get(StringId{i}));

@@ -231,6 +231,7 @@ Status ImportTfProfilerPage(PeekableSource& src, Trace& trace) {
   auto v = ParseTfProfilerPage(*bytes, TfProfilerPageKindOf(src.name()), src.name());
   if (!v.ok()) return v.status();
   trace.sources.push_back(src.name());
+  if (trace.format.empty()) trace.format = "tensorflow profiler pages";
   trace.tf_verdicts.push_back(std::move(*v));
   if (trace.framework == Framework::kUnknown) trace.framework = Framework::kTensorFlow;
   return Status::Ok();
