@@ -449,6 +449,18 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
       if (!derived) events_per_host_pid[tl.pid] += t.ev.size();
     }
   }
+  if (tensorflow) {
+    // TF names every GPU it placed work on; where none of them holds an event, device tracing was
+    // off or failed, and the host's view is all there is: say so rather than let the CPU stand in.
+    int named_gpus = 0;
+    bool any_stream = false;
+    for (const auto& [pid, name] : s.process_name) named_gpus += TrailingDeviceNumber(name, "/device:GPU:") >= 0;
+    for (const auto& tl : s.tls) any_stream |= trace.timeline(tl.id).kind == TimelineKind::kDeviceStream;
+    if (named_gpus > 0 && !any_stream)
+      trace.diagnostics.Note(ImportIssue::kUnsupportedContent,
+                             s.source + ": the trace names " + std::to_string(named_gpus) +
+                                 " GPU lane(s) but holds no GPU events (device tracing off or failed): device time unknown");
+  }
   size_t best = 0;
   for (auto [pid, n] : events_per_host_pid)
     if (n > best && pid < kStringIdBase) {
