@@ -55,6 +55,13 @@ TEST(HorovodTimeline, UnterminatedArrayIsTheNormalForm) {
   EXPECT_EQ(t.diagnostics.count(ImportIssue::kUnclosedBegin), 0u);
 }
 
+TEST(HorovodTimeline, CutInsideAnEventIsStillTruncation) {
+  std::string cut = std::string(kHorovod) + R"({"ph": "B", "name": "NEGOTIATE_ALLRED)";
+  Trace t = ImportInline(cut);
+  EXPECT_EQ(t.framework, Framework::kHorovod);
+  EXPECT_EQ(t.diagnostics.count(ImportIssue::kTruncatedInput), 1u);
+}
+
 TEST(HorovodTimeline, PhasesAreWaitsAndTransfers) {
   Trace t = ImportInline(kHorovod);
   EXPECT_EQ(KindOf(t, "NEGOTIATE_ALLREDUCE"), EventKind::kCollectiveWait);

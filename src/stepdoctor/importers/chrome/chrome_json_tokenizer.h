@@ -32,6 +32,8 @@ struct TokenizerStats {
   bool bare_array = false;       // the document was a bare array of events
   bool saw_trace_events = false; // the object had a traceEvents array
   bool truncated = false;        // input ended inside the document
+  bool ended_between_events = false;  // truncated right after a whole array element (a streamed
+                                      // array never closed, as Horovod writes it)
   bool trailing_garbage = false; // non-space bytes after the document
 };
 

@@ -355,8 +355,9 @@ void ChromeTraceBuilder::ReadAsHorovod() {
 void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   State& s = *s_;
   Trace& trace = s.trace;
-  // Horovod streams its timeline and never writes the closing `]`: that is not a cut.
-  if (stats.truncated && !s.horovod)
+  // Horovod streams its timeline and never writes the closing `]`: a file that ends after a whole
+  // event is not a cut (one that ends inside an event still is).
+  if (stats.truncated && !(s.horovod && stats.ended_between_events))
     trace.diagnostics.Note(ImportIssue::kTruncatedInput, s.source + ": the file ends early (truncated)");
   if (s.horovod) ReadAsHorovod();
   if (stats.trailing_garbage) trace.diagnostics.Count(ImportIssue::kTrailingGarbage);
