@@ -161,6 +161,14 @@ TEST(TfProfilerPages, DemoComputeBoundRun) {
   ASSERT_EQ(v.other_statements.size(), 2u);
   EXPECT_NE(v.other_statements[0].find("18.1 %"), std::string::npos);
   EXPECT_NE(v.other_statements[1].find("39.7 %"), std::string::npos);
+  // The breakdown read from the page agrees with the shares TensorFlow's own statements quote.
+  double launch = -1, others = -1;
+  for (const auto& b : v.breakdown) {
+    if (b.category == "kernel launch") launch = b.pct;
+    if (b.category == "all others") others = b.pct;
+  }
+  EXPECT_NEAR(launch, 18.1, 0.05);
+  EXPECT_NEAR(others, 39.7, 0.06);
 }
 
 }  // namespace

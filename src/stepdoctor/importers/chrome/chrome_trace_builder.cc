@@ -347,9 +347,11 @@ void ChromeTraceBuilder::ReadAsHorovod() {
     // Horovod opens a phase per tensor and closes it with an E; a B still open here was cut by the
     // end of the file, and is closed in Finish with the rest.
   }
-  if (repaired)
+  if (repaired) {
+    trace.diagnostics.Count(ImportIssue::kInstantWithDuration, repaired - 1);  // the note counts the last one
     trace.diagnostics.Note(ImportIssue::kInstantWithDuration,
                            s.source + ": " + std::to_string(repaired) + " Horovod rank-ready markers carried a duration; read as instants");
+  }
 }
 
 void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
