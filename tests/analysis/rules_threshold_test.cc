@@ -71,9 +71,18 @@ TEST(RuleHostBound, Thresholds) {
 TEST(RuleHostBound, CpuOnlyWording) {
   StepSignals s = Step(0, 0, 0, 40, 60);
   s.cpu_only = true;
+  s.top_level_ops_per_step = 12;
   auto f = Eval(rules::HostBound, s);
   ASSERT_TRUE(f);
   EXPECT_NE(f->title.find("Python/framework overhead"), std::string::npos);
+}
+
+// A CPU trace with no operators (a Horovod timeline) cannot show overhead between operators.
+TEST(RuleHostBound, CpuOnlyWithoutOperatorsDoesNotFire) {
+  StepSignals s = Step(0, 0, 0, 100, 0);
+  s.cpu_only = true;
+  s.top_level_ops_per_step = 0;
+  EXPECT_FALSE(Eval(rules::HostBound, s));
 }
 
 TEST(RuleComputeBound, Thresholds) {

@@ -1,5 +1,6 @@
 // TensorBoard logdirs: the newest profile run is read, --run picks another, the profiler's
-// analysis outputs (*.overview_page.pb, ...) are skipped and said so, and the .profile-empty
+// verdict pages are read and its other analysis outputs (*.tensorflow_stats.pb, ...) are skipped
+// and said so, and the .profile-empty
 // event file is accepted quietly.
 #include <gtest/gtest.h>
 
@@ -25,17 +26,19 @@ TEST(XplaneLogdir, NewestRunAndProfileEmptyMarker) {
   EXPECT_EQ(r->trace.diagnostics.count(ImportIssue::kSkippedFile), 0u);
 }
 
-TEST(XplaneLogdir, AnalysisOutputsAreSkippedAndSaidSo) {
+TEST(XplaneLogdir, VerdictPagesReadOtherAnalysisOutputsSkippedAndSaidSo) {
   SD_CORPUS_OR_SKIP(root, "tf-profiler-demo");
   ImportOptions opts;
   opts.profile_run = "GPU-input-bound";
   auto r = ImportPaths({root}, opts);
   ASSERT_TRUE(r.ok()) << r.message();
-  // overview_page.pb, input_pipeline.pb, tensorflow_stats.pb: noted, not errors.
-  EXPECT_EQ(r->trace.diagnostics.count(ImportIssue::kSkippedFile), 3u);
+  // overview_page.pb and input_pipeline.pb hold TensorFlow's verdict: read.
+  EXPECT_EQ(r->trace.tf_verdicts.size(), 2u);
+  // tensorflow_stats.pb: noted, not an error.
+  EXPECT_EQ(r->trace.diagnostics.count(ImportIssue::kSkippedFile), 1u);
   size_t skipped = 0;
   for (const auto& f : r->files) skipped += !f.error.empty();
-  EXPECT_EQ(skipped, 3u);
+  EXPECT_EQ(skipped, 1u);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "stepdoctor/analysis/tf_signals.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 #include "stepdoctor/analysis/trace_to_coverage.h"
+#include "stepdoctor/analysis/tf_verdict_to_report.h"
 #include "stepdoctor/analysis/trace_to_device_utilization.h"
 #include "stepdoctor/analysis/trace_to_step_signals.h"
 #include "stepdoctor/analysis/trace_to_steps.h"
@@ -276,6 +277,8 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
     r.notes.push_back("to see what bounds the step, profile a few steps (tf.profiler.experimental.start/stop, or "
                       "torch.profiler) and diagnose the logdir");
   }
+
+  TfVerdictsToReport(trace, &r);
 
   r.top_kernels = steps.top_kernels;
   r.top_ops = steps.top_ops;

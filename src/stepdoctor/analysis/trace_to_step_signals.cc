@@ -216,7 +216,8 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
           sync_raw.push_back(iv);
         } else if (k == EventKind::kUserAnnotation) {
           annotation_raw.push_back(iv);  // a container: what ran inside it decides
-        } else if (k == EventKind::kFrameworkOp || k == EventKind::kPythonFunction || k == EventKind::kCollective) {
+        } else if (k == EventKind::kFrameworkOp || k == EventKind::kPythonFunction || k == EventKind::kCollective ||
+                   k == EventKind::kCollectiveWait) {
           raw[int(StepCategory::kHostCompute)].push_back(iv);
         }
       }
@@ -224,7 +225,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     if (s.cpu_only) {
       // Host collectives (gloo, c10d): the wait for the other ranks, where no operator runs.
       for (size_t i = 0; i < t.ev.size(); ++i)
-        if (t.ev.kind[i] == EventKind::kCollective)
+        if (t.ev.kind[i] == EventKind::kCollective || t.ev.kind[i] == EventKind::kCollectiveWait)
           raw[int(StepCategory::kCollectives)].push_back({t.ev.start_ns[i], t.end_ns(uint32_t(i))});
       ForEachTopLevelOp(t, [&](uint32_t, int64_t b, int64_t e) {
         bool tiny = e - b < kTinyOpNs;

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "stepdoctor/importers/tfevents/tfevents_to_trace.h"
+#include "stepdoctor/importers/tfprofile/profile_pages_to_trace.h"
 #include "stepdoctor/model/trace_merge.h"
 
 namespace stepdoctor {
@@ -51,6 +52,8 @@ Status ImportSource(PeekableSource& src, Trace& trace, const ImportOptions& opts
   auto head = src.Peek(kSniffBytes);
   if (!head.ok()) return head.status();
   if (head->empty()) return Status(ErrorCode::kEmptyInput, src.name() + ": the file is empty");
+  // The profile plugin's pages are protobuf, which has no magic bytes: their names say what they are.
+  if (TfProfilerPageKindOf(src.name()) != TfProfilerPageKind::kNone) return ImportTfProfilerPage(src, trace);
   InputFormat f = DetectFormat(*head, src.name());
   if (info) info->format = f;
   FormatImporter imp = FindImporter(f);

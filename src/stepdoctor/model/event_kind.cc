@@ -21,6 +21,7 @@ std::string_view EventKindName(EventKind k) {
     case EventKind::kDeviceAnnotation: return "device_annotation";
     case EventKind::kMemoryEvent: return "memory";
     case EventKind::kSync: return "sync";
+    case EventKind::kCollectiveWait: return "collective_wait";
     case EventKind::kCount_: break;
   }
   return "?";

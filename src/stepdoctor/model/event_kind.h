@@ -25,6 +25,7 @@ enum class EventKind : uint8_t {
   kDeviceAnnotation,  // gpu_user_annotation: a host range mirrored onto a stream
   kMemoryEvent,     // allocation/free instant events
   kSync,            // cuda_sync / device synchronisation markers
+  kCollectiveWait,  // waiting for peers before a collective can start (Horovod NEGOTIATE_*): no data moves
   kCount_
 };
 

@@ -26,6 +26,7 @@ constexpr ImportIssueInfo kInfo[] = {
     {"oversized_value", Severity::kError, "a single value past the size cap: reading stopped there"},
     {"assumed_timing", Severity::kInfo, "file(s) without a time column: sample times assumed"},
     {"padding", Severity::kInfo, "file(s) padded with NUL bytes: the NULs skipped"},
+    {"instant_with_duration", Severity::kWarning, "markers written as instants carried a duration: kept as instants"},
 };
 static_assert(sizeof(kInfo) / sizeof(kInfo[0]) == static_cast<size_t>(ImportIssue::kCount_));
 

@@ -34,6 +34,7 @@ enum class ImportIssue : uint8_t {
   kOversizedValue,        // one value past the importer's size cap: reading stopped there
   kAssumedTiming,         // the input states no times: samples spaced by a stated or assumed interval
   kPadding,               // NUL bytes (a log file's padding after a crash or a copy): skipped
+  kInstantWithDuration,   // a marker its producer writes as an instant carried a duration: kept as an instant
   kCount_
 };
 

@@ -18,6 +18,7 @@
 #include "stepdoctor/model/event_kind.h"
 #include "stepdoctor/model/ids.h"
 #include "stepdoctor/model/import_diagnostics.h"
+#include "stepdoctor/model/tf_profiler_verdict.h"
 
 namespace stepdoctor {
 
@@ -131,6 +132,7 @@ class Trace {
   std::vector<Timeline> timelines;
   std::vector<CounterSeries> counters;
   std::vector<ScalarSeries> scalars;
+  std::vector<TfProfilerVerdict> tf_verdicts;  // TensorFlow profiler's own analysis pages, where read
   ImportDiagnostics diagnostics;
   std::vector<std::string> sources;  // files read, in order
   std::string format;                // "chrome-json (kineto)", "xplane", ... (display only)

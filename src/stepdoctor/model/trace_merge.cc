@@ -5,7 +5,8 @@ namespace stepdoctor {
 void MergeTrace(Trace& into, Trace&& from) {
   // A file that brought nothing to analyse (TensorBoard's .profile-empty marker) does not name
   // the format.
-  const bool contributes = from.EventCount() > 0 || !from.counters.empty() || !from.scalars.empty();
+  const bool contributes =
+      from.EventCount() > 0 || !from.counters.empty() || !from.scalars.empty() || !from.tf_verdicts.empty();
   // Names: one lookup per distinct string, not per event.
   std::vector<StringId> remap(from.strings.size());
   for (uint32_t i = 0; i < from.strings.size(); ++i) remap[i] = into.strings.Intern(from.strings.Get(StringId{i}));
@@ -37,6 +38,7 @@ void MergeTrace(Trace& into, Trace&& from) {
     into.counters.push_back(std::move(c));
   }
   for (auto& s : from.scalars) into.scalars.push_back(std::move(s));
+  for (auto& v : from.tf_verdicts) into.tf_verdicts.push_back(std::move(v));
   into.diagnostics.Merge(from.diagnostics);
   for (auto& s : from.sources) into.sources.push_back(std::move(s));
   if (into.framework == Framework::kUnknown) into.framework = from.framework;

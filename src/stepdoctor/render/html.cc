@@ -207,6 +207,30 @@ std::string DevicesSection(const Report& r) {
   return s;
 }
 
+std::string TensorFlowViewSection(const Report& r) {
+  if (r.tensorflow_view.empty()) return "";
+  std::string s = "<section id=\"tensorflow-view\">\n<h2>TensorFlow profiler's own verdict</h2>\n";
+  for (const auto& v : r.tensorflow_view) {
+    s += "<h4>" + HtmlEscape(v.host) + "</h4>\n<ul class=\"plain\">";
+    s += "<li>bottleneck: " + HtmlEscape(v.bottleneck.empty() ? std::string("-") : v.bottleneck) + "</li>";
+    if (v.input_pct) s += "<li>input: " + FormatPct(*v.input_pct) + " of step time</li>";
+    if (v.step_ms > 0) s += "<li>mean step: " + FormatMs(v.step_ms) + (v.steps > 0 ? fmt::format(" over {} steps", v.steps) : "") + "</li>";
+    if (!v.recommendation.empty()) s += "<li>TensorFlow says: " + HtmlEscape(v.recommendation) + "</li>";
+    for (const auto& o : v.other_statements) s += "<li>" + HtmlEscape(o) + "</li>";
+    s += "</ul>\n";
+    if (!v.breakdown.empty()) {
+      s += "<table class=\"tf-breakdown\"><thead><tr><th>TensorFlow category</th><th class=\"num\">ms per step</th>"
+           "<th class=\"num\">% of step</th></tr></thead><tbody>\n";
+      for (const auto& b : v.breakdown)
+        s += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n", HtmlEscape(b.category),
+                         FormatMs(b.ms_per_step), FormatPct(b.pct));
+      s += "</tbody></table>\n";
+    }
+  }
+  s += "</section>\n";
+  return s;
+}
+
 std::string SamplesSection(const Report& r) {
   if (r.series.empty()) return "";
   std::string s = "<section id=\"samples\">\n<h2>Live samples</h2>\n";
@@ -248,6 +272,7 @@ std::string RenderHtml(const Report& r, const RenderOptions& /*o*/) {
   s += TimelineSection(r);
   s += TopSection(r);
   s += DevicesSection(r);
+  s += TensorFlowViewSection(r);
   s += SamplesSection(r);
   s += DiagnosticsSection(r);
   s += render::HtmlPageEnd(r.tool_version);

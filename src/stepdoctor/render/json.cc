@@ -123,6 +123,32 @@ std::string RenderJson(const Report& r, const RenderOptions&) {
   }
   j.EndArray();
 
+  j.Key("tensorflow_view").BeginArray();
+  for (const auto& v : r.tensorflow_view) {
+    j.BeginObject();
+    j.Key("host").String(v.host);
+    j.Key("source").String(v.source);
+    j.Key("input_pct");
+    if (v.input_pct) j.Number(*v.input_pct, 2);
+    else j.Null();
+    j.Key("step_ms").Number(v.step_ms);
+    j.Key("steps").Int(v.steps);
+    j.Key("bottleneck").String(v.bottleneck);
+    j.Key("recommendation").String(v.recommendation);
+    j.Key("other_statements").StringArray(v.other_statements);
+    j.Key("breakdown").BeginArray();
+    for (const auto& b : v.breakdown) {
+      j.BeginObject();
+      j.Key("category").String(b.category);
+      j.Key("ms_per_step").Number(b.ms_per_step);
+      j.Key("pct").Number(b.pct, 2);
+      j.EndObject();
+    }
+    j.EndArray();
+    j.EndObject();
+  }
+  j.EndArray();
+
   j.Key("findings").BeginArray();
   for (const auto& f : r.findings) {
     j.BeginObject();

@@ -113,6 +113,20 @@ std::string RenderMarkdown(const Report& r, const RenderOptions& /*o*/) {
                        FormatMs(w.compute_ms), FormatMs(w.host_ms), FormatMs(w.collectives_ms));
     s += "\n";
   }
+  for (const auto& v : r.tensorflow_view) {
+    s += fmt::format("### TensorFlow profiler's own verdict ({})\n\n", MdText(v.host));
+    s += "- bottleneck: " + MdText(v.bottleneck.empty() ? std::string("–") : v.bottleneck) + "\n";
+    if (v.input_pct) s += "- input: " + FormatPct(*v.input_pct) + " of step time\n";
+    if (v.step_ms > 0) s += "- mean step: " + FormatMs(v.step_ms) + (v.steps > 0 ? fmt::format(" over {} steps", v.steps) : "") + "\n";
+    if (!v.recommendation.empty()) s += "- TensorFlow says: " + MdText(v.recommendation) + "\n";
+    for (const auto& o : v.other_statements) s += "- " + MdText(o) + "\n";
+    if (!v.breakdown.empty()) {
+      s += "\n| TensorFlow category | ms per step | % of step |\n|---|---:|---:|\n";
+      for (const auto& b : v.breakdown)
+        s += fmt::format("| {} | {} | {} |\n", MdText(b.category), FormatMs(b.ms_per_step), FormatPct(b.pct));
+    }
+    s += "\n";
+  }
   s += TopTable("Top kernels by device time", r.top_kernels);
   s += TopTable("Top operators by host time", r.top_ops);
   if (!r.notes.empty() || !r.diagnostics.empty()) {

@@ -139,6 +139,18 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
       out += fmt::format("  {:<36} {:>6} {:>12.1f} {:>9.1f} {:>9.1f} {:>9.1f}\n", Ellipsize(w.name, 36), w.steps,
                          w.median_step_ms, w.compute_ms, w.host_ms, w.collectives_ms);
   }
+  for (const auto& v : r.tensorflow_view) {
+    out += "\n" + st.bold("TensorFlow profiler's own verdict") + fmt::format(" ({}, as TensorFlow wrote it)\n", v.host);
+    std::string line = "  bottleneck: " + (v.bottleneck.empty() ? std::string("-") : v.bottleneck);
+    if (v.input_pct) line += fmt::format("; input {:.1f}% of step time", *v.input_pct);
+    if (v.step_ms > 0) line += fmt::format("; mean step {:.1f} ms", v.step_ms);
+    if (v.steps > 0) line += fmt::format(" over {} steps", v.steps);
+    out += line + "\n";
+    if (!v.recommendation.empty()) Wrapped(out, "  \"" + v.recommendation + "\"", W, "   ");
+    for (const auto& o : v.other_statements) Wrapped(out, "  - " + o, W, "    ");
+    for (const auto& b : v.breakdown)
+      out += fmt::format("  {:<24} {:>10.1f} ms {:>6.1f}%\n", b.category, b.ms_per_step, b.pct);
+  }
   auto table = [&](const char* title, const std::vector<TopEvent>& rows) {
     if (rows.empty()) return;
     out += "\n" + st.bold(title) + "\n";

@@ -12,7 +12,7 @@
 
 namespace stepdoctor {
 
-// 2: `coverage` (what the input holds), `steps.warmup`, `steps.inferred`.
+// 2: `coverage` (what the input holds), `steps.warmup`, `steps.inferred`, `tensorflow_view`.
 inline constexpr int kReportSchemaVersion = 2;
 
 // The fixed set of primary bottlenecks a verdict names.
@@ -126,6 +126,20 @@ struct Coverage {
   std::vector<std::string> applied;    // optimisations the trace shows in use: "CUDA graphs", ...
 };
 
+// TensorFlow profiler's own verdict on a host (its overview / input-pipeline pages), shown beside
+// stepdoctor's. Copied as TensorFlow wrote it; the comparison with ours goes to diagnostics.
+struct TensorFlowView {
+  std::string host;                    // "localhost"
+  std::string source;                  // the page read
+  std::optional<double> input_pct;     // TF's share of step time waiting for input
+  double step_ms = 0;                  // TF's average step time (0 unknown)
+  int steps = 0;
+  std::vector<BreakdownEntry> breakdown;  // TF's categories: ms per step and % of its step time
+  std::string bottleneck;              // "host", "device", "both"
+  std::string recommendation;          // TF's statement, markup removed
+  std::vector<std::string> other_statements;  // TF's kernel-launch / all-other / collectives warnings
+};
+
 struct Report {
   int schema_version = kReportSchemaVersion;
   std::string tool_version;
@@ -146,6 +160,7 @@ struct Report {
   double window_ms = 0;
   std::vector<DeviceLane> lanes;     // for the HTML timeline
   std::vector<TimeSeries> series;    // live samples / GPU logs, for charts
+  std::vector<TensorFlowView> tensorflow_view;  // TensorFlow profiler's own verdict, where its pages were read
   std::vector<std::string> diagnostics;  // import and analysis problems, one line each
   std::vector<std::string> notes;        // what the analysis could not do ("no step markers")
 };

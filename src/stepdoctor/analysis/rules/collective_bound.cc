@@ -77,6 +77,23 @@ std::optional<Finding> CollectiveBound(const Signals& sig) {
                             fmt::format("{} calls, {:.1f} MB each, {:.1f} GB/s bus bandwidth ({:.1f} GB/s algorithm)", b.calls,
                                         b.bytes / b.calls / 1e6, b.busbw_gbps, b.algbw_gbps)});
   f.top_events = s.top;
+  if (sig.trace && sig.trace->framework == Framework::kHorovod) {
+    // Horovod fuses tensors that are ready within one cycle into one all-reduce: the two knobs
+    // are how much it may fuse and how long it waits to gather a fusion.
+    f.fix.summary = "Let Horovod send fewer, larger all-reduces: raise its fusion threshold and cycle time, "
+                    "and give each replica more work per sync (a larger per-replica batch).";
+    f.fix.tensorflow =
+        "# before launching: horovodrun -np N ... (or the job's environment)\n"
+        "export HOROVOD_FUSION_THRESHOLD=134217728   # bytes fused into one all-reduce (default 64 MB)\n"
+        "export HOROVOD_CYCLE_TIME=10                # ms Horovod waits to gather a fusion (default 1-5)\n"
+        "opt = hvd.DistributedOptimizer(opt, backward_passes_per_step=4)   # sync every 4 batches";
+    f.fix.pytorch =
+        "export HOROVOD_FUSION_THRESHOLD=134217728\n"
+        "export HOROVOD_CYCLE_TIME=10\n"
+        "optimizer = hvd.DistributedOptimizer(optimizer, named_parameters=model.named_parameters(),\n"
+        "                                     backward_passes_per_step=4)";
+    return f;
+  }
   f.fix.summary = "Send fewer, larger all-reduces over NCCL and give each replica more work per sync: pack gradients, "
                   "raise the per-replica batch, and overlap communication with the backward pass.";
   f.fix.tensorflow =

@@ -14,6 +14,9 @@ constexpr double kHostHighPct = 30.0;      // >= 30%: high
 std::optional<Finding> HostBound(const Signals& sig) {
   if (!sig.steps || sig.steps->step_count == 0) return std::nullopt;
   const StepSignals& s = *sig.steps;
+  // A CPU trace with no operators at all (a Horovod timeline, a bare annotation file) records
+  // nothing of the host's work: its unclaimed time is unknown, not overhead between operators.
+  if (s.cpu_only && s.top_level_ops_per_step == 0) return std::nullopt;
   double launch = CategoryShare(s, StepCategory::kKernelLaunch);
   double host = CategoryShare(s, StepCategory::kHostCompute);
   double share = launch + host;

@@ -81,7 +81,8 @@ EventKind ClassifyEvent(std::string_view cat, std::string_view name) {
       if (cat == "Runtime") return EventKind::kRuntime;
       break;
     case 'O':
-      if (cat == "Operator") return HostKind(name, EventKind::kFrameworkOp);
+      // "Operator": Kineto's old name for cpu_op; "Op": TF1 timeline.Timeline's op executions.
+      if (cat == "Operator" || cat == "Op") return HostKind(name, EventKind::kFrameworkOp);
       break;
     case 'u':
       if (cat == "user_annotation") return HostKind(name, EventKind::kUserAnnotation);

@@ -88,6 +88,7 @@ class Tokenizer {
           // Only whitespace at the very start means an empty file; anything else is a cut.
           if (state_ == State::kStart && !started_) return Status(ErrorCode::kEmptyInput, "the file is empty");
           stats_.truncated = true;
+          stats_.ended_between_events = state_ == State::kInArray && !SkipSpace(true);
         }
         break;
       }

@@ -38,6 +38,8 @@ struct TokenizerStats {
   bool broken = false;           // the top-level structure stopped making sense at `broken_at`
   uint64_t broken_at = 0;        // byte offset (uncompressed) where it did
   bool value_too_large = false;  // one event or kept value passed max_value_bytes: reading stopped
+  bool ended_between_events = false;  // truncated right after a whole array element (a streamed
+                                      // array never closed, as Horovod writes it)
   bool trailing_garbage = false; // non-space bytes after the document
 };
 

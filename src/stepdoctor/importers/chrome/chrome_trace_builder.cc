@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "stepdoctor/importers/chrome/chrome_event_classify.h"
+#include "stepdoctor/importers/chrome/horovod_phases.h"
+#include "stepdoctor/importers/chrome/tf1_timeline_lanes.h"
 #include "stepdoctor/model/series_names.h"
 
 namespace stepdoctor::chrome {
@@ -136,7 +138,7 @@ struct ChromeTraceBuilder::State {
   std::vector<DeviceProps> device_props;
   std::string host_name, backend;
   int rank = -1, world_size = -1;
-  bool schema_version = false, saw_kineto_cat = false;
+  bool schema_version = false, saw_kineto_cat = false, horovod = false;
   uint64_t events = 0;
   uint64_t skipped = 0;                   // events counted under a diagnostic and not kept
   ImportIssue first_skip = ImportIssue::kMalformedEvent;  // the reason the first of them was
@@ -344,6 +346,7 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
         kind = EventKind::kMemoryEvent;
         s.OnMemoryInstant(e);
       }
+      if (!s.horovod && IsHorovodOnlyName(e.name)) s.horovod = true;
       TlState& tl = s.Tl(s.Key(e.pid), s.Key(e.tid));
       Timeline& t = s.trace.timeline(tl.id);
       uint32_t idx = t.Add(e.ts_ns, dur, s.trace.strings.Intern(e.name), kind, State::Correlation(e));
@@ -412,16 +415,46 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
   }
 }
 
+void ChromeTraceBuilder::ReadAsHorovod() {
+  State& s = *s_;
+  Trace& trace = s.trace;
+  uint64_t repaired = 0;
+  for (auto& tl : s.tls) {
+    Timeline& t = trace.timeline(tl.id);
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      std::string_view n = trace.str(t.ev.name[i]);
+      t.ev.kind[i] = HorovodPhaseKind(n, t.ev.kind[i]);
+      // Horovod writes rank-ready markers with dur 0; a converter that filled in a duration
+      // (smdebug's copies run for days) must not stretch the window.
+      if (IsHorovodRankMarker(n) && t.ev.dur_ns[i] != 0) {
+        t.ev.dur_ns[i] = 0;
+        ++repaired;
+      }
+    }
+    // Horovod opens a phase per tensor and closes it with an E; a B still open here was cut by the
+    // end of the file, and is closed in Finish with the rest.
+  }
+  if (repaired) {
+    trace.diagnostics.Count(ImportIssue::kInstantWithDuration, repaired - 1);  // the note counts the last one
+    trace.diagnostics.Note(ImportIssue::kInstantWithDuration,
+                           s.source + ": " + std::to_string(repaired) + " Horovod rank-ready markers carried a duration; read as instants");
+  }
+}
+
 void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   State& s = *s_;
   Trace& trace = s.trace;
-  if (stats.truncated) trace.diagnostics.Note(ImportIssue::kTruncatedInput, s.source + ": the file ends early (truncated)");
+  // Horovod streams its timeline and never writes the closing `]`: a file that ends after a whole
+  // event is not a cut (one that ends inside an event still is).
+  if (stats.truncated && !(s.horovod && stats.ended_between_events))
+    trace.diagnostics.Note(ImportIssue::kTruncatedInput, s.source + ": the file ends early (truncated)");
   if (stats.broken)
     trace.diagnostics.Note(ImportIssue::kBrokenStructure,
                            s.source + ": the JSON structure breaks at byte " + std::to_string(stats.broken_at));
   if (stats.value_too_large)
     trace.diagnostics.Note(ImportIssue::kOversizedValue,
                            s.source + ": one value is larger than the size cap; reading stopped there");
+  if (s.horovod) ReadAsHorovod();
   if (stats.trailing_garbage) trace.diagnostics.Count(ImportIssue::kTrailingGarbage);
 
   // Close ranges that never ended at the end of their thread's activity (the latest start or
@@ -452,10 +485,23 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   bool tensorflow = false;
   auto is_tf_plane = [](std::string_view name) { return name.rfind("/host:", 0) == 0 || name.rfind("/device:", 0) == 0; };
   for (const auto& [pid, name] : s.process_name)
-    if (is_tf_plane(name)) tensorflow = true;
+    if (is_tf_plane(name) || ClassifyTf1Lane(name) != Tf1Lane::kNone) tensorflow = true;
   for (const auto& tl : s.tls)
     if (tl.pid.is_string && !s.process_name.count(tl.pid) && is_tf_plane(s.KeyText(tl.pid))) tensorflow = true;
   DeviceId host = trace.GetOrAddDevice(s.worker, DeviceKind::kHostCpu, 0, "host CPU");
+  // TF1 timelines record a GPU's work on several lanes at once: which ones each GPU has decides
+  // which lanes are its streams (tf1_timeline_lanes.h).
+  std::map<int, std::pair<bool, bool>> tf1_gpu_lanes;  // GPU -> (per-stream lanes, stream:all)
+  if (tensorflow)
+    for (const auto& tl : s.tls) {
+      auto pn = s.process_name.find(tl.pid);
+      if (pn == s.process_name.end()) continue;
+      Tf1Lane lane = ClassifyTf1Lane(pn->second);
+      int gpu = TrailingDeviceNumber(pn->second, "/device:GPU:");
+      if (gpu < 0) continue;
+      if (lane == Tf1Lane::kStream) tf1_gpu_lanes[gpu].first = true;
+      if (lane == Tf1Lane::kAllStreams) tf1_gpu_lanes[gpu].second = true;
+    }
   std::unordered_map<IdKey, size_t, IdKeyHash> events_per_host_pid;
   std::unordered_set<IdKey, IdKeyHash> host_pids;  // processes with host-side categories
   for (const auto& tl : s.tls)
@@ -502,7 +548,15 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
           if (t.ev.kind[i] == EventKind::kOther && t.ev.dur_ns[i] > 0)
             t.ev.kind[i] = ClassifyDeviceLineEvent(trace.str(t.ev.name[i]));
     }
-    if (gpu >= 0 || tpu >= 0 || other >= 0) {
+    const Tf1Lane tf1 = tensorflow && !tl.device_category ? ClassifyTf1Lane(pname) : Tf1Lane::kNone;
+    if (tf1 != Tf1Lane::kNone && tf1 != Tf1Lane::kHostOps && gpu >= 0) {
+      t.device = trace.GetOrAddDevice(s.worker, DeviceKind::kGpu, gpu);
+      auto [streams, all] = tf1_gpu_lanes[gpu];
+      t.kind = Tf1LaneIsDeviceStream(tf1, streams, all) ? TimelineKind::kDeviceStream : TimelineKind::kDerived;
+      if (tf1 != Tf1Lane::kOpLevel)
+        for (size_t i = 0; i < t.ev.size(); ++i) t.ev.kind[i] = ClassifyDeviceLineEvent(trace.str(t.ev.name[i]));
+      t.name = pname.substr(0, pname.size() - std::string_view(" Compute").size());
+    } else if (gpu >= 0 || tpu >= 0 || other >= 0) {
       DeviceKind kind = gpu >= 0 ? DeviceKind::kGpu : tpu >= 0 ? DeviceKind::kTpu : DeviceKind::kOther;
       int index = gpu >= 0 ? gpu : tpu >= 0 ? tpu : other;
       t.device = trace.GetOrAddDevice(s.worker, kind, index, other_name);
@@ -519,9 +573,28 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
       // program's unless all they hold is the profiler's bookkeeping.
       bool derived = tl.only_bookkeeping;
       t.kind = derived ? TimelineKind::kDerived : TimelineKind::kHostThread;
-      t.name = !tname.empty() ? tname : "thread " + s.KeyText(tl.tid);
+      t.name = !tname.empty()                 ? tname
+               : tf1 == Tf1Lane::kHostOps ? pname.substr(0, pname.size() - std::string_view(" Compute").size())
+                                          : "thread " + s.KeyText(tl.tid);
       if (!derived) events_per_host_pid[tl.pid] += t.ev.size();
     }
+  }
+  if (tensorflow) {
+    // TF names every GPU it placed work on; where none of them holds an event, device tracing was
+    // off or failed, and the host's view is all there is: say so rather than let the CPU stand in.
+    int named_gpus = 0;
+    bool any_stream = false;
+    for (const auto& [pid, name] : s.process_name) {
+      int gpu = TrailingDeviceNumber(name, "/device:GPU:");
+      if (gpu < 0) continue;
+      ++named_gpus;
+      trace.GetOrAddDevice(s.worker, DeviceKind::kGpu, gpu);  // the job used it: coverage says so
+    }
+    for (const auto& tl : s.tls) any_stream |= trace.timeline(tl.id).kind == TimelineKind::kDeviceStream;
+    if (named_gpus > 0 && !any_stream)
+      trace.diagnostics.Note(ImportIssue::kUnsupportedContent,
+                             s.source + ": the trace names " + std::to_string(named_gpus) +
+                                 " GPU lane(s) but holds no GPU events (device tracing off or failed): device time unknown");
   }
   size_t best = 0;
   for (auto [pid, n] : events_per_host_pid)
@@ -551,6 +624,9 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   if (s.schema_version || s.saw_kineto_cat) {
     trace.format = "chrome-json (kineto)";
     trace.framework = Framework::kPyTorch;
+  } else if (s.horovod) {
+    trace.format = "chrome-json (horovod)";
+    trace.framework = Framework::kHorovod;
   } else if (tensorflow) {
     trace.format = "chrome-json (tensorflow)";
     trace.framework = Framework::kTensorFlow;

@@ -1,0 +1,61 @@
+#include "stepdoctor/analysis/tf_verdict_to_report.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+
+namespace stepdoctor {
+namespace {
+
+// Fills what `into` lacks from `from` (the same host's other page).
+void FillGaps(TensorFlowView& into, const TfProfilerVerdict& from) {
+  if (!into.input_pct && from.input_pct >= 0) into.input_pct = from.input_pct;
+  if (into.step_ms == 0) into.step_ms = from.step_ms;
+  if (into.steps == 0) into.steps = from.steps;
+  if (into.breakdown.empty())
+    for (const auto& [name, ms] : from.breakdown_ms)
+      if (ms > 0)  // TF lists every category; those it measured as zero say nothing here
+        into.breakdown.push_back({name, ms, from.step_ms > 0 ? 100.0 * ms / from.step_ms : 0});
+  if (into.bottleneck.empty()) into.bottleneck = from.bottleneck;
+  if (into.recommendation.empty()) into.recommendation = from.statement;
+  if (into.other_statements.empty()) into.other_statements = from.other_statements;
+}
+
+}  // namespace
+
+void TfVerdictsToReport(const Trace& trace, Report* r) {
+  if (trace.tf_verdicts.empty()) return;
+  // One view per host: its overview page first (it holds the recommendation), then its
+  // input-pipeline page filling what the overview lacks.
+  std::map<std::string, TensorFlowView> by_host;
+  for (int pass = 0; pass < 2; ++pass)
+    for (const auto& v : trace.tf_verdicts) {
+      if (v.overview != (pass == 0)) continue;
+      TensorFlowView& view = by_host[v.host];
+      view.host = v.host;
+      if (view.source.empty()) view.source = v.source;
+      FillGaps(view, v);
+    }
+
+  const BreakdownEntry* ours = nullptr;
+  for (const auto& b : r->breakdown)
+    if (b.category == "input") ours = &b;
+  for (auto& [host, view] : by_host) {
+    if (ours && view.input_pct && std::fabs(*view.input_pct - ours->pct) > kTfInputDisagreementPts)
+      r->diagnostics.push_back(fmt::format(
+          "TensorFlow's profiler puts input at {:.1f}% of step time on {}, stepdoctor at {:.1f}%: they differ by more "
+          "than {:.0f} points (different steps profiled, or input counted differently)",
+          *view.input_pct, host, ours->pct, kTfInputDisagreementPts));
+    r->tensorflow_view.push_back(std::move(view));
+  }
+  if (trace.EventCount() == 0 && r->findings.empty() && !r->tensorflow_view.empty()) {
+    const TensorFlowView& v = r->tensorflow_view.front();
+    r->verdict.summary = "no trace in the inputs; TensorFlow's profiler says: " +
+                         (v.recommendation.empty() ? std::string("(no recommendation)") : v.recommendation);
+    r->notes.push_back("only TensorFlow's analysis pages were read: stepdoctor's own breakdown needs the raw profile "
+                       "(<host>.xplane.pb or <host>.trace.json.gz)");
+  }
+}
+
+}  // namespace stepdoctor

@@ -1,0 +1,50 @@
+#include "stepdoctor/importers/chrome/tf1_timeline_lanes.h"
+
+namespace stepdoctor::chrome {
+namespace {
+
+bool EndsWith(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+bool AllDigits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+}  // namespace
+
+Tf1Lane ClassifyTf1Lane(std::string_view n) {
+  constexpr std::string_view kCompute = " Compute";
+  if (!EndsWith(n, kCompute)) return Tf1Lane::kNone;
+  n.remove_suffix(kCompute.size());
+  size_t dev = n.find("/device:");
+  if (dev == std::string_view::npos) return Tf1Lane::kNone;
+  std::string_view device = n.substr(dev + 8);  // "GPU:0", "GPU:0/stream:all", "CPU:0"
+  size_t slash = device.find('/');
+  std::string_view sub = slash == std::string_view::npos ? std::string_view() : device.substr(slash + 1);
+  bool cpu = device.substr(0, 4) == "CPU:";
+  if (sub.empty()) {
+    // Only the job-qualified names are op-level lanes; a bare "/device:GPU:0" is TF2's plane.
+    if (dev == 0) return Tf1Lane::kNone;
+    return cpu ? Tf1Lane::kHostOps : Tf1Lane::kOpLevel;
+  }
+  if (cpu) return Tf1Lane::kNone;
+  if (sub == "stream:all") return Tf1Lane::kAllStreams;
+  if (sub == "memcpy") return Tf1Lane::kMemcpy;
+  if (sub.substr(0, 7) == "stream:" && AllDigits(sub.substr(7))) return Tf1Lane::kStream;
+  return Tf1Lane::kNone;
+}
+
+bool Tf1LaneIsDeviceStream(Tf1Lane lane, bool gpu_has_streams, bool gpu_has_all_streams) {
+  switch (lane) {
+    case Tf1Lane::kStream: return true;
+    case Tf1Lane::kAllStreams: return !gpu_has_streams;
+    case Tf1Lane::kMemcpy: return !gpu_has_streams && !gpu_has_all_streams;
+    default: return false;
+  }
+}
+
+}  // namespace stepdoctor::chrome

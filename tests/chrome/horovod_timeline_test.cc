@@ -1,0 +1,104 @@
+// Horovod timelines (HOROVOD_TIMELINE): Horovod streams the file and never closes the array;
+// NEGOTIATE_* waits for the other ranks, the MPI/NCCL phases move the data.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/importers/chrome/chrome_json_to_trace.h"
+#include "stepdoctor/importers/import_paths.h"
+#include "test_util.h"
+
+namespace stepdoctor {
+namespace {
+
+// As Horovod writes it: one "process" per tensor, each line ending in a comma, no closing `]`.
+// Rank 1 is ready 40 ms after rank 0 (negotiation 0-40 ms); the all-reduce then runs 40-100 ms:
+// a 5 ms copy into the fusion buffer and a 55 ms NCCL all-reduce.
+const char* kHorovod =
+    "[\n"
+    R"({"name": "process_name", "ph": "M", "pid": 1, "args": {"name": "DistributedAdam_Allreduce/HorovodAllreduce_grads_0"}},)" "\n"
+    R"({"name": "process_sort_index", "ph": "M", "pid": 1, "args": {"sort_index": 1}},)" "\n"
+    R"({"ph": "B", "name": "NEGOTIATE_ALLREDUCE", "ts": 0, "pid": 1},)" "\n"
+    R"({"ph": "X", "name": "0", "ts": 1, "pid": 1, "dur": 0},)" "\n"
+    R"({"ph": "X", "name": "1", "ts": 40000, "pid": 1, "dur": 0},)" "\n"
+    R"({"ph": "E", "ts": 40000, "pid": 1},)" "\n"
+    R"({"ph": "B", "name": "ALLREDUCE", "ts": 40000, "pid": 1},)" "\n"
+    R"({"ph": "B", "name": "MEMCPY_IN_FUSION_BUFFER", "ts": 40000, "pid": 1},)" "\n"
+    R"({"ph": "E", "ts": 45000, "pid": 1},)" "\n"
+    R"({"ph": "B", "name": "NCCL_ALLREDUCE", "ts": 45000, "pid": 1},)" "\n"
+    R"({"ph": "E", "ts": 100000, "pid": 1},)" "\n"
+    R"({"ph": "E", "ts": 100000, "pid": 1, "args": {"dtype": "float32", "shape": "[1024]"}},)" "\n";
+
+Trace ImportInline(const std::string& json) {
+  Trace t;
+  auto src = MemorySource(json, "horovod_timeline.json");
+  Status s = ImportChromeJson(*src, t, nullptr, {});
+  EXPECT_TRUE(s.ok()) << s.message();
+  return t;
+}
+
+EventKind KindOf(const Trace& t, const std::string& name) {
+  for (const auto& tl : t.timelines)
+    for (size_t i = 0; i < tl.ev.size(); ++i)
+      if (t.str(tl.ev.name[i]) == name) return tl.ev.kind[i];
+  ADD_FAILURE() << "no event " << name;
+  return EventKind::kCount_;
+}
+
+TEST(HorovodTimeline, UnterminatedArrayIsTheNormalForm) {
+  Trace t = ImportInline(kHorovod);
+  EXPECT_EQ(t.framework, Framework::kHorovod);
+  EXPECT_EQ(t.format, "chrome-json (horovod)");
+  EXPECT_EQ(t.diagnostics.count(ImportIssue::kTruncatedInput), 0u);
+  EXPECT_EQ(t.diagnostics.count(ImportIssue::kMalformedEvent), 0u);
+  EXPECT_EQ(t.diagnostics.count(ImportIssue::kUnclosedBegin), 0u);
+}
+
+TEST(HorovodTimeline, CutInsideAnEventIsStillTruncation) {
+  std::string cut = std::string(kHorovod) + R"({"ph": "B", "name": "NEGOTIATE_ALLRED)";
+  Trace t = ImportInline(cut);
+  EXPECT_EQ(t.framework, Framework::kHorovod);
+  EXPECT_EQ(t.diagnostics.count(ImportIssue::kTruncatedInput), 1u);
+}
+
+TEST(HorovodTimeline, PhasesAreWaitsAndTransfers) {
+  Trace t = ImportInline(kHorovod);
+  EXPECT_EQ(KindOf(t, "NEGOTIATE_ALLREDUCE"), EventKind::kCollectiveWait);
+  EXPECT_EQ(KindOf(t, "ALLREDUCE"), EventKind::kCollective);
+  EXPECT_EQ(KindOf(t, "MEMCPY_IN_FUSION_BUFFER"), EventKind::kCollective);
+  EXPECT_EQ(KindOf(t, "NCCL_ALLREDUCE"), EventKind::kCollective);
+  EXPECT_EQ(KindOf(t, "1"), EventKind::kOther);  // rank 1 ready
+}
+
+TEST(HorovodTimeline, CollectiveAdviceSpeaksHorovod) {
+  Trace t = ImportInline(kHorovod);
+  Report r = AnalyzeTrace(t);
+  const Finding* f = nullptr;
+  for (const auto& x : r.findings)
+    if (x.id == "collective_bound") f = &x;
+  ASSERT_NE(f, nullptr) << "the whole 100 ms window is negotiation or all-reduce";
+  EXPECT_NE(f->fix.tensorflow.find("HOROVOD_FUSION_THRESHOLD"), std::string::npos);
+  EXPECT_NE(f->fix.tensorflow.find("HOROVOD_CYCLE_TIME"), std::string::npos);
+  EXPECT_EQ(f->fix.tensorflow.find("MultiWorkerMirroredStrategy"), std::string::npos);
+}
+
+// smdebug's copy of a Horovod timeline (TF/Keras, Adam_Allreduce tensors): its rank-ready markers
+// carry durations of about 9.4 days, which Horovod never writes; they are read as instants.
+TEST(HorovodTimeline, SmdebugCopyKeepsMarkersAsInstants) {
+  SD_CORPUS_OR_SKIP(path, "smdebug/horovod_timeline_traces/framework/pevents/2020070206/"
+                          "1593673051473228_88359-8c859046be41.ant.amazon.com_horovod_timeline.json");
+  auto imp = ImportPaths({path});
+  ASSERT_TRUE(imp.ok()) << imp.message();
+  const Trace& t = imp->trace;
+  EXPECT_EQ(t.framework, Framework::kHorovod);
+  EXPECT_EQ(KindOf(t, "NEGOTIATE_ALLREDUCE"), EventKind::kCollectiveWait);
+  // Every rank-ready marker in the file ("4", "5", "7") carries one.
+  EXPECT_EQ(t.diagnostics.count(ImportIssue::kInstantWithDuration), 19u);
+  auto [lo, hi] = t.Span();
+  // The events span 8.44 s to 9.30 s of the job's clock: under a second, not days.
+  EXPECT_LT(hi - lo, int64_t{1'000'000'000});
+}
+
+}  // namespace
+}  // namespace stepdoctor

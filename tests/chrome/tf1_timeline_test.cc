@@ -1,0 +1,132 @@
+// TensorFlow 1.x timeline.Timeline traces: a GPU's work is recorded on several lanes at once
+// (op-level, stream:all, per stream, memcpy); its busy time must be counted once.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/importers/chrome/chrome_json_to_trace.h"
+#include "stepdoctor/importers/import_paths.h"
+#include "test_util.h"
+
+namespace stepdoctor {
+namespace {
+
+Trace ImportInline(const std::string& json) {
+  Trace t;
+  auto src = MemorySource(json, "timeline.json");
+  Status s = ImportChromeJson(*src, t, nullptr, {});
+  EXPECT_TRUE(s.ok()) << s.message();
+  return t;
+}
+
+const Timeline* Lane(const Trace& t, const std::string& name) {
+  for (const auto& tl : t.timelines)
+    if (tl.name == name) return &tl;
+  return nullptr;
+}
+
+double DevicePct(const Report& r) {
+  double pct = 0;
+  for (const auto& b : r.breakdown)
+    if (b.category == "device_compute" || b.category == "collectives" || b.category == "memcpy") pct += b.pct;
+  return pct;
+}
+
+std::string Process(int pid, const std::string& name) {
+  return R"({"name": "process_name", "ph": "M", "pid": )" + std::to_string(pid) + R"(, "args": {"name": ")" + name +
+         R"("}},)";
+}
+std::string Op(int pid, const std::string& name, int ts, int dur) {
+  return R"({"ph": "X", "cat": "Op", "name": ")" + name + R"(", "pid": )" + std::to_string(pid) +
+         R"(, "tid": 0, "ts": )" + std::to_string(ts) + R"(, "dur": )" + std::to_string(dur) + "},";
+}
+
+// One Conv2D whose op-level lane spans 1000 us (cuDNN autotuning on the host), while the GPU runs
+// a 100 us kernel and a 10 us copy: the GPU is busy 110 us of the 1010 us window.
+std::string Tf1GpuTrace(bool per_stream_lanes) {
+  std::string j = R"({"traceEvents": [)";
+  j += Process(1, "/job:localhost/replica:0/task:0/device:GPU:0 Compute");
+  j += Process(2, "/device:GPU:0/stream:all Compute");
+  j += Process(4, "/device:GPU:0/memcpy Compute");
+  j += Process(6, "/job:localhost/replica:0/task:0/device:CPU:0 Compute");
+  j += Op(1, "Conv2D", 0, 1000);
+  j += Op(2, "Conv2D", 900, 100);
+  j += Op(2, "MEMCPYHtoD", 1000, 10);
+  j += Op(4, "MEMCPYHtoD", 1000, 10);
+  if (per_stream_lanes) {
+    j += Process(3, "/device:GPU:0/stream:7 Compute");
+    j += Process(5, "/device:GPU:0/stream:8 Compute");
+    j += Op(3, "Conv2D", 900, 100);
+    j += Op(5, "MEMCPYHtoD", 1000, 10);
+  }
+  j += Op(6, "_SOURCE", 0, 5);
+  j += "{}]}";
+  return j;
+}
+
+TEST(Tf1Timeline, PerStreamLanesAreTheDeviceAndTheRestDerived) {
+  Trace t = ImportInline(Tf1GpuTrace(true));
+  EXPECT_EQ(t.framework, Framework::kTensorFlow);
+  const Timeline* op_level = Lane(t, "/job:localhost/replica:0/task:0/device:GPU:0");
+  const Timeline* all = Lane(t, "/device:GPU:0/stream:all");
+  const Timeline* memcpy = Lane(t, "/device:GPU:0/memcpy");
+  const Timeline* s7 = Lane(t, "/device:GPU:0/stream:7");
+  const Timeline* s8 = Lane(t, "/device:GPU:0/stream:8");
+  ASSERT_TRUE(op_level && all && memcpy && s7 && s8);
+  EXPECT_EQ(op_level->kind, TimelineKind::kDerived);
+  EXPECT_EQ(all->kind, TimelineKind::kDerived);
+  EXPECT_EQ(memcpy->kind, TimelineKind::kDerived);
+  EXPECT_EQ(s7->kind, TimelineKind::kDeviceStream);
+  EXPECT_EQ(s8->kind, TimelineKind::kDeviceStream);
+  EXPECT_EQ(s7->ev.kind[0], EventKind::kKernel);
+  EXPECT_EQ(s8->ev.kind[0], EventKind::kMemcpyH2D);
+
+  Report r = AnalyzeTrace(t);
+  EXPECT_NEAR(DevicePct(r), 100.0 * 110 / 1010, 0.5);
+}
+
+TEST(Tf1Timeline, StreamAllIsTheDeviceWhereThereAreNoPerStreamLanes) {
+  Trace t = ImportInline(Tf1GpuTrace(false));
+  const Timeline* all = Lane(t, "/device:GPU:0/stream:all");
+  const Timeline* memcpy = Lane(t, "/device:GPU:0/memcpy");
+  ASSERT_TRUE(all && memcpy);
+  EXPECT_EQ(all->kind, TimelineKind::kDeviceStream);
+  EXPECT_EQ(memcpy->kind, TimelineKind::kDerived);  // its copies are on stream:all too
+  Report r = AnalyzeTrace(t);
+  EXPECT_NEAR(DevicePct(r), 100.0 * 110 / 1010, 0.5);
+}
+
+TEST(Tf1Timeline, CpuOnlyOpsAreOperatorsOnAHostThread) {
+  std::string j = R"({"traceEvents": [)";
+  j += Process(0, "/job:localhost/replica:0/task:0/device:CPU:0 Compute");
+  j += Op(0, "MatMul", 0, 600);
+  j += Op(0, "BiasAdd", 600, 200);
+  j += Op(0, "Relu", 900, 100);  // 100 us gap before it: no operator runs
+  j += "{}]}";
+  Trace t = ImportInline(j);
+  EXPECT_EQ(t.framework, Framework::kTensorFlow);
+  const Timeline* cpu = Lane(t, "/job:localhost/replica:0/task:0/device:CPU:0");
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(cpu->kind, TimelineKind::kHostThread);
+  for (size_t i = 0; i < cpu->ev.size(); ++i) EXPECT_EQ(cpu->ev.kind[i], EventKind::kFrameworkOp);
+  Report r = AnalyzeTrace(t);
+  // 900 us of the 1000 us window run operators (the CPU is the device on a CPU-only trace).
+  for (const auto& b : r.breakdown)
+    if (b.category == "device_compute") EXPECT_NEAR(b.pct, 90.0, 0.5);
+}
+
+// kittibox (wild/SOURCES.md): one inference sess.run whose op-level Conv2D lane holds 2.4 s of
+// cuDNN autotuning; the GPU's streams are busy 1849 ms of the 4352 ms window, about 42%.
+TEST(Tf1Timeline, KittiboxDeviceBusyIsTheStreamsNotTheOpLane) {
+  SD_CORPUS_OR_SKIP(path, "wild/kittibox-timeline_01.json");
+  auto imp = ImportPaths({path});
+  ASSERT_TRUE(imp.ok()) << imp.message();
+  EXPECT_EQ(imp->trace.framework, Framework::kTensorFlow);
+  Report r = AnalyzeTrace(imp->trace);
+  EXPECT_NEAR(r.window_ms, 4352, 25);
+  EXPECT_NEAR(DevicePct(r), 42.0, 3.0);
+}
+
+}  // namespace
+}  // namespace stepdoctor
