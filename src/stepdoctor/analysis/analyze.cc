@@ -16,6 +16,7 @@
 #include "stepdoctor/analysis/trace_to_step_signals.h"
 #include "stepdoctor/analysis/trace_to_steps.h"
 #include "stepdoctor/analysis/verdict.h"
+#include "stepdoctor/model/series_names.h"
 
 namespace stepdoctor {
 namespace {
@@ -195,6 +196,15 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
     // One cold pass: the only region analysed is dominated by one-off start-up calls.
     bool cold = windows.whole_window && steps.mean_step_ms > 0 && steps.startup_ms >= kColdWindowStartupPct / 100.0 * steps.mean_step_ms;
     r.coverage = TraceToCoverage(trace, windows, device, applied, cold);
+    if (trace.EventCount() == 0) {
+      // Samples or a GPU log alone: how busy each device was, not what it did.
+      bool gpu_series = false;
+      for (const auto& c : trace.counters) gpu_series |= series::GpuIndexOf(c.name) >= 0;
+      r.coverage.device_activity = gpu_series ? "sampled" : "cpu_only";
+      r.coverage.confidence = "low";
+      r.coverage.evidence = {gpu_series ? "utilisation samples only: how busy the device was, not what it ran"
+                                        : "no trace events: samples or event files only"};
+    }
     if (cold)
       r.notes.push_back(fmt::format(
           "the window is one cold first pass: {:.0f} ms of one-off start-up calls; profile after warm-up, e.g. "

@@ -21,6 +21,7 @@ const Entry kRenderers[] = {
 std::string CoverageLine(const Coverage& c) {
   std::string device = c.device_activity == "captured" ? "device activity captured"
                        : c.device_activity == "missing" ? "device activity NOT captured"
+                       : c.device_activity == "sampled" ? "utilisation samples only (no trace)"
                                                         : "CPU only (no accelerator seen)";
   std::string steps = c.steps == "markers" ? "steps from markers" : c.steps == "inferred" ? "steps inferred" : "no steps (whole window)";
   std::string out = "Coverage: " + c.framework + "; " + device + "; " + steps + "; confidence " + c.confidence;

@@ -2,6 +2,7 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 
 namespace stepdoctor::rules {
 namespace {
@@ -65,15 +66,27 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
   }
   f.fix.summary = amp ? "Run in mixed precision so matrix math uses TensorCores; then try a larger batch."
                       : "Profile the top kernels; fuse or compile (XLA, torch.compile), and try a larger batch.";
-  f.fix.tensorflow =
-      "tf.keras.mixed_precision.set_global_policy('mixed_float16')\n"
-      "# keep the last layer in float32 for numeric stability:\n"
-      "outputs = tf.keras.layers.Activation('softmax', dtype='float32')(logits)";
-  f.fix.pytorch =
-      "scaler = torch.cuda.amp.GradScaler()\n"
-      "with torch.autocast(device_type='cuda', dtype=torch.float16):\n"
-      "    loss = loss_fn(model(x), y)\n"
-      "scaler.scale(loss).backward(); scaler.step(optimizer); scaler.update()";
+  if (amp) {
+    f.fix.tensorflow =
+        "tf.keras.mixed_precision.set_global_policy('mixed_float16')\n"
+        "# keep the last layer in float32 for numeric stability:\n"
+        "outputs = tf.keras.layers.Activation('softmax', dtype='float32')(logits)";
+    f.fix.pytorch =
+        "scaler = torch.cuda.amp.GradScaler()\n"
+        "with torch.autocast(device_type='cuda', dtype=torch.float16):\n"
+        "    loss = loss_fn(model(x), y)\n"
+        "scaler.scale(loss).backward(); scaler.step(optimizer); scaler.update()";
+    return f;
+  }
+  // Already in reduced precision (or no TensorCores): the levers are the kernels themselves.
+  const bool compiled = sig.applied && sig.applied->any_compilation();
+  f.fix.tensorflow = compiled ? "# XLA is already in use: profile the top kernels (tf.profiler) and try a larger batch"
+                              : "@tf.function(jit_compile=True)   # fuse elementwise ops into the big kernels\n"
+                                "def train_step(x, y): ...";
+  f.fix.pytorch = compiled ? "# compiled already: look at the top kernels, e.g. with\n"
+                             "# prof.key_averages().table(sort_by='cuda_time_total', row_limit=10)"
+                           : "model = torch.compile(model)   # fuse elementwise ops around the big kernels\n"
+                             "# then look at the top kernels: prof.key_averages().table(sort_by='cuda_time_total')";
   return f;
 }
 
