@@ -209,6 +209,11 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
       r.notes.push_back(fmt::format(
           "the window is one cold first pass: {:.0f} ms of one-off start-up calls; profile after warm-up, e.g. "
           "torch.profiler.schedule(wait=1, warmup=1, active=3)", steps.startup_ms));
+    if (applied.capture_calls > 0)
+      r.notes.push_back(fmt::format(
+          "the window includes a CUDA/HIP graph capture pass ({} capture calls): kernels launched while capturing are "
+          "recorded, not run, so that time is not a training step's",
+          applied.capture_calls));
     if (!windows.warmup.empty())
       r.notes.push_back(fmt::format("step {} ({:.1f} ms) is warm-up: shown, kept out of the figures and the verdict",
                                     windows.warmup.front().number, windows.warmup.front().dur_ns() / 1e6));

@@ -4,6 +4,7 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 
 namespace stepdoctor::rules {
 namespace {
@@ -57,6 +58,28 @@ std::optional<Finding> InputBound(const Signals& sig) {
       "    pin_memory=True,                     # faster, asynchronous host-to-device copies\n"
       "    persistent_workers=True,             # keep workers alive between epochs\n"
       "    prefetch_factor=4)                   # batches each worker keeps ready";
+  // Workers or prefetch already in use: the loader cannot keep up even so. Say so and advise
+  // what is left (more workers, cheaper per-item work, faster storage), not what is done.
+  const AppliedOptimizations* applied = sig.applied;
+  if (applied && applied->loader_workers) {
+    f.evidence.push_back({"already in use", "DataLoader worker processes"});
+    f.fix.summary = "The DataLoader already loads in worker processes and still cannot keep up: give it more "
+                    "workers if cores are idle, make each item cheaper (decode once and cache, move augmentation "
+                    "to the GPU), or read from faster storage / fewer, larger files.";
+    f.fix.pytorch =
+        "# raise num_workers while cores are idle (watch `stepdoctor run` CPU samples), and keep batches ready:\n"
+        "loader = torch.utils.data.DataLoader(dataset, batch_size=batch_size, num_workers=2 * current_workers,\n"
+        "                                     pin_memory=True, persistent_workers=True, prefetch_factor=4)\n"
+        "# cheaper items: cache decoded samples, or augment on the GPU after the copy";
+  }
+  if (applied && applied->prefetch) {
+    f.evidence.push_back({"already in use", "tf.data prefetch"});
+    f.fix.tensorflow =
+        "# prefetch is in place: the producer side is too slow. Parallelise and cache it:\n"
+        "ds = tf.data.TFRecordDataset(files, num_parallel_reads=tf.data.AUTOTUNE)\n"
+        "ds = ds.map(parse_and_augment, num_parallel_calls=tf.data.AUTOTUNE, deterministic=False)\n"
+        "ds = ds.cache()            # if the decoded data fits in memory";
+  }
   return f;
 }
 

@@ -3,6 +3,7 @@
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/tf_signals.h"
+#include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 
 namespace stepdoctor::rules {
 namespace {
@@ -36,6 +37,13 @@ std::optional<Finding> KernelLaunchBound(const Signals& sig) {
   f.fix.pytorch =
       "model = torch.compile(model, mode=\"reduce-overhead\")   # CUDA graphs: one launch per step\n"
       "# or capture manually with torch.cuda.graphs / torch.cuda.make_graphed_callables";
+  if (sig.applied && sig.applied->xla) {
+    // XLA is already in use: its clusters still launch this many kernels.
+    f.evidence.push_back({"already in use", "XLA"});
+    f.fix.summary = "XLA is already in use and launches still leave the device idle: run several steps per call "
+                    "and give each kernel more work with a larger batch.";
+    f.fix.tensorflow = "model.compile(optimizer, loss, jit_compile=True, steps_per_execution=32)   # more steps per host call";
+  }
   return f;
 }
 

@@ -96,6 +96,9 @@ EventKind ClassifyEvent(std::string_view cat, std::string_view name) {
     default:
       break;
   }
+  // Any accelerator's runtime or driver calls (mtia_runtime, xpu_runtime, hpu_driver, ...).
+  auto ends = [&](std::string_view suf) { return cat.size() > suf.size() && cat.substr(cat.size() - suf.size()) == suf; };
+  if (ends("_runtime") || ends("_driver")) return EventKind::kRuntime;
   return HostKind(name, EventKind::kOther);
 }
 

@@ -1,0 +1,262 @@
+// What a trace holds and lacks (coverage), and the mechanisms that keep a verdict to what was
+// recorded: device activity missing, accelerators by structure, inferred steps and warm-up,
+// device idle with work already queued, untraced host time, one-off start-up, host syncs and
+// blocking copies, and no advice for what is already in use. Small inputs built in the test.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/analysis/trace_to_coverage.h"
+#include "stepdoctor/analysis/trace_to_step_signals.h"
+#include "stepdoctor/analysis/trace_to_steps.h"
+#include "stepdoctor/importers/chrome/chrome_json_to_trace.h"
+#include "stepdoctor/io/byte_source.h"
+
+namespace stepdoctor {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+Report AnalyzeJson(const std::string& json, Trace* keep = nullptr) {
+  Trace t;
+  auto src = MemorySource(json, "inline.json");
+  Status st = ImportChromeJson(*src, t, nullptr, {});
+  EXPECT_TRUE(st.ok()) << st.message();
+  Report r = AnalyzeTrace(t);
+  if (keep) *keep = std::move(t);
+  return r;
+}
+
+const Finding* Find(const Report& r, const std::string& id) {
+  for (const auto& f : r.findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+// "X" event text; ts and dur in microseconds.
+std::string X(const char* cat, const char* name, int pid, int tid, double ts, double dur, const std::string& args = "") {
+  return std::string(",{\"ph\":\"X\",\"cat\":\"") + cat + "\",\"name\":\"" + name + "\",\"pid\":" + std::to_string(pid) +
+         ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + std::to_string(ts) + ",\"dur\":" + std::to_string(dur) +
+         (args.empty() ? "" : ",\"args\":" + args) + "}";
+}
+std::string Doc(const std::string& events, const std::string& top = "") {
+  return "{\"schemaVersion\":1" + top + ",\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,"
+         "\"args\":{\"name\":\"python\"}}" + events + "]}";
+}
+
+// Launch calls and no kernels: the accelerator was used, its work not recorded.
+TEST(Coverage, LaunchesWithoutDeviceEventsAreMissingNotCpuOnly) {
+  std::string ev;
+  for (int i = 0; i < 5; ++i) {
+    ev += X("cpu_op", "aten::mm", 1, 1, i * 1000.0, 800);
+    ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, i * 1000.0 + 100, 20, "{\"correlation\":" + std::to_string(i + 1) + "}");
+  }
+  Report r = AnalyzeJson(Doc(ev));
+  EXPECT_EQ(r.coverage.device_activity, "missing");
+  EXPECT_EQ(r.coverage.confidence, "low");
+  ASSERT_FALSE(r.coverage.evidence.empty());
+  EXPECT_NE(r.coverage.evidence[0].find("cudaLaunchKernel"), std::string::npos);
+  EXPECT_NE(Find(r, "device_activity_missing"), nullptr);
+  EXPECT_EQ(Find(r, "compute_bound"), nullptr);
+  EXPECT_EQ(Find(r, "host_bound"), nullptr);
+  EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kUnknown);
+}
+
+// The same operators with no runtime calls: a CPU-only job, where the CPU is the device.
+TEST(Coverage, OperatorsAloneAreCpuOnly) {
+  std::string ev;
+  for (int i = 0; i < 5; ++i) ev += X("cpu_op", "aten::mm", 1, 1, i * 1000.0, 900);
+  Report r = AnalyzeJson(Doc(ev));
+  EXPECT_EQ(r.coverage.device_activity, "cpu_only");
+  EXPECT_EQ(Find(r, "device_activity_missing"), nullptr);
+}
+
+// deviceProperties alone (no launches recorded) still says a GPU was there.
+TEST(Coverage, DevicePropertiesWithoutActivityAreMissing) {
+  std::string ev = X("cpu_op", "aten::mm", 1, 1, 0, 900);
+  Report r = AnalyzeJson(Doc(ev, ",\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA A100\",\"computeMajor\":8}]"));
+  EXPECT_EQ(r.coverage.device_activity, "missing");
+}
+
+// Any vendor's device process ("XPU 0", its own categories) is a device, never a host thread.
+TEST(Coverage, AcceleratorsAreFoundByStructure) {
+  std::string ev = ",{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":7,\"tid\":0,\"args\":{\"name\":\"XPU 0\"}}";
+  for (int i = 0; i < 4; ++i) {
+    ev += X("cpu_op", "aten::mm", 1, 1, i * 1000.0, 100);
+    ev += X("xpu_runtime", "urEnqueueKernelLaunch", 1, 1, i * 1000.0 + 10, 20, "{\"correlation\":" + std::to_string(i + 1) + "}");
+    ev += X("xpu_activity", "gemm_kernel", 7, 3, i * 1000.0 + 40, 900, "{\"correlation\":" + std::to_string(i + 1) + "}");
+  }
+  Trace t;
+  Report r = AnalyzeJson(Doc(ev), &t);
+  EXPECT_EQ(r.coverage.device_activity, "captured");
+  bool xpu = false;
+  for (const auto& d : t.devices) xpu |= d.kind == DeviceKind::kOther && d.name == "XPU 0";
+  EXPECT_TRUE(xpu);
+  for (const auto& tl : t.timelines) {
+    if (tl.kind == TimelineKind::kHostThread)
+      for (size_t i = 0; i < tl.ev.size(); ++i)
+        if (t.str(tl.ev.name[i]) == "urEnqueueKernelLaunch") EXPECT_EQ(tl.ev.kind[i], EventKind::kRuntime);
+    if (tl.device.valid() && t.device(tl.device).name == "XPU 0") {
+      EXPECT_EQ(tl.kind, TimelineKind::kDeviceStream);
+      for (size_t i = 0; i < tl.ev.size(); ++i) EXPECT_EQ(tl.ev.kind[i], EventKind::kKernel);
+    }
+  }
+}
+
+struct Builder {
+  Trace t;
+  WorkerId w;
+  TimelineId host, stream;
+  Builder() {
+    w = t.AddWorker({});
+    host = t.AddTimeline(w, t.GetOrAddDevice(w, DeviceKind::kHostCpu, 0), TimelineKind::kHostThread, 1, "main");
+    stream = t.AddTimeline(w, t.GetOrAddDevice(w, DeviceKind::kGpu, 0), TimelineKind::kDeviceStream, 7, "s7");
+  }
+  void Host(int64_t s, int64_t d, EventKind k, const char* name, int64_t corr = 0) {
+    t.timeline(host).Add(s, d, t.strings.Intern(name), k, corr);
+  }
+  void Dev(int64_t s, int64_t d, int64_t corr = 0) {
+    t.timeline(stream).Add(s, d, t.strings.Intern("k"), EventKind::kKernel, corr);
+  }
+  StepSignals Run(StepWindows* keep = nullptr) {
+    t.Finalize();
+    StepWindows w = TraceToSteps(t, this->w);
+    if (keep) *keep = w;
+    return TraceToStepSignals(t, this->w, w);
+  }
+};
+
+double Cat(const StepSignals& s, StepCategory c) { return s.category_ms[int(c)]; }
+
+// Work queued at 1 ms that the device starts at 8 ms: the 7 ms between are the device's
+// (untraced device work, queue latency, clock offset), not the host's.
+TEST(Coverage, DeviceIdleWithWorkQueuedIsNotHostTime) {
+  Builder b;
+  b.Host(0, 20 * kMs, EventKind::kStepMarker, "ProfilerStep#1");
+  b.Host(0, 1 * kMs, EventKind::kFrameworkOp, "aten::linear");
+  b.Host(1 * kMs / 2, kMs / 2, EventKind::kRuntime, "cudaLaunchKernel", 1);
+  b.Host(1 * kMs, 9 * kMs, EventKind::kFrameworkOp, "python_after_launch");  // host busy, device idle
+  b.Dev(8 * kMs, 12 * kMs, 1);
+  StepSignals s = b.Run();
+  EXPECT_DOUBLE_EQ(s.device_queued_ms, 7.0);                 // 1 ms -> 8 ms
+  EXPECT_DOUBLE_EQ(Cat(s, StepCategory::kHostCompute), 0.5);  // 0-0.5 ms only: before the launch ended
+  EXPECT_DOUBLE_EQ(Cat(s, StepCategory::kDeviceCompute), 12.0);
+  // Started right after its launch (within kQueuedSlackNs): the host was late, nothing queued.
+  Builder c;
+  c.Host(0, 20 * kMs, EventKind::kStepMarker, "ProfilerStep#1");
+  c.Host(0, 8 * kMs, EventKind::kFrameworkOp, "aten::linear");
+  c.Host(7 * kMs + kMs / 2, kMs / 2, EventKind::kRuntime, "cudaLaunchKernel", 1);
+  c.Dev(8 * kMs + kMs / 2, 10 * kMs, 1);
+  StepSignals s2 = c.Run();
+  EXPECT_DOUBLE_EQ(s2.device_queued_ms, 0.0);
+  EXPECT_GT(Cat(s2, StepCategory::kHostCompute), 7.0);
+}
+
+// A 30 ms annotation with 2 ms of operators: the 28 ms gap is untraced host time; a 0.5 ms
+// gap between operators is framework overhead.
+TEST(Coverage, LongGapsInsideAnnotationsAreUntraced) {
+  Builder b;
+  b.Host(0, 40 * kMs, EventKind::kStepMarker, "ProfilerStep#1");
+  b.Host(0, 30 * kMs, EventKind::kUserAnnotation, "prepare_batch");
+  b.Host(0, 1 * kMs, EventKind::kFrameworkOp, "aten::cat");
+  b.Host(1 * kMs + kMs / 2, kMs / 2, EventKind::kFrameworkOp, "aten::stack");  // 0.5 ms gap before it
+  b.Host(2 * kMs, 0, EventKind::kFrameworkOp, "aten::empty");
+  b.Dev(30 * kMs, 10 * kMs);
+  StepSignals s = b.Run();
+  EXPECT_DOUBLE_EQ(s.untraced_host_ms, 28.0);
+  EXPECT_DOUBLE_EQ(Cat(s, StepCategory::kHostCompute), 2.0);
+}
+
+// One 300 ms cudaFree in a whole-window trace: one-off start-up, not launch overhead.
+TEST(Coverage, OneOffRuntimeCallsAreStartupNotLaunchOverhead) {
+  Builder b;
+  b.Host(0, 300 * kMs, EventKind::kRuntime, "cudaFree");
+  b.Host(300 * kMs, 1 * kMs, EventKind::kRuntime, "cudaLaunchKernel", 1);
+  b.Dev(301 * kMs, 20 * kMs, 1);
+  StepSignals s = b.Run();
+  EXPECT_DOUBLE_EQ(s.startup_ms, 300.0);
+  EXPECT_DOUBLE_EQ(Cat(s, StepCategory::kKernelLaunch), 1.0);
+  ASSERT_EQ(s.startup_events.size(), 1u);
+  EXPECT_EQ(s.startup_events[0].name, "cudaFree");
+}
+
+// A synchronous copy is a transfer; a synchronize call is the host waiting on the device.
+TEST(Coverage, BlockingCopiesAndSyncsAreNotLaunchOverhead) {
+  Builder b;
+  b.Host(0, 20 * kMs, EventKind::kStepMarker, "ProfilerStep#1");
+  b.Host(0, 5 * kMs, EventKind::kRuntime, "cudaMemcpy");
+  b.Host(5 * kMs, 5 * kMs, EventKind::kRuntime, "cudaStreamSynchronize");
+  b.Host(10 * kMs, 5 * kMs, EventKind::kRuntime, "hipMemcpyWithStream");
+  b.Host(15 * kMs, 5 * kMs, EventKind::kRuntime, "cudaLaunchKernel");
+  StepSignals s = b.Run();
+  EXPECT_DOUBLE_EQ(Cat(s, StepCategory::kMemcpy), 10.0);
+  EXPECT_DOUBLE_EQ(s.sync_wait_ms, 5.0);
+  EXPECT_DOUBLE_EQ(Cat(s, StepCategory::kKernelLaunch), 5.0);
+}
+
+// No ProfilerStep markers: iterations from the DataLoader fetch; the slow first is warm-up.
+TEST(Coverage, StepsInferredFromTheDataLoaderFetchWithWarmupOut) {
+  Builder b;
+  int64_t t = 0;
+  for (int i = 0; i < 5; ++i) {
+    int64_t len = i == 0 ? 500 * kMs : 100 * kMs;
+    b.Host(t, 30 * kMs, EventKind::kInputWait, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+    b.Host(t + len - 10 * kMs, 10 * kMs, EventKind::kOther, "Optimizer.step#SGD.step");
+    b.Dev(t + 30 * kMs, len - 40 * kMs);
+    t += len;
+  }
+  StepWindows w;
+  StepSignals s = b.Run(&w);
+  EXPECT_TRUE(w.inferred);
+  EXPECT_FALSE(w.whole_window);
+  ASSERT_EQ(w.warmup.size(), 1u);
+  EXPECT_EQ(w.warmup[0].dur_ns(), 500 * kMs);
+  EXPECT_EQ(s.step_count, 4);
+  EXPECT_DOUBLE_EQ(s.median_step_ms, 100.0);
+  EXPECT_DOUBLE_EQ(Cat(s, StepCategory::kInput), 30.0);
+}
+
+// Warm-up is judged on both sides of its factor: 2.1x the median is warm-up, 1.9x is not.
+TEST(Coverage, WarmupFactorBothSides) {
+  for (double factor : {2.1, 1.9}) {
+    Builder b;
+    int64_t t = 0;
+    for (int i = 0; i < 4; ++i) {
+      int64_t len = i == 0 ? int64_t(factor * 100 * kMs) : 100 * kMs;
+      b.Host(t, len, EventKind::kStepMarker, ("ProfilerStep#" + std::to_string(i)).c_str());
+      b.Dev(t, len);
+      t += len;
+    }
+    StepWindows w;
+    b.Run(&w);
+    EXPECT_EQ(w.warmup.size(), factor > kWarmupStepFactor ? 1u : 0u) << factor;
+  }
+}
+
+// The trace shows CUDA graphs and DataLoader workers in use: no finding advises them.
+TEST(Coverage, NoAdviceForWhatIsAlreadyInUse) {
+  std::string ev;
+  for (int i = 0; i < 3; ++i) {
+    double t0 = i * 100000.0;
+    ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t0, 100000);
+    ev += X("cpu_op", "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 1, 1, t0, 50000);
+    ev += X("cpu_op", "aten::linear", 1, 1, t0 + 50000, 40000);
+    ev += X("cuda_runtime", "cudaGraphLaunch", 1, 1, t0 + 90000, 100, "{\"correlation\":" + std::to_string(i + 1) + "}");
+    ev += X("kernel", "gemm", 0, 7, t0 + 90200, 9000, "{\"correlation\":" + std::to_string(i + 1) + ",\"device\":0}");
+  }
+  Report r = AnalyzeJson(Doc(ev));
+  EXPECT_EQ(r.coverage.device_activity, "captured");
+  ASSERT_GE(r.coverage.applied.size(), 2u);
+  const Finding* in = Find(r, "input_bound");
+  ASSERT_NE(in, nullptr);
+  EXPECT_EQ(in->fix.pytorch.find("num_workers=min(8"), std::string::npos) << in->fix.pytorch;
+  EXPECT_NE(in->fix.summary.find("already"), std::string::npos);
+  if (const Finding* h = Find(r, "host_bound")) {
+    EXPECT_EQ(h->fix.pytorch.find("CUDAGraph()"), std::string::npos);
+    EXPECT_EQ(h->fix.pytorch.find("torch.compile(model)"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace stepdoctor
