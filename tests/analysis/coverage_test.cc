@@ -129,19 +129,32 @@ struct Builder {
 
 double Cat(const StepSignals& s, StepCategory c) { return s.category_ms[int(c)]; }
 
-// Work queued at 1 ms that the device starts at 8 ms: the 7 ms between are the device's
-// (untraced device work, queue latency, clock offset), not the host's.
+// Work queued at 1 ms that the device starts at 8 ms, the host done at 3 ms: the 7 ms between
+// are the device's (untraced device work, queue latency, clock offset), not the host's.
 TEST(Coverage, DeviceIdleWithWorkQueuedIsNotHostTime) {
   Builder b;
   b.Host(0, 20 * kMs, EventKind::kStepMarker, "ProfilerStep#1");
   b.Host(0, 1 * kMs, EventKind::kFrameworkOp, "aten::linear");
   b.Host(1 * kMs / 2, kMs / 2, EventKind::kRuntime, "cudaLaunchKernel", 1);
-  b.Host(1 * kMs, 9 * kMs, EventKind::kFrameworkOp, "python_after_launch");  // host busy, device idle
+  b.Host(1 * kMs, 2 * kMs, EventKind::kFrameworkOp, "python_after_launch");  // host done at 3 ms
   b.Dev(8 * kMs, 12 * kMs, 1);
   StepSignals s = b.Run();
   EXPECT_DOUBLE_EQ(s.device_queued_ms, 7.0);                 // 1 ms -> 8 ms
-  EXPECT_DOUBLE_EQ(Cat(s, StepCategory::kHostCompute), 0.5);  // 0-0.5 ms only: before the launch ended
+  EXPECT_DOUBLE_EQ(Cat(s, StepCategory::kHostCompute), 0.5);  // 0-0.5 ms only: before the launch
+  EXPECT_DOUBLE_EQ(Cat(s, StepCategory::kKernelLaunch), 0.5);
   EXPECT_DOUBLE_EQ(Cat(s, StepCategory::kDeviceCompute), 12.0);
+  EXPECT_DOUBLE_EQ(s.host_end_ms, 3.0);
+  EXPECT_DOUBLE_EQ(s.device_end_ms, 20.0);
+  // The host busy right up to the device's start: the queued work may have waited on it (a
+  // stream waiting on an event the host records later), so the gap stays the host's.
+  Builder h;
+  h.Host(0, 20 * kMs, EventKind::kStepMarker, "ProfilerStep#1");
+  h.Host(1 * kMs / 2, kMs / 2, EventKind::kRuntime, "cudaLaunchKernel", 1);
+  h.Host(1 * kMs, 7 * kMs, EventKind::kFrameworkOp, "python_after_launch");  // busy until 8 ms
+  h.Dev(8 * kMs, 12 * kMs, 1);
+  StepSignals sh = h.Run();
+  EXPECT_DOUBLE_EQ(sh.device_queued_ms, 0.0);
+  EXPECT_DOUBLE_EQ(Cat(sh, StepCategory::kHostCompute), 7.0);
   // Started right after its launch (within kQueuedSlackNs): the host was late, nothing queued.
   Builder c;
   c.Host(0, 20 * kMs, EventKind::kStepMarker, "ProfilerStep#1");

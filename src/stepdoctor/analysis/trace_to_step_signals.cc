@@ -48,9 +48,13 @@ RuntimeRole RuntimeRoleOf(std::string_view n) {
   return RuntimeRole::kLaunch;
 }
 
-// Device idle gaps whose ending work had been queued by the host well before: [launch end, gap
-// end) is the device's own latency, not the host's. REQUIRED: busy is the union of device work.
-IntervalSet QueuedGaps(const Trace& trace, WorkerId worker, const IntervalSet& busy) {
+// Device idle gaps whose ending work had been queued by the host well before, and during whose
+// end the host had nothing left to do: [launch end, gap end) is the device's own latency
+// (untraced device work, queue latency, a clock offset), not the host's. Where the host was busy
+// up to the gap's end, the work may have waited on it (a stream waiting on an event the host
+// records later), so that gap stays the host's. REQUIRED: busy is the union of device work;
+// host_busy the union of the host's operators, Python frames, runtime calls and input waits.
+IntervalSet QueuedGaps(const Trace& trace, WorkerId worker, const IntervalSet& busy, const IntervalSet& host_busy) {
   if (busy.size() < 1) return {};
   std::unordered_map<int64_t, int64_t> launch_end;  // correlation id -> end of the host call
   std::vector<std::pair<int64_t, int64_t>> starts;  // (device work start, correlation id)
@@ -73,8 +77,13 @@ IntervalSet QueuedGaps(const Trace& trace, WorkerId worker, const IntervalSet& b
     int64_t queued_at = INT64_MAX;
     for (; it != starts.end() && it->first == b.start; ++it)
       if (auto l = launch_end.find(it->second); l != launch_end.end()) queued_at = std::min(queued_at, l->second);
-    if (queued_at != INT64_MAX && b.start - queued_at > kQueuedSlackNs)
-      out.push_back({std::max(queued_at, prev_end), b.start});
+    if (queued_at != INT64_MAX && b.start - queued_at > kQueuedSlackNs) {
+      // The host's last activity before the device started.
+      auto h = std::upper_bound(host_busy.begin(), host_busy.end(), b.start,
+                                [](int64_t t, const Interval& iv) { return t < iv.start; });
+      int64_t host_end = h == host_busy.begin() ? INT64_MIN : std::min(b.start, std::prev(h)->end);
+      if (b.start - host_end > kQueuedSlackNs) out.push_back({std::max(queued_at, prev_end), b.start});
+    }
     prev_end = b.end;
   }
   return MakeIntervalSet(std::move(out));
@@ -153,6 +162,18 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   // Names repeat: classify each distinct kernel name once (-1 unknown, 0 no, 1 yes).
   std::vector<int8_t> reduced(trace.strings.size(), -1);
 
+  // Names of runtime calls over kOneOffRuntimeNs that recur in at least half the steps (and twice).
+  std::unordered_map<StringId, int> long_calls;
+  for (const auto& t : trace.timelines)
+    if (t.worker == worker && t.kind == TimelineKind::kHostThread)
+      for (size_t i = 0; i < t.ev.size(); ++i)
+        if (t.ev.kind[i] == EventKind::kRuntime && t.ev.dur_ns[i] > kOneOffRuntimeNs && t.ev.start_ns[i] >= lo &&
+            t.ev.start_ns[i] < hi)
+          ++long_calls[t.ev.name[i]];
+  std::unordered_map<StringId, bool> long_per_step;
+  for (const auto& [name, count] : long_calls)
+    if (count >= 2 && 2 * count >= int(windows.steps.size())) long_per_step[name] = true;
+
   for (const auto& t : trace.timelines) {
     if (t.worker != worker) continue;
     if (t.kind == TimelineKind::kDeviceStream) {
@@ -196,7 +217,14 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
         if (k == EventKind::kRuntime) {
           std::string_view n = trace.str(t.ev.name[i]);
           RuntimeRole role = RuntimeRoleOf(n);
-          if (t.ev.dur_ns[i] > kOneOffRuntimeNs) {
+          const bool long_call = t.ev.dur_ns[i] > kOneOffRuntimeNs;
+          // A copy call that long blocked (pageable memory, or waiting on queued kernels).
+          if (long_call && role == RuntimeRole::kLaunch && n.find("Memcpy") != std::string_view::npos)
+            role = RuntimeRole::kBlockingCopy;
+          // A long call that recurs step after step is the host blocked on the device (a cudaFree
+          // or allocation that synchronises), not start-up.
+          if (long_call && role == RuntimeRole::kLaunch && long_per_step.count(t.ev.name[i])) role = RuntimeRole::kSync;
+          if (long_call && role == RuntimeRole::kLaunch) {
             startup_raw.push_back(iv);
             if (iv.start >= lo && iv.start < hi) {
               auto& v = startup_names[t.ev.name[i]];
@@ -265,8 +293,11 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     for (auto c : kCpuPriority) assign(c);
   } else {
     for (auto c : {StepCategory::kDeviceCompute, StepCategory::kCollectives, StepCategory::kMemcpy}) assign(c);
-    claim_other(MakeIntervalSet(std::move(sync_raw)), &sync_x);
-    claim_other(QueuedGaps(trace, worker, col.device_busy), &queued_x);
+    const IntervalSet sync_set = MakeIntervalSet(std::move(sync_raw));
+    claim_other(sync_set, &sync_x);
+    IntervalSet host_busy = Union(Union(col.sets[int(StepCategory::kHostCompute)], col.sets[int(StepCategory::kKernelLaunch)]),
+                                  Union(col.input_wait, sync_set));
+    claim_other(QueuedGaps(trace, worker, col.device_busy, host_busy), &queued_x);
     claim_other(MakeIntervalSet(std::move(startup_raw)), &startup_x);
     for (auto c : {StepCategory::kInput, StepCategory::kKernelLaunch, StepCategory::kHostCompute}) assign(c);
     // Gaps inside host annotations: short ones are framework/Python overhead between

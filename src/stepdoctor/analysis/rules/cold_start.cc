@@ -8,6 +8,9 @@
 #include "stepdoctor/analysis/trace_to_coverage.h"
 
 namespace stepdoctor::rules {
+namespace {
+constexpr double kColdStartModeratePct = 50.0;  // start-up >= 50% of the window: moderate
+}  // namespace
 
 std::optional<Finding> ColdStart(const Signals& sig) {
   if (!sig.steps || sig.steps->step_count == 0) return std::nullopt;
@@ -16,7 +19,8 @@ std::optional<Finding> ColdStart(const Signals& sig) {
   if (share < kColdWindowStartupPct) return std::nullopt;
   Finding f;
   f.id = "cold_start";
-  f.severity = FindingSeverity::kLow;
+  // Most of the window: the report describes start-up, and the verdict should say so.
+  f.severity = share >= kColdStartModeratePct ? FindingSeverity::kModerate : FindingSeverity::kLow;
   f.share_pct = share;
   f.title = fmt::format("{} of the window is one-off start-up: the profile caught a cold first pass", Pct(share));
   f.gain_upper_bound = 1.0;
