@@ -11,6 +11,20 @@
 
 namespace stepdoctor::testing {
 
+Status ImportText(const std::string& text, const std::string& name, Trace* t, InputFormat* format) {
+  auto src = OpenMaybeCompressed(text, name);
+  ImportedFile info;
+  Status st = ImportSource(*src, *t, {}, &info);
+  if (format) *format = info.format;
+  return st;
+}
+
+const CounterSeries* FindCounter(const Trace& t, const std::string& name) {
+  for (const auto& c : t.counters)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
 std::string CorpusPath(const std::string& rel) {
   const char* env = std::getenv("STEPDOCTOR_CORPUS");
   std::filesystem::path root = env ? env : std::string(STEPDOCTOR_SOURCE_DIR) + "/../shared/corpus";

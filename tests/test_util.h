@@ -6,7 +6,17 @@
 
 #include <string>
 
+#include "stepdoctor/core/result.h"
+#include "stepdoctor/importers/import_paths.h"
+#include "stepdoctor/model/trace.h"
+
 namespace stepdoctor::testing {
+
+// Imports `text` as if it were a file named `name` (format detected from its bytes); the
+// detected format is stored in *format where given.
+Status ImportText(const std::string& text, const std::string& name, Trace* t, InputFormat* format = nullptr);
+// The counter series named `name`, or nullptr.
+const CounterSeries* FindCounter(const Trace& t, const std::string& name);
 
 // Absolute path of a file in ../shared/corpus, or "" when the corpus is not there.
 std::string CorpusPath(const std::string& rel);

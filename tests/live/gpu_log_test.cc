@@ -13,19 +13,8 @@
 namespace stepdoctor {
 namespace {
 
-const CounterSeries* Find(const Trace& t, const std::string& name) {
-  for (const auto& c : t.counters)
-    if (c.name == name) return &c;
-  return nullptr;
-}
-
-Status ImportText(const std::string& text, const std::string& name, Trace* t, InputFormat* f = nullptr) {
-  auto src = OpenMaybeCompressed(text, name);
-  ImportedFile info;
-  Status st = ImportSource(*src, *t, {}, &info);
-  if (f) *f = info.format;
-  return st;
-}
+using testing::ImportText;
+const CounterSeries* Find(const Trace& t, const std::string& name) { return testing::FindCounter(t, name); }
 
 const Finding* FindIn(const Report& r, const std::string& id) {
   for (const auto& f : r.findings)

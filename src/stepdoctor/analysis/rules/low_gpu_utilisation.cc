@@ -31,16 +31,7 @@ std::optional<Finding> LowGpuUtilisation(const Signals& sig) {
   f.fix.summary =
       "Find what the GPU waits on: run the job under `stepdoctor run -- ...` (CPU and disk alongside the GPU) "
       "or take a short profile; a GPU this idle with memory to spare can also take a larger batch.";
-  f.fix.tensorflow =
-      "tf.profiler.experimental.start('logdir')  # a few steps, then stepdoctor diagnose logdir\n"
-      "for step in range(20): train_step(next(it))\n"
-      "tf.profiler.experimental.stop()";
-  f.fix.pytorch =
-      "with torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, warmup=1, active=5),\n"
-      "        on_trace_ready=torch.profiler.tensorboard_trace_handler('./log')) as p:\n"
-      "    for step, batch in enumerate(loader):\n"
-      "        train_step(batch); p.step()\n"
-      "        if step == 8: break  # then: stepdoctor diagnose ./log";
+  SetProfileAFewStepsCode(&f.fix);
   return f;
 }
 

@@ -23,4 +23,18 @@ inline std::string GainText(double factor, const char* condition) {
   return fmt::format("up to {:.2f}x faster steps {}", factor, condition);
 }
 
+// The code to record a short profile, for findings whose next step is to look inside the step.
+inline void SetProfileAFewStepsCode(Fix* fix) {
+  fix->tensorflow =
+      "tf.profiler.experimental.start('logdir')  # a few steps, then stepdoctor diagnose logdir\n"
+      "for step in range(20): train_step(next(it))\n"
+      "tf.profiler.experimental.stop()";
+  fix->pytorch =
+      "with torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, warmup=1, active=5),\n"
+      "        on_trace_ready=torch.profiler.tensorboard_trace_handler('./log')) as p:\n"
+      "    for step, batch in enumerate(loader):\n"
+      "        train_step(batch); p.step()\n"
+      "        if step == 8: break  # then: stepdoctor diagnose ./log";
+}
+
 }  // namespace stepdoctor::rules
