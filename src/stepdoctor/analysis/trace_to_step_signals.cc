@@ -98,12 +98,14 @@ IntervalSet LongGaps(const IntervalSet& gaps, int64_t min_ns) {
 }
 
 // Top-level operators of a host thread: ops not nested in an earlier op of the same thread.
+// A step annotation (Keras' train_function) bounds the step: what runs inside it is the top.
 template <typename Fn>
-void ForEachTopLevelOp(const Timeline& t, Fn fn) {
+void ForEachTopLevelOp(const Trace& trace, const Timeline& t, Fn fn) {
   int64_t cur_end = INT64_MIN;
   for (uint32_t i = 0; i < t.ev.size(); ++i) {
     EventKind k = t.ev.kind[i];
     if (k != EventKind::kFrameworkOp && k != EventKind::kUserAnnotation) continue;
+    if (IsStepAnnotationName(trace.str(t.ev.name[i]))) continue;
     int64_t s = t.ev.start_ns[i], e = s + t.ev.dur_ns[i];
     if (s < cur_end) continue;  // nested (a child may overhang its parent by rounding: ignored)
     cur_end = e;
@@ -255,7 +257,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
       for (size_t i = 0; i < t.ev.size(); ++i)
         if (t.ev.kind[i] == EventKind::kCollective || t.ev.kind[i] == EventKind::kCollectiveWait)
           raw[int(StepCategory::kCollectives)].push_back({t.ev.start_ns[i], t.end_ns(uint32_t(i))});
-      ForEachTopLevelOp(t, [&](uint32_t, int64_t b, int64_t e) {
+      ForEachTopLevelOp(trace, t, [&](uint32_t, int64_t b, int64_t e) {
         bool tiny = e - b < kTinyOpNs;
         raw[int(tiny ? StepCategory::kHostCompute : StepCategory::kDeviceCompute)].push_back({b, e});
         if (b >= lo && b < hi) {

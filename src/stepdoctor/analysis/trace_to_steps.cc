@@ -9,11 +9,13 @@ namespace {
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
-// Step annotations that are not EventKind::kStepMarker at import: Keras' train_function,
-// SageMaker's Step:ModeKeys.TRAIN. Matched by name only where no marker exists.
+}  // namespace
+
 bool IsStepAnnotationName(std::string_view n) {
   return n == "train_function" || n == "train_step" || StartsWith(n, "Step:ModeKeys.TRAIN");
 }
+
+namespace {
 
 int64_t StepNumberOf(const Trace& trace, const Timeline& t, uint32_t i, int64_t ordinal) {
   std::string_view name = trace.str(t.ev.name[i]);

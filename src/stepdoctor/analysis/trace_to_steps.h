@@ -34,6 +34,10 @@ struct StepWindows {
 
 StepWindows TraceToSteps(const Trace& trace, WorkerId worker);
 
+// Step annotations that are not EventKind::kStepMarker at import: Keras' train_function,
+// SageMaker's Step:ModeKeys.TRAIN. They bound a step; they are not operators inside it.
+bool IsStepAnnotationName(std::string_view name);
+
 // The worker whose steps the report describes: the one with the most events.
 WorkerId PrimaryWorker(const Trace& trace);
 
