@@ -95,7 +95,6 @@ class TraceHandler(unittest.TestCase):
         self.assertIn(path, printed)
 
     def test_cli_missing_keeps_training_and_the_trace(self):
-        import stepdoctor.torch
         err = io.StringIO()
         with unittest.mock.patch.dict(os.environ, {"STEPDOCTOR_BIN": "/nonexistent/stepdoctor"}):
             with contextlib.redirect_stderr(err):

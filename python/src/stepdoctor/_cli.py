@@ -23,7 +23,8 @@ _RESERVED = ("format", "f", "output", "o")
 
 class StepdoctorError(Exception):
     """The CLI could not produce a report: unusable input or arguments (exit status 2), a
-    missing binary, or output that is not a report. `message` is the CLI's one-line error."""
+    missing binary, or output that is not a report. `message` is the CLI's one-line error;
+    `exit_status` is the CLI's (2), or -1 where it could not be run at all."""
 
     def __init__(self, message: str, exit_status: int = EXIT_BAD_INPUT, command: Tuple[str, ...] = ()):
         super().__init__(message)
