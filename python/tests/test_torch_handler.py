@@ -94,6 +94,25 @@ class TraceHandler(unittest.TestCase):
         self.assertIn("input-bound", page)
         self.assertIn(path, printed)
 
+    def test_finds_its_own_trace_beside_another_ranks(self):
+        """Another rank writing into the same folder a moment later is not taken for ours."""
+        import shutil
+        import stepdoctor.torch
+        from support import IN_MEMORY, INPUT_BOUND
+
+        class Prof:  # what the handler uses of torch.profiler.profile
+            def export_chrome_trace(self, path):
+                shutil.copyfile(INPUT_BOUND, path)
+                other = os.path.join(os.path.dirname(path), "rank1.99.pt.trace.json.gz")
+                shutil.copyfile(IN_MEMORY, other)  # compute-bound: a wrong pick would show
+                later = time.time_ns() + 10**9
+                os.utime(other, ns=(later, later))
+
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            stepdoctor.torch.trace_handler(self.dir, worker_name="rank0", use_gzip=True)(Prof())
+        self.assertRegex(out.getvalue(), r"/rank0\.\d+\.pt\.trace\.json\.gz: input-bound")
+
     def test_cli_missing_keeps_training_and_the_trace(self):
         err = io.StringIO()
         with unittest.mock.patch.dict(os.environ, {"STEPDOCTOR_BIN": "/nonexistent/stepdoctor"}):

@@ -9,6 +9,7 @@ goes on: the trace is written either way.
 """
 
 import os
+import socket
 import sys
 from typing import Callable, Dict, Optional
 
@@ -33,10 +34,13 @@ def _traces(dir_name: str) -> Dict[str, int]:
     return out
 
 
-def _written(before: Dict[str, int], after: Dict[str, int]) -> Optional[str]:
-    """The newest file that is new or rewritten since `before`."""
+def _written(before: Dict[str, int], after: Dict[str, int], worker: str) -> Optional[str]:
+    """The newest file that is new or rewritten since `before`, this worker's first: ranks of
+    one job often share the folder and write at the same moment."""
     changed = [p for p, t in after.items() if before.get(p) != t]
-    return max(changed, key=lambda p: (after[p], p)) if changed else None
+    own = [p for p in changed if os.path.basename(p).startswith(worker + ".")]
+    candidates = own or changed
+    return max(candidates, key=lambda p: (after[p], p)) if candidates else None
 
 
 def html_path(trace_path: str) -> str:
@@ -56,7 +60,9 @@ def trace_handler(dir_name: str, worker_name: Optional[str] = None, use_gzip: bo
     def handler_fn(prof) -> None:
         before = _traces(dir_name)
         write_trace(prof)
-        path = _written(before, _traces(dir_name))
+        # torch's default worker name, computed the same way in the same process.
+        worker = worker_name or f"{socket.gethostname()}_{os.getpid()}"
+        path = _written(before, _traces(dir_name), worker)
         if path is None:
             print(f"stepdoctor: {dir_name}: no new trace file after torch's handler ran; nothing diagnosed",
                   file=sys.stderr)
