@@ -71,10 +71,14 @@ def trace_handler(dir_name: str, worker_name: Optional[str] = None, use_gzip: bo
         from . import diagnose, write_report
         try:
             report = diagnose(path)
-            print(f"{path}: {report.verdict.summary}", flush=True)
-            if html:
-                write_report(path, html_path(path), format="html")
         except StepdoctorError as e:
-            print(f"stepdoctor: {path}: trace written, not diagnosed: {e.message}", file=sys.stderr)
+            print(f"stepdoctor: {path}: trace written, not diagnosed: {e.message.removeprefix('stepdoctor: ')}", file=sys.stderr)
+            return
+        print(f"{path}: {report.verdict.summary}", flush=True)
+        if html:
+            try:
+                write_report(path, html_path(path), format="html")
+            except StepdoctorError as e:
+                print(f"stepdoctor: {html_path(path)}: HTML report not written: {e.message.removeprefix('stepdoctor: ')}", file=sys.stderr)
 
     return handler_fn
