@@ -1,7 +1,9 @@
 """stepdoctor.diagnose on the bundled example, exit statuses 1 and 2, and finding the CLI."""
 
+import gzip
 import json
 import os
+import tempfile
 import unittest
 from unittest import mock
 
@@ -71,6 +73,20 @@ class ExitStatuses(unittest.TestCase):
         self.assertIn(missing, e.message)
         self.assertNotIn("\n", e.message)
         self.assertEqual(str(e), e.message)
+
+    def test_truncated_trace_is_a_partial_report(self):
+        """The example cut in the middle of its events: a report of what was read, and a
+        diagnostic saying the file ends early, not an exception."""
+        with gzip.open(INPUT_BOUND, "rb") as f:
+            data = f.read()
+        with tempfile.TemporaryDirectory() as tmp:
+            cut = os.path.join(tmp, "cut.pt.trace.json")
+            with open(cut, "wb") as f:
+                f.write(data[: len(data) // 2])
+            r = stepdoctor.diagnose(cut)
+        self.assertEqual(r.exit_status, 0)
+        self.assertTrue(any("ends early" in d and cut in d for d in r.diagnostics), r.diagnostics)
+        self.assertGreaterEqual(r.steps.count, 1)
 
     def test_malformed_fail_on_is_exit_2(self):
         with self.assertRaises(stepdoctor.StepdoctorError) as cm:

@@ -43,6 +43,11 @@ def _written(before: Dict[str, int], after: Dict[str, int], worker: str) -> Opti
     return max(candidates, key=lambda p: (after[p], p)) if candidates else None
 
 
+def _reason(e: StepdoctorError) -> str:
+    """The CLI's message without its own 'stepdoctor: ' prefix, to quote inside ours."""
+    return e.message.removeprefix("stepdoctor: ")
+
+
 def html_path(trace_path: str) -> str:
     """Where html=True writes the report: the trace's name with .html for .json[.gz]."""
     for suffix in (".json.gz", ".json"):
@@ -72,13 +77,13 @@ def trace_handler(dir_name: str, worker_name: Optional[str] = None, use_gzip: bo
         try:
             report = diagnose(path)
         except StepdoctorError as e:
-            print(f"stepdoctor: {path}: trace written, not diagnosed: {e.message.removeprefix('stepdoctor: ')}", file=sys.stderr)
+            print(f"stepdoctor: {path}: trace written, not diagnosed: {_reason(e)}", file=sys.stderr)
             return
         print(f"{path}: {report.verdict.summary}", flush=True)
         if html:
             try:
                 write_report(path, html_path(path), format="html")
             except StepdoctorError as e:
-                print(f"stepdoctor: {html_path(path)}: HTML report not written: {e.message.removeprefix('stepdoctor: ')}", file=sys.stderr)
+                print(f"stepdoctor: {html_path(path)}: HTML report not written: {_reason(e)}", file=sys.stderr)
 
     return handler_fn
