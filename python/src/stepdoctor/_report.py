@@ -1,0 +1,178 @@
+"""Dataclasses mirroring `stepdoctor diagnose --format json` (docs/json-report.md, schema 2).
+
+Field names are the JSON keys; times are milliseconds unless the name says otherwise, shares
+are percent (0-100). Every field has a default so a report from an older CLI still loads.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+from ._load import load
+
+
+@dataclass
+class Verdict:
+    bottleneck: str = "unknown"  # input, host, device_compute, communication, memory_transfer, unknown
+    summary: str = ""
+
+
+@dataclass
+class Coverage:
+    framework: str = "unknown"  # pytorch, tensorflow, jax, horovod, unknown
+    device_activity: str = ""  # captured, missing, cpu_only, sampled
+    steps: str = ""  # markers, inferred, whole_window
+    confidence: str = ""  # high, medium, low
+    evidence: List[str] = field(default_factory=list)
+    applied: List[str] = field(default_factory=list)
+
+
+@dataclass
+class WarmupStep:
+    number: int = 0
+    duration_ms: float = 0.0
+
+
+@dataclass
+class Step:
+    number: int = 0
+    duration_ms: float = 0.0
+    category_ms: List[float] = field(default_factory=list)  # in the order of Steps.categories
+
+
+@dataclass
+class Steps:
+    source: str = ""
+    whole_window: bool = False
+    inferred: bool = False
+    warmup: List[WarmupStep] = field(default_factory=list)
+    count: int = 0
+    median_ms: float = 0.0
+    p90_ms: float = 0.0
+    max_ms: float = 0.0
+    min_ms: float = 0.0
+    mean_ms: float = 0.0
+    excluded_partial: int = 0
+    outliers: List[int] = field(default_factory=list)
+    categories: List[str] = field(default_factory=list)
+    per_step: List[Step] = field(default_factory=list)
+
+
+@dataclass
+class Evidence:
+    label: str = ""
+    value: str = ""
+
+
+@dataclass
+class TopEvent:
+    name: str = ""
+    total_ms: float = 0.0
+    count: int = 0
+    share_pct: float = 0.0
+
+
+@dataclass
+class Fix:
+    summary: str = ""
+    tensorflow: str = ""
+    pytorch: str = ""
+
+
+@dataclass
+class Finding:
+    id: str = ""
+    severity: str = "none"  # none, low, moderate, high
+    title: str = ""
+    share_pct: float = 0.0
+    gain_upper_bound: float = 1.0
+    gain: str = ""
+    evidence: List[Evidence] = field(default_factory=list)
+    top_events: List[TopEvent] = field(default_factory=list)
+    fix: Fix = field(default_factory=Fix)
+
+
+@dataclass
+class Device:
+    worker: str = ""
+    device: str = ""
+    span_us: float = 0.0
+    idle_pct: float = 0.0
+    compute_pct: float = 0.0
+    non_compute_pct: float = 0.0
+    comm_comp_overlap_pct: Optional[float] = None  # None without communication
+    kernel_count: int = 0
+
+
+@dataclass
+class Worker:
+    name: str = ""
+    rank: int = 0
+    steps: int = 0
+    median_step_ms: float = 0.0
+    compute_ms: float = 0.0
+    host_ms: float = 0.0
+    collectives_ms: float = 0.0
+
+
+@dataclass
+class TensorflowBreakdown:
+    category: str = ""
+    ms_per_step: float = 0.0
+    pct: float = 0.0
+
+
+@dataclass
+class TensorflowView:
+    host: str = ""
+    source: str = ""
+    input_pct: Optional[float] = None
+    step_ms: float = 0.0
+    steps: int = 0
+    bottleneck: str = ""  # host, device, both
+    recommendation: str = ""
+    other_statements: List[str] = field(default_factory=list)
+    breakdown: List[TensorflowBreakdown] = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    """One `diagnose` report, plus how the CLI exited."""
+
+    schema_version: int = 0
+    tool_version: str = ""
+    inputs: List[str] = field(default_factory=list)
+    format: str = ""
+    verdict: Verdict = field(default_factory=Verdict)
+    coverage: Coverage = field(default_factory=Coverage)
+    steps: Steps = field(default_factory=Steps)
+    breakdown: Dict[str, float] = field(default_factory=dict)  # category -> percent of step time
+    breakdown_ms_per_step: Dict[str, float] = field(default_factory=dict)
+    breakdown_detail: Dict[str, float] = field(default_factory=dict)
+    devices: List[Device] = field(default_factory=list)
+    workers: List[Worker] = field(default_factory=list)
+    tensorflow_view: List[TensorflowView] = field(default_factory=list)
+    findings: List[Finding] = field(default_factory=list)
+    top_kernels: List[TopEvent] = field(default_factory=list)
+    top_ops: List[TopEvent] = field(default_factory=list)
+    notes: List[str] = field(default_factory=list)
+    diagnostics: List[str] = field(default_factory=list)
+    # Not in the JSON: the CLI's exit status, and for status 1 the --fail-on conditions met.
+    exit_status: int = 0
+    fail_on_met: bool = False
+    fail_on_reasons: List[str] = field(default_factory=list)
+    # The whole JSON object as parsed, for keys newer than this package.
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, data: Dict[str, Any]) -> "Report":
+        report = load(cls, {k: v for k, v in data.items() if k not in _NOT_JSON})
+        report.raw = data
+        return report
+
+    def finding(self, finding_id: str) -> Optional[Finding]:
+        """The finding with this id (docs/rules.md), or None when it was not reported."""
+        return next((f for f in self.findings if f.id == finding_id), None)
+
+
+# Fields filled from the process, never from JSON keys of the same name.
+_NOT_JSON = ("exit_status", "fail_on_met", "fail_on_reasons", "raw")
