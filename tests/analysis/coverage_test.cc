@@ -271,5 +271,27 @@ TEST(Coverage, NoAdviceForWhatIsAlreadyInUse) {
   }
 }
 
+// Exposed communication that is DeepEP's expert-parallel all-to-all gets MoE advice, not NCCL
+// gradient all-reduce advice; NCCL all-reduce keeps the DDP advice.
+TEST(Coverage, CollectiveAdviceFitsTheLibrary) {
+  for (const char* kernel : {"void dpsk::ep::internode::combine<false, 8>(int4*)", "ncclDevKernel_AllReduce_Sum_f32_RING_LL"}) {
+    std::string ev;
+    for (int i = 0; i < 3; ++i) {
+      double t0 = i * 10000.0;
+      ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t0, 10000);
+      ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t0 + 10, 10, "{\"correlation\":" + std::to_string(2 * i + 1) + "}");
+      ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t0 + 30, 10, "{\"correlation\":" + std::to_string(2 * i + 2) + "}");
+      ev += X("kernel", "gemm", 0, 7, t0 + 50, 5000, "{\"correlation\":" + std::to_string(2 * i + 1) + ",\"device\":0}");
+      ev += X("kernel", kernel, 0, 8, t0 + 5100, 4800, "{\"correlation\":" + std::to_string(2 * i + 2) + ",\"device\":0}");
+    }
+    Report r = AnalyzeJson(Doc(ev));
+    const Finding* c = Find(r, "collective_bound");
+    ASSERT_NE(c, nullptr) << kernel;
+    bool deepep = std::string(kernel).find("dpsk") != std::string::npos;
+    EXPECT_EQ(c->fix.summary.find("all-to-all") != std::string::npos, deepep) << c->fix.summary;
+    EXPECT_EQ(c->fix.pytorch.find("DistributedDataParallel") != std::string::npos, !deepep) << c->fix.pytorch;
+  }
+}
+
 }  // namespace
 }  // namespace stepdoctor

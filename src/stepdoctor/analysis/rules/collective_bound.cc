@@ -1,11 +1,14 @@
 // collective_bound: gradient all-reduce (or other collectives) takes a large share of the step
 // without being hidden under compute.
 #include <algorithm>
+#include <map>
+#include <string_view>
 
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/tf_signals.h"
+#include "stepdoctor/model/device_work_classify.h"
 
 namespace stepdoctor::rules {
 namespace {
@@ -46,6 +49,21 @@ std::optional<CollectiveFigures> Figures(const Signals& sig) {
     return c;
   }
   return std::nullopt;
+}
+// The library behind most of the communication time on device lines ("nccl", "deepep", ...),
+// from the one device-work classifier; empty where no device collective names one.
+std::string_view DominantCollectiveLibrary(const Trace& trace, WorkerId worker) {
+  std::map<std::string_view, int64_t> ns;
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker || t.kind != TimelineKind::kDeviceStream) continue;
+    for (size_t i = 0; i < t.ev.size(); ++i)
+      if (t.ev.kind[i] == EventKind::kCollective) ns[ClassifyDeviceWork(trace.str(t.ev.name[i])).library] += t.ev.dur_ns[i];
+  }
+  std::string_view best;
+  int64_t best_ns = 0;
+  for (const auto& [lib, n] : ns)
+    if (n > best_ns && !lib.empty()) best = lib, best_ns = n;
+  return best;
 }
 }  // namespace
 
@@ -92,6 +110,34 @@ std::optional<Finding> CollectiveBound(const Signals& sig) {
         "export HOROVOD_CYCLE_TIME=10\n"
         "optimizer = hvd.DistributedOptimizer(optimizer, named_parameters=model.named_parameters(),\n"
         "                                     backward_passes_per_step=4)";
+    return f;
+  }
+  const std::string_view library =
+      sig.trace && sig.steps ? DominantCollectiveLibrary(*sig.trace, sig.steps->worker) : std::string_view();
+  if (library == "deepep") {
+    // Expert-parallel all-to-all, not gradient all-reduce: the levers are overlap and routing.
+    f.evidence.push_back({"communication library", "DeepEP (expert-parallel dispatch/combine)"});
+    f.fix.summary = "The exposed communication is MoE all-to-all (DeepEP dispatch/combine), not gradient "
+                    "all-reduce: overlap it with compute by splitting the batch into micro-batches whose "
+                    "dispatch/combine run under each other's expert GEMMs, and limit how many nodes each "
+                    "token is routed to.";
+    f.fix.pytorch =
+        "# DeepEP: issue dispatch/combine asynchronously and compute the other micro-batch meanwhile\n"
+        "#   (async_finish=True, allocate_on_comm_stream=True; wait on the returned event before use)\n"
+        "# routing: cap the nodes per token (node-limited / group-limited top-k gating)";
+    f.fix.tensorflow = "# expert-parallel all-to-all: overlap it with the other micro-batch's compute";
+    return f;
+  }
+  if (sig.steps && sig.steps->cpu_only) {
+    // A CPU-only job: gloo (or MPI) is the right library; the lever is how often ranks sync.
+    f.fix.summary = "Sync less often and give each replica more work per sync: accumulate gradients over several "
+                    "micro-batches and raise the per-replica batch.";
+    f.fix.pytorch =
+        "model = torch.nn.parallel.DistributedDataParallel(model)   # backend='gloo' on CPU\n"
+        "for i, (x, y) in enumerate(loader):\n"
+        "    ctx = model.no_sync() if (i + 1) % accum_steps else contextlib.nullcontext()\n"
+        "    with ctx: loss_fn(model(x), y).backward()";
+    f.fix.tensorflow = "global_batch = per_replica_batch * strategy.num_replicas_in_sync   # raise per_replica_batch";
     return f;
   }
   f.fix.summary = "Send fewer, larger all-reduces over NCCL and give each replica more work per sync: pack gradients, "
