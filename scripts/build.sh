@@ -9,6 +9,6 @@ cd "$(dirname "$0")/.."
 BUILD_DIR="${STEPDOCTOR_BUILD_DIR:-build}"
 TESTS=ON
 if [[ "${1:-}" == "--no-tests" ]]; then TESTS=OFF; shift; fi
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+cmake --no-warn-unused-cli -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSTEPDOCTOR_BUILD_TESTS=$TESTS -DSTEPDOCTOR_BUILD_BENCH=$TESTS ${STEPDOCTOR_CMAKE_ARGS:-} >/dev/null
 ninja -C "$BUILD_DIR" "$@"
