@@ -96,7 +96,9 @@ TEST(Coverage, AcceleratorsAreFoundByStructure) {
   for (const auto& tl : t.timelines) {
     if (tl.kind == TimelineKind::kHostThread)
       for (size_t i = 0; i < tl.ev.size(); ++i)
-        if (t.str(tl.ev.name[i]) == "urEnqueueKernelLaunch") EXPECT_EQ(tl.ev.kind[i], EventKind::kRuntime);
+        if (t.str(tl.ev.name[i]) == "urEnqueueKernelLaunch") {
+          EXPECT_EQ(tl.ev.kind[i], EventKind::kRuntime);
+        }
     if (tl.device.valid() && t.device(tl.device).name == "XPU 0") {
       EXPECT_EQ(tl.kind, TimelineKind::kDeviceStream);
       for (size_t i = 0; i < tl.ev.size(); ++i) EXPECT_EQ(tl.ev.kind[i], EventKind::kKernel);

@@ -96,7 +96,9 @@ TEST(WildTraces, MtiaLanesAreAnAccelerator) {
   for (const auto& dev : d.trace.devices) mtia |= dev.kind == DeviceKind::kOther && dev.name == "MTIA 9";
   EXPECT_TRUE(mtia);
   for (const auto& t : d.trace.timelines)
-    if (t.name == "Stream 1 FW" || t.name == "DMA_REQUEST") EXPECT_EQ(t.kind, TimelineKind::kDeviceStream) << t.name;
+    if (t.name == "Stream 1 FW" || t.name == "DMA_REQUEST") {
+      EXPECT_EQ(t.kind, TimelineKind::kDeviceStream) << t.name;
+    }
   EXPECT_FALSE(AnyTextHas(r, "CPU is treated as the device"));
   EXPECT_FALSE(AnyTextHas(r, "the CPU computes"));
   ASSERT_FALSE(r.devices.empty());

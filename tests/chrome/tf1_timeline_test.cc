@@ -113,7 +113,9 @@ TEST(Tf1Timeline, CpuOnlyOpsAreOperatorsOnAHostThread) {
   Report r = AnalyzeTrace(t);
   // 900 us of the 1000 us window run operators (the CPU is the device on a CPU-only trace).
   for (const auto& b : r.breakdown)
-    if (b.category == "device_compute") EXPECT_NEAR(b.pct, 90.0, 0.5);
+    if (b.category == "device_compute") {
+      EXPECT_NEAR(b.pct, 90.0, 0.5);
+    }
 }
 
 // kittibox (wild/SOURCES.md): one inference sess.run whose op-level Conv2D lane holds 2.4 s of
