@@ -2,14 +2,15 @@
 # Installs the Debian 12 packages stepdoctor needs, skipping those already installed.
 #   scripts/deps.sh          build and run
 #   scripts/deps.sh --test   also what the test suite needs (GoogleTest, Chromium for the HTML test,
-#                            dpkg-dev for the Debian package test, and for the Python package's
+#                            dpkg-dev and file for the Debian package test (CPack's shlibdeps),
+#                            git so the build records its revision (--version test), and for the Python package's
 #                            tests: venv, pip, setuptools and wheel to install it offline, PyTorch
 #                            for the profiler handler)
 set -euo pipefail
 
 BUILD_PKGS=(g++ cmake ninja-build pkg-config ccache
             libsimdjson-dev libfmt-dev libcli11-dev zlib1g-dev libprotobuf-dev protobuf-compiler)
-TEST_PKGS=(libgtest-dev libgmock-dev libbenchmark-dev chromium dpkg-dev
+TEST_PKGS=(libgtest-dev libgmock-dev libbenchmark-dev chromium dpkg-dev file git
            python3-venv python3-pip python3-setuptools python3-wheel python3-torch)
 
 pkgs=("${BUILD_PKGS[@]}")

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "stepdoctor/analysis/trace_to_coverage.h"
 
@@ -164,6 +165,13 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   // Names repeat: classify each distinct kernel name once (-1 unknown, 0 no, 1 yes).
   std::vector<int8_t> reduced(trace.strings.size(), -1);
 
+  // Correlation ids of kernels: the runtime calls that carry them are kernel launches.
+  std::unordered_set<int64_t> kernel_corrs;
+  for (const auto& t : trace.timelines)
+    if (t.worker == worker && t.kind == TimelineKind::kDeviceStream)
+      for (size_t i = 0; i < t.ev.size(); ++i)
+        if (t.ev.corr[i] != 0 && (t.ev.kind[i] == EventKind::kKernel || t.ev.kind[i] == EventKind::kCollective))
+          kernel_corrs.insert(t.ev.corr[i]);
   // Names of runtime calls over kOneOffRuntimeNs that recur in at least half the steps (and twice).
   std::unordered_map<StringId, int> long_calls;
   for (const auto& t : trace.timelines)
@@ -239,8 +247,11 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
             sync_raw.push_back(iv);
           } else {
             raw[int(StepCategory::kKernelLaunch)].push_back(iv);
-            if (n.find("LaunchKernel") != std::string_view::npos && iv.start >= lo && iv.start < hi && iv.end > iv.start)
-              launch_us.push_back(t.ev.dur_ns[i] / 1e3);
+            // A kernel launch: by name (cudaLaunchKernel, hipLaunchKernel, cuLaunchKernel), or any
+            // runtime call whose correlation id reaches a kernel (MTIA's runFunction, XPU enqueues).
+            bool launch = n.find("LaunchKernel") != std::string_view::npos ||
+                          (t.ev.corr[i] != 0 && kernel_corrs.count(t.ev.corr[i]));
+            if (launch && iv.start >= lo && iv.start < hi && iv.end > iv.start) launch_us.push_back(t.ev.dur_ns[i] / 1e3);
           }
         } else if (k == EventKind::kSync) {
           sync_raw.push_back(iv);
