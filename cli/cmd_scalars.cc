@@ -6,7 +6,6 @@
 #include "commands.h"
 #include "stepdoctor/analysis/scalars_to_summary.h"
 #include "stepdoctor/importers/import_paths.h"
-#include "stepdoctor/importers/tfevents/tfevents_to_trace.h"
 #include "stepdoctor/render/scalars_render.h"
 
 namespace stepdoctor::cli {
@@ -33,7 +32,6 @@ std::function<int()> SetupScalars(CLI::App& sub) {
     }
     auto imported = ImportForCommand(a->paths, "");
     if (!imported) return kExitBadInput;
-    NormalizeScalarRuns(imported->trace);
     ScalarsSummary summary = ScalarsToSummary(*imported);
     return WriteOutput(render(summary, RenderOptions{}), a->output) ? kExitOk : kExitBadInput;
   };

@@ -70,7 +70,12 @@ TEST(HelpExamples, TheRunnableOnesRun) {
       // 1 is a --fail-on gate that was met: the example shows a CI gate working.
       EXPECT_TRUE(r.exit_code == 0 || (r.exit_code == 1 && e.find("--fail-on") != std::string::npos))
           << r.exit_code << "\n" << r.err;
-      EXPECT_FALSE(r.out.empty() && e.find(" -o ") == std::string::npos) << "prints nothing";
+      if (auto o = e.find(" -o "); o != std::string::npos) {
+        std::string file = e.substr(o + 4, e.find(' ', o + 4) - (o + 4));
+        EXPECT_GT(fs::file_size(dir + "/" + file), 0u) << file;
+      } else {
+        EXPECT_FALSE(r.out.empty()) << "prints nothing";
+      }
       ++ran;
     }
   }

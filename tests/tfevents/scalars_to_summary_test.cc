@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "stepdoctor/analysis/scalars_to_summary.h"
-#include "stepdoctor/importers/tfevents/tfevents_to_trace.h"
+#include "stepdoctor/analysis/tf_event_stalls.h"
 #include "stepdoctor/render/scalars_render.h"
 #include "test_util.h"
 #include "tfevents/event_file_writer.h"
@@ -25,7 +25,6 @@ ScalarsSummary SummaryOf(const std::vector<std::string>& paths) {
   auto r = ImportPaths(paths);
   EXPECT_TRUE(r.ok()) << r.message();
   if (!r.ok()) return {};
-  NormalizeScalarRuns(r->trace);
   return ScalarsToSummary(*r);
 }
 
@@ -53,9 +52,9 @@ TEST(ScalarsToSummary, TrendOnBothSidesOfTheFlatThreshold) {
   std::optional<double> pct;
   EXPECT_EQ(TrendOfLine(0.55, &pct), ScalarTrend::kRising);  // +2.12%
   EXPECT_NEAR(*pct, 2.12, 0.01);
-  EXPECT_EQ(TrendOfLine(0.49, &pct), ScalarTrend::kFlat);  // +1.90%
-  EXPECT_EQ(TrendOfLine(-0.49, &pct), ScalarTrend::kFlat);
-  EXPECT_EQ(TrendOfLine(-0.55, &pct), ScalarTrend::kFalling);
+  EXPECT_EQ(TrendOfLine(0.45, &pct), ScalarTrend::kFlat);  // +1.74%
+  EXPECT_EQ(TrendOfLine(-0.45, &pct), ScalarTrend::kFlat);  // -1.86%
+  EXPECT_EQ(TrendOfLine(-0.55, &pct), ScalarTrend::kFalling);  // -2.29%
   EXPECT_LT(*pct, -kTrendFlatPct);
 }
 
@@ -149,7 +148,7 @@ TEST(ScalarsRender, EachFormatPrintsTheSummary) {
       << text;
   EXPECT_NE(text.find("rising +23%"), std::string::npos) << text;
   EXPECT_NE(text.find("validation       loss                              2        0       10       0.8000       "
-                      "0.8000 -                 0.5"),
+                      "0.8000 -                   0.5"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("\nrun train: 3 stalls (gaps >= 3x the median 0.500 s per step), 30.0 s lost (75.9% of 40 s), "
@@ -220,7 +219,9 @@ TEST(ScalarsToSummary, CorpusKatibTrainAndTest) {
     EXPECT_EQ(g.last_step, 9);
     ASSERT_TRUE(g.steps_per_second);
     EXPECT_GT(*g.steps_per_second, 0);
-    if (g.tag == "accuracy") EXPECT_GT(g.last_value, 0.9);
+    if (g.tag == "accuracy") {
+      EXPECT_GT(g.last_value, 0.9);
+    }
   }
   const ScalarTagSummary* loss = Find(s, "train", "loss");
   ASSERT_NE(loss, nullptr);

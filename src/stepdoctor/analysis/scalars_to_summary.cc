@@ -91,8 +91,13 @@ ScalarsSummary ScalarsToSummary(const ImportResult& imported) {
     out.runs.push_back(std::move(run));
   }
 
-  for (const auto& f : imported.files)
-    if (!f.error.empty()) out.notes.push_back(f.path + ": " + f.error + " (skipped)");
+  // Files of a folder that are not read at all: one line, not one per file (a logdir holds
+  // scripts, checkpoints, plugin data); `inspect` names each with its reason.
+  size_t skipped = 0;
+  for (const auto& f : imported.files) skipped += f.error.empty() ? 0 : 1;
+  if (skipped > 0)
+    out.notes.push_back(std::to_string(skipped) + (skipped == 1 ? " file" : " files") +
+                        " skipped: not read as an event file or trace (`stepdoctor inspect` names each and why)");
   for (const auto& [issue, note] : t.diagnostics.notes())
     if (issue == ImportIssue::kCorruptRecord || issue == ImportIssue::kTruncatedInput) out.notes.push_back(note);
   return out;

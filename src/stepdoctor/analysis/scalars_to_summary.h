@@ -15,8 +15,8 @@ inline constexpr size_t kTrendMinPoints = 4;   // fewer points: no trend (a half
 // points, as a change over that half relative to its mean.
 void ScalarSeriesTrend(const ScalarSeries& s, ScalarTrend* trend, std::optional<double>* change_pct);
 
-// REQUIRED: NormalizeScalarRuns has been called on the trace (runs are folders relative to the
-// logdir). Series with no values are left out; damaged or truncated event files, and files that
+// `imported` as ImportPaths returns it (scalar runs already relative to the logdir). Series
+// with no values are left out; damaged or truncated event files, and the files of a folder that
 // could not be read, become notes.
 ScalarsSummary ScalarsToSummary(const ImportResult& imported);
 
