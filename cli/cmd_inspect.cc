@@ -11,11 +11,8 @@ std::function<int()> SetupInspect(CLI::App& sub) {
   auto paths = std::make_shared<std::vector<std::string>>();
   sub.add_option("paths", *paths, "trace files or folders")->required();
   return [paths]() -> int {
-    auto r = ImportPaths(*paths);
-    if (!r.ok()) {
-      PrintError(r.message());
-      return kExitBadInput;
-    }
+    auto r = ImportForCommand(*paths, "");
+    if (!r) return kExitBadInput;
     const Trace& t = r->trace;
     std::printf("format: %s\nevents: %zu\nworkers: %zu\n", t.format.c_str(), t.EventCount(), t.workers.size());
     for (const auto& f : r->files)

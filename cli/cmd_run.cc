@@ -3,11 +3,14 @@
 // diagnosis. Returns the command's exit status (128 + signal when a signal killed it).
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <memory>
 
 #include "commands.h"
+#include "progress.h"
 #include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/importers/import_paths.h"
 #include "stepdoctor/live/child_process.h"
@@ -44,6 +47,11 @@ std::string DefaultSamplesPath() {
 int DiagnoseLiveSamples(const std::vector<std::string>& paths, const std::string& format, int width) {
   Renderer render = FindRenderer(format);
   auto imported = ImportPaths(paths);
+  // The samples alone are still worth a diagnosis when a logdir beside them is unusable.
+  if (!imported.ok() && paths.size() > 1) {
+    PrintError(imported.message() + "; diagnosing the samples alone");
+    imported = ImportPaths({paths.front()});
+  }
   if (!imported.ok()) {
     PrintError(imported.message());
     return kExitBadInput;
@@ -76,9 +84,19 @@ bool MakeLiveSessionOptions(const LiveCliOptions& o, live::LiveSessionOptions* s
   so->interval_ns = *interval;
   so->out_path = o.out.empty() ? DefaultSamplesPath() : o.out;
   so->gpus = !o.no_gpu;
-  so->note = [](const std::string& line) { std::fprintf(stderr, "stepdoctor: %s\n", line.c_str()); };
-  if (::isatty(STDERR_FILENO)) so->status = &StatusLine;
+  so->note = [](const std::string& line) { PrintInfo(line); };
+  if (StderrIsInteractive() && !Quiet()) so->status = &StatusLine;
   return true;
+}
+
+bool CheckSamplesWritable(const std::string& path) {
+  errno = 0;
+  if (std::FILE* f = std::fopen(path.c_str(), "a")) {
+    std::fclose(f);
+    return true;
+  }
+  PrintError(path + ": cannot write the samples file: " + std::strerror(errno));
+  return false;
 }
 
 void ClearLiveStatus(const live::LiveSessionOptions& so) {
@@ -96,11 +114,7 @@ std::function<int()> SetupRun(CLI::App& sub) {
     so.command = a->command;
 
     // Check the samples file can be written before starting the job.
-    if (std::FILE* f = std::fopen(so.out_path.c_str(), "a")) std::fclose(f);
-    else {
-      PrintError(so.out_path + ": cannot write the samples file");
-      return kExitBadInput;
-    }
+    if (!CheckSamplesWritable(so.out_path)) return kExitBadInput;
     auto child = live::SpawnChild(a->command);
     if (!child.ok()) {
       PrintError(child.message());
@@ -116,8 +130,8 @@ std::function<int()> SetupRun(CLI::App& sub) {
       PrintError(session.message());
       return exit_code >= 0 ? exit_code : live::ReapChild(*child);
     }
-    std::fprintf(stderr, "stepdoctor: %lld samples in %s; command exited with %d\n",
-                 static_cast<long long>(session->samples), so.out_path.c_str(), exit_code);
+    PrintInfo(std::to_string(session->samples) + " samples in " + so.out_path + "; command exited with " +
+              std::to_string(exit_code));
     std::vector<std::string> inputs{so.out_path};
     if (!a->logdir.empty()) {
       if (::access(a->logdir.c_str(), R_OK) == 0) inputs.push_back(a->logdir);

@@ -42,6 +42,7 @@ std::function<int()> SetupWatch(CLI::App& sub) {
       PrintError("no process " + std::to_string(a->pid));
       return kExitBadInput;
     }
+    if (!CheckSamplesWritable(so.out_path)) return kExitBadInput;
     so.duration_ns = *duration;
     so.stop = &g_stop;
     struct sigaction sa {};
@@ -54,8 +55,7 @@ std::function<int()> SetupWatch(CLI::App& sub) {
       PrintError(session.message());
       return kExitBadInput;
     }
-    std::fprintf(stderr, "stepdoctor: %lld samples in %s\n", static_cast<long long>(session->samples),
-                 so.out_path.c_str());
+    PrintInfo(std::to_string(session->samples) + " samples in " + so.out_path);
     return DiagnoseLiveSamples({so.out_path}, a->live.format, a->live.width);
   };
 }

@@ -16,6 +16,7 @@ void PrintError(const std::string& message) { std::fprintf(stderr, "stepdoctor: 
 namespace {
 
 bool stdout_error_reported = false;
+bool quiet = false;
 
 // Prints the stdout error once; `err` is the errno of the failed write, 0 where it is lost.
 void ReportStdoutError(int err) {
@@ -37,6 +38,22 @@ bool FlushStdout() {
 }
 
 bool StdoutErrorReported() { return stdout_error_reported; }
+
+void AddQuietFlag(CLI::App& sub) {
+  sub.add_flag("-q,--quiet", quiet, "no progress or informational lines on stderr (errors still print)");
+}
+
+bool Quiet() { return quiet; }
+
+void PrintInfo(const std::string& message) {
+  if (!quiet) PrintError(message);
+}
+
+std::string ExamplesFooter(const Command& c) {
+  std::string out = "Examples:";
+  for (const char* e : c.examples) out += std::string("\n  ") + e;
+  return out;
+}
 
 bool WriteOutput(const std::string& text, const std::string& path) {
   if (path.empty()) {
@@ -73,7 +90,7 @@ void AddReportCliOptions(CLI::App& sub, ReportCliOptions* o, const std::vector<s
 }
 
 std::optional<ImportResult> ImportForCommand(const std::vector<std::string>& paths, const std::string& run) {
-  ProgressBar progress(StderrIsInteractive());
+  ProgressBar progress(StderrIsInteractive() && !Quiet());
   ImportOptions io;
   io.profile_run = run;
   io.progress = progress.Callback();
@@ -93,16 +110,28 @@ std::string JoinNames(const std::vector<std::string>& names) {
 }
 
 const std::vector<Command>& Commands() {
+  // Examples naming examples/ or logs/ are run by tests/cli/help_examples_test.cc (logs/ is a
+  // small TensorBoard logdir the test writes); keep them runnable from the repository root.
   static const std::vector<Command> kCommands = {
       {"diagnose", "say what bounds the training step, how much each fix gains, and the code to change",
-       &SetupDiagnose},
+       &SetupDiagnose,
+       {"stepdoctor diagnose examples/dataloader_input_bound.pt.trace.json.gz",
+        "stepdoctor diagnose -f html -o report.html examples/gpu/gpu_dataloader_workers0.pt.trace.json.gz",
+        "stepdoctor diagnose -q --fail-on 'input_bound>=moderate' examples/dataloader_input_bound.pt.trace.json.gz"}},
       {"diff", "compare two runs: step time, breakdown, verdict, and kernels/ops added, removed, slower, faster",
-       &SetupDiff},
-      {"inspect", "list what was read from the inputs: workers, devices, timelines, import problems", &SetupInspect},
-      {"run", "run a training command, sample its processes, CPU, disk and GPUs, then diagnose", &SetupRun},
+       &SetupDiff,
+       {"stepdoctor diff examples/gpu/gpu_dataloader_workers0.pt.trace.json.gz "
+        "examples/gpu/gpu_dataloader_workers8.pt.trace.json.gz",
+        "stepdoctor diff -f md --fail-on 'step_time_regression>5%' main.pt.trace.json.gz pr.pt.trace.json.gz"}},
+      {"inspect", "list what was read from the inputs: workers, devices, timelines, import problems", &SetupInspect,
+       {"stepdoctor inspect examples/ddp", "stepdoctor inspect logs/"}},
+      {"run", "run a training command, sample its processes, CPU, disk and GPUs, then diagnose", &SetupRun,
+       {"stepdoctor run -- python3 train.py --epochs 1",
+        "stepdoctor run --interval 500ms --out samples.jsonl -f json -- torchrun --nproc-per-node 2 train.py"}},
       {"scalars", "what TensorBoard event files logged: runs, tags, last values, trends, step rate, stalls",
-       &SetupScalars},
-      {"watch", "attach read-only to a running job's process tree, sample it, then diagnose", &SetupWatch},
+       &SetupScalars, {"stepdoctor scalars logs/", "stepdoctor scalars -f json logs/train"}},
+      {"watch", "attach read-only to a running job's process tree, sample it, then diagnose", &SetupWatch,
+       {"stepdoctor watch 4242", "stepdoctor watch --duration 10m --no-gpu -q 4242"}},
   };
   return kCommands;
 }

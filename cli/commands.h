@@ -31,9 +31,23 @@ struct Command {
   const char* name;
   const char* summary;
   CommandSetup setup;
+  // 1-3 command lines `--help` shows under "Examples:" (and the man page under EXAMPLES).
+  // Lines naming bundled examples/ are run by tests/cli/help_examples_test.cc.
+  std::vector<const char*> examples;
 };
 
 const std::vector<Command>& Commands();
+
+// The footer `--help` prints for a command: its examples, one per line.
+std::string ExamplesFooter(const Command& c);
+
+// -q,--quiet, added to every command by main(): no progress bar, status line or
+// informational lines on stderr. Errors and --fail-on reasons still print.
+void AddQuietFlag(CLI::App& sub);
+bool Quiet();
+// Prints "stepdoctor: <message>" on stderr unless --quiet: what went well or what was written
+// where, never an error.
+void PrintInfo(const std::string& message);
 
 // Prints "stepdoctor: <message>" on stderr (one line).
 void PrintError(const std::string& message);
@@ -99,6 +113,9 @@ void AddLiveCliOptions(CLI::App& sub, LiveCliOptions* o);
 // Checks the shared options and fills the session's: interval, samples path, GPUs, one-line
 // notes, the status line on a terminal. Prints the error and returns false on bad input.
 bool MakeLiveSessionOptions(const LiveCliOptions& o, live::LiveSessionOptions* so);
+// Creates (or appends to) the samples file before sampling starts; false, with
+// "PATH: cannot write the samples file: REASON" printed, when it cannot be written.
+bool CheckSamplesWritable(const std::string& path);
 // Clears the status line if the session drew one.
 void ClearLiveStatus(const live::LiveSessionOptions& so);
 int DiagnoseLiveSamples(const std::vector<std::string>& paths, const std::string& format, int width);

@@ -1,5 +1,6 @@
 #include "help_docs.h"
 
+#include <sstream>
 #include <vector>
 
 #include "commands.h"
@@ -73,6 +74,17 @@ std::string ManPage(const CLI::App& app, const std::string& version) {
       if (o->get_required()) m += " (required)";
       m += "\n";
     }
+    // The footer --help prints ("Examples:" then one command per line), kept as lines.
+    std::istringstream footer(sub->get_footer());
+    std::string line;
+    if (std::getline(footer, line) && !line.empty()) {
+      m += ".PP\n" + Roff(line) + "\n.RS\n.nf\n";
+      while (std::getline(footer, line)) {
+        size_t first = line.find_first_not_of(' ');
+        m += Roff(first == std::string::npos ? "" : line.substr(first)) + "\n";
+      }
+      m += ".fi\n.RE\n";
+    }
   }
   m += ".SH EXIT STATUS\n";
   m += ".TP\n" + std::to_string(kExitOk) + "\nsuccess\n";
@@ -81,7 +93,7 @@ std::string ManPage(const CLI::App& app, const std::string& version) {
        "\nunusable input or arguments, or the report could not be written (a one-line error names the file "
        "and the reason)\n";
   m += ".PP\n\\fBrun\\fR exits with the training command's status.\n";
-  m += ".SH ENVIRONMENT\n.TP\nNO_COLOR\nno colour in the text report\n"
+  m += ".SH ENVIRONMENT\n.TP\nNO_COLOR\nno colour in the text report (set to anything but empty)\n"
        ".TP\nSTEPDOCTOR_THREADS\nthreads reading the files of a folder (default: the number of cores)\n";
   return m;
 }

@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
   for (const Command& c : Commands()) {
     CLI::App* sub = app.add_subcommand(c.name, c.summary);
     auto fn = c.setup(*sub);
+    AddQuietFlag(*sub);
+    sub->footer(ExamplesFooter(c));
     sub->callback([&run, fn] { run = fn; });
   }
   AddGenerator(app, "help-man", [&app, version] { return ManPage(app, version); }, &run);

@@ -1,8 +1,11 @@
 // Writes TensorBoard event files in memory for tests: TFRecord framing around Event protos.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "stepdoctor/importers/tfevents/crc32c.h"
@@ -75,5 +78,30 @@ class EventFileWriter {
  private:
   std::string bytes_;
 };
+
+// Writes `bytes` as LOGDIR/RUN/events.out.tfevents.<n>.test, making the folders.
+inline void WriteEventFile(const std::string& logdir, const std::string& run, const std::string& bytes) {
+  std::filesystem::path dir = std::filesystem::path(logdir) / run;
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "events.out.tfevents.1700000000.test", std::ios::binary) << bytes;
+}
+
+// A small training logdir whose figures are known by construction:
+//   train: steps 0-19, 0.5 s per step, plus a 10 s pause before steps 5, 10 and 15 (a checkpoint
+//          every 5 steps); `loss` = 2 * 0.9^step (falling), `accuracy` = 0.5 + 0.02 * step (rising).
+//   validation: `loss` at steps 0 and 10 only (too few points for a trend).
+inline void WriteTrainingLogdir(const std::string& logdir) {
+  EventFileWriter train;
+  double wall = 1.7e9;
+  for (int step = 0; step < 20; ++step) {
+    if (step > 0) wall += (step % 5 == 0) ? 10.5 : 0.5;
+    train.Scalar("loss", step, wall, static_cast<float>(2.0 * std::pow(0.9, step)));
+    train.TensorScalar("accuracy", step, wall, static_cast<float>(0.5 + 0.02 * step), step == 0);
+  }
+  WriteEventFile(logdir, "train", train.bytes());
+  EventFileWriter validation;
+  validation.Scalar("loss", 0, 1.7e9 + 1, 2.1f).Scalar("loss", 10, 1.7e9 + 21, 0.8f);
+  WriteEventFile(logdir, "validation", validation.bytes());
+}
 
 }  // namespace stepdoctor::testing
