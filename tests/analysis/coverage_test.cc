@@ -72,6 +72,15 @@ TEST(Coverage, OperatorsAloneAreCpuOnly) {
   EXPECT_EQ(Find(r, "device_activity_missing"), nullptr);
 }
 
+// Query calls alone (a CPU job asking how many GPUs there are) are no sign of device work.
+TEST(Coverage, RuntimeQueriesAloneAreCpuOnly) {
+  std::string ev = X("cpu_op", "aten::mm", 1, 1, 0, 900);
+  ev += X("cuda_runtime", "cudaGetDeviceCount", 1, 1, 950, 5);
+  ev += X("cuda_runtime", "cudaDriverGetVersion", 1, 1, 960, 5);
+  Report r = AnalyzeJson(Doc(ev));
+  EXPECT_EQ(r.coverage.device_activity, "cpu_only");
+}
+
 // deviceProperties alone (no launches recorded) still says a GPU was there.
 TEST(Coverage, DevicePropertiesWithoutActivityAreMissing) {
   std::string ev = X("cpu_op", "aten::mm", 1, 1, 0, 900);

@@ -18,6 +18,13 @@ bool IsDeviceMemorySeries(std::string_view name) {
   return StartsWith(name, "gpu") && EndsWith(name, "_bytes") && name.find("_memory_") != std::string_view::npos;
 }
 
+// Runtime calls that only ask (cudaGetDeviceCount, cudaDriverGetVersion, cudaPeekAtLastError):
+// a CPU-only job may make them; they are no sign that work went to a device.
+bool IsQueryCall(std::string_view name) {
+  return name.find("Get") != std::string_view::npos || name.find("Peek") != std::string_view::npos ||
+         name.find("Version") != std::string_view::npos;
+}
+
 }  // namespace
 
 const char* DeviceCoverageName(DeviceCoverage c) {
@@ -41,7 +48,7 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
         out.coverage = DeviceCoverage::kCaptured;
         return out;
       }
-      if (k == EventKind::kRuntime) {
+      if (k == EventKind::kRuntime && !IsQueryCall(trace.str(t.ev.name[i]))) {
         ++runtime_calls;
         ++runtime_names[trace.str(t.ev.name[i])];
       } else if (trace.str(t.ev.name[i]) == "cuda_profiler_range") {
