@@ -4,6 +4,7 @@
 
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/trace_to_coverage.h"
 #include "stepdoctor/analysis/verdict.h"
 
 namespace stepdoctor {
@@ -135,6 +136,36 @@ TEST(RuleStepTimeOutliers, PeriodicStall) {
   auto g = Eval(rules::StepTimeOutliers, Steps(ms));
   ASSERT_TRUE(g);
   EXPECT_EQ(g->title.find("every"), std::string::npos) << g->title;
+}
+
+TEST(RuleColdStart, Thresholds) {
+  StepSignals s = Step(0, 0, 0, 0, 90);
+  s.step_count = 1;
+  s.startup_ms = kColdWindowStartupPct - 0.1;  // of a 100 ms window
+  EXPECT_FALSE(Eval(rules::ColdStart, s));
+  s.startup_ms = kColdWindowStartupPct + 0.1;
+  auto low = Eval(rules::ColdStart, s);
+  ASSERT_TRUE(low);
+  EXPECT_EQ(low->severity, FindingSeverity::kLow);
+  s.startup_ms = 50.0 - 0.1;
+  EXPECT_EQ(Eval(rules::ColdStart, s)->severity, FindingSeverity::kLow);
+  s.startup_ms = 50.0 + 0.1;
+  EXPECT_EQ(Eval(rules::ColdStart, s)->severity, FindingSeverity::kModerate);
+}
+
+// No threshold: it fires exactly where the step signals say device activity is missing.
+TEST(RuleDeviceActivityMissing, FiresOnlyWhereDeviceWorkIsMissing) {
+  Trace t;
+  StepSignals s = Step(0, 0, 0, 0, 90);
+  Signals sig;
+  sig.trace = &t;
+  sig.steps = &s;
+  EXPECT_FALSE(rules::DeviceActivityMissing(sig));
+  s.device_missing = true;
+  auto f = rules::DeviceActivityMissing(sig);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->severity, FindingSeverity::kModerate);
+  EXPECT_EQ(f->gain_upper_bound, 1.0);
 }
 
 TEST(Verdict, HighActionableBeatsBusyDevice) {

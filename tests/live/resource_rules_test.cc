@@ -179,7 +179,7 @@ Trace DipTrace(const std::vector<int>& starts) {
   return t;
 }
 
-TEST(ResourceRules, PeriodicDipsRegularFiresIrregularDoesNot) {
+TEST(ResourceRules, PeriodicUtilisationDipsRegularFiresIrregularDoesNot) {
   Trace regular = DipTrace({20, 40, 60, 80});
   auto r = ComputeResourceSignals(regular);
   ASSERT_NE(r, nullptr);
@@ -208,7 +208,7 @@ TEST(ResourceRules, TooFewSamplesGiveNoSignals) {
 }
 
 
-TEST(ResourceRules, GpuLogLevelsBothSidesOfEachThreshold) {
+TEST(ResourceRules, GpuWellFedGpuPartlyIdleAndLowGpuUtilisationBothSides) {
   // kGpuWellFedPct: at 80% the GPU is well fed (a compute verdict); under it, partly idle.
   ResourceSignals r = WithGpu(80);
   r.has_tree = r.has_machine_cpu = r.has_disk = false;  // a GPU log alone

@@ -68,7 +68,7 @@ Trace TfDataTrace(double wait_ms) {
   return Import(b);
 }
 
-TEST(TfRules, TfDataBottleneckInParallelizableMap) {
+TEST(TfRules, TfdataBottleneckStageInParallelizableMap) {
   Trace t = TfDataTrace(4.0);  // 40% of a 10 ms step waits on input
   std::unique_ptr<TfSignals> tf;
   auto f = RunRule(t, &rules::TfDataBottleneckStage, &tf);

@@ -16,7 +16,8 @@ namespace stepdoctor {
 inline constexpr int kReportSchemaVersion = 2;
 
 // The fixed set of primary bottlenecks a verdict names.
-enum class Bottleneck : uint8_t { kInput, kHost, kDeviceCompute, kCommunication, kMemoryTransfer, kUnknown };
+// Each is named by at least one rule (tested); host-device copies show in the step breakdown.
+enum class Bottleneck : uint8_t { kInput, kHost, kDeviceCompute, kCommunication, kUnknown };
 const char* BottleneckName(Bottleneck b);  // "input", "host", "device_compute", ...
 
 // How serious a finding is. kNone marks a healthy note (e.g. compute_bound).
