@@ -5,13 +5,10 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/trace_to_coverage.h"
 
 namespace stepdoctor::rules {
-namespace {
-constexpr double kColdStartModeratePct = 50.0;  // start-up >= 50% of the window: moderate
-}  // namespace
-
 std::optional<Finding> ColdStart(const Signals& sig) {
   if (!sig.steps || sig.steps->step_count == 0) return std::nullopt;
   const StepSignals& s = *sig.steps;

@@ -2,15 +2,10 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 
 namespace stepdoctor::rules {
-namespace {
-constexpr double kComputeBoundPct = 60.0;       // device compute >= 60% of the step
-constexpr double kLowReducedPrecisionPct = 50.0;  // < 50% of kernel time in 16-bit or narrower: suggest AMP
-constexpr double kDeviceSpanBusyPct = 90.0;  // device busy >= 90% of its own span: it sets the pace
-}  // namespace
-
 std::optional<Finding> ComputeBound(const Signals& sig) {
   if (!sig.steps || sig.steps->step_count == 0) return std::nullopt;
   const StepSignals& s = *sig.steps;

@@ -3,14 +3,10 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 
 namespace stepdoctor::rules {
-namespace {
-constexpr double kHostModeratePct = 10.0;  // host-bound time >= 10% of the step: moderate
-constexpr double kHostHighPct = 30.0;      // >= 30%: high
-}  // namespace
-
 std::optional<Finding> HostBound(const Signals& sig) {
   if (!sig.steps || sig.steps->step_count == 0) return std::nullopt;
   const StepSignals& s = *sig.steps;

@@ -4,16 +4,10 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 
 namespace stepdoctor::rules {
-namespace {
-// Tiers are on the exposed wait (the device idle meanwhile): a wait hidden behind device work
-// costs nothing. On CPU-only traces the two are the same.
-constexpr double kInputModeratePct = 5.0;  // exposed input wait >= 5% of the step: moderate
-constexpr double kInputHighPct = 20.0;     // >= 20%: high (TensorFlow's profiler says "HIGHLY")
-}  // namespace
-
 std::optional<Finding> InputBound(const Signals& sig) {
   if (!sig.steps || sig.steps->step_count == 0) return std::nullopt;
   const StepSignals& s = *sig.steps;

@@ -3,14 +3,10 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/tf_signals.h"
 
 namespace stepdoctor::rules {
-namespace {
-constexpr double kPeriodicStallMinSharePct = 5.0;   // stall time >= 5% of the run's wall time: fires
-constexpr double kPeriodicStallHighSharePct = 20.0;  // >= 20%: high
-}  // namespace
-
 std::optional<Finding> PeriodicStall(const Signals& sig) {
   if (!sig.tf) return std::nullopt;
   const EventStallRun* worst = nullptr;

@@ -3,14 +3,10 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/tf_signals.h"
 
 namespace stepdoctor::rules {
-namespace {
-constexpr int64_t kRetraceMinTraces = 3;    // a function traced >= 3 times in the window: fires
-constexpr int64_t kRetraceHighTraces = 10;  // >= 10 traces: high
-}  // namespace
-
 std::optional<Finding> Retracing(const Signals& sig) {
   if (!sig.tf || sig.tf->retraced.empty()) return std::nullopt;
   const TfSignals& s = *sig.tf;

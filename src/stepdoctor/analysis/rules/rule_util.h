@@ -17,6 +17,8 @@ inline double CategoryShare(const StepSignals& s, StepCategory c) {
 inline std::string Ms(double ms) { return ms >= 100 ? fmt::format("{:.0f} ms", ms) : fmt::format("{:.1f} ms", ms); }
 inline std::string Pct(double pct) { return fmt::format("{:.1f}%", pct); }
 inline std::string Us(double us) { return fmt::format("{:.1f} us", us); }
+// Memory sizes, in every rule: binary gigabytes, as NVML, nvidia-smi and PyTorch print them.
+inline std::string GiB(double bytes) { return fmt::format("{:.1f} GiB", bytes / (1024.0 * 1024.0 * 1024.0)); }
 
 // "up to 1.42x (if the input wait is fully hidden)"
 inline std::string GainText(double factor, const char* condition) {
