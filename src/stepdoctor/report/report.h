@@ -71,7 +71,7 @@ struct StepSummary {
   bool whole_window = false;
   int count = 0;
   double median_ms = 0, p90_ms = 0, max_ms = 0, min_ms = 0, mean_ms = 0;
-  int excluded_partial = 0;              // steps cut by the window edges
+  int excluded_partial = 0;              // steps left out: empty or overlapping markers, inferred iterations cut by the window edges
   bool inferred = false;   // no markers: iterations inferred from repeated host structure
   std::vector<int64_t> outlier_numbers;  // step numbers flagged as outliers
   std::vector<StepRecord> warmup;        // leading steps kept out of the figures as warm-up
