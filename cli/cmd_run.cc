@@ -8,8 +8,6 @@
 #include <memory>
 
 #include "commands.h"
-#include "stepdoctor/analysis/analyze.h"
-#include "stepdoctor/importers/import_paths.h"
 #include "stepdoctor/live/child_process.h"
 #include "stepdoctor/live/live_session.h"
 #include "stepdoctor/render/render.h"
@@ -39,20 +37,6 @@ std::string DefaultSamplesPath() {
   char buf[64];
   std::strftime(buf, sizeof buf, "stepdoctor-samples-%Y%m%d-%H%M%S.jsonl", &tm);
   return buf;
-}
-
-int DiagnoseLiveSamples(const std::vector<std::string>& paths, const std::string& format, int width) {
-  Renderer render = FindRenderer(format);
-  auto imported = ImportPaths(paths);
-  if (!imported.ok()) {
-    PrintError(imported.message());
-    return kExitBadInput;
-  }
-  Report report = AnalyzeTrace(imported->trace);
-  RenderOptions ro;
-  ro.color = ColorWanted(format, "");
-  ro.width = width;
-  return WriteOutput(render(report, ro), "") ? kExitOk : kExitBadInput;
 }
 
 void AddLiveCliOptions(CLI::App& sub, LiveCliOptions* o) {
@@ -124,7 +108,11 @@ std::function<int()> SetupRun(CLI::App& sub) {
       else PrintError("--logdir " + a->logdir + ": not found after the run; diagnosing the samples alone");
     }
     // The job's status is the command's result; a diagnosis that fails is reported, not returned.
-    (void)DiagnoseLiveSamples(inputs, a->live.format, a->live.width);
+    DiagnoseOutput out;
+    out.format = a->live.format;
+    out.width = a->live.width;
+    if (!DiagnosePaths(inputs, out))
+      PrintError("no diagnosis of " + so.out_path + "; the exit status is the command's (" + std::to_string(exit_code) + ")");
     return exit_code;
   };
 }

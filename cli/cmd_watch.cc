@@ -56,7 +56,10 @@ std::function<int()> SetupWatch(CLI::App& sub) {
     }
     std::fprintf(stderr, "stepdoctor: %lld samples in %s\n", static_cast<long long>(session->samples),
                  so.out_path.c_str());
-    return DiagnoseLiveSamples({so.out_path}, a->live.format, a->live.width);
+    DiagnoseOutput out;
+    out.format = a->live.format;
+    out.width = a->live.width;
+    return DiagnosePaths({so.out_path}, out) ? kExitOk : kExitBadInput;
   };
 }
 
