@@ -44,7 +44,7 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
     f.evidence.push_back({"kernel time in reduced precision (16-bit, fp8, fp4)", Pct(s.fp16_kernel_pct)});
     f.evidence.push_back({"TensorCore-capable device", s.tensor_core_capable ? "yes" : "no or unknown"});
   }
-  for (size_t i = 0; i < s.top_kernels.size() && i < 3; ++i) f.top_events.push_back(s.top_kernels[i]);
+  for (size_t i = 0; i < s.top_kernels.size() && i < kTopEventsShown; ++i) f.top_events.push_back(s.top_kernels[i]);
   if (s.cpu_only) {
     f.fix.summary = "The CPU is the device: make its operators cheaper (compile and fuse them, use all cores, "
                     "bf16 where the CPU has AMX/AVX-512 BF16) or move the work to an accelerator.";

@@ -34,7 +34,7 @@ std::optional<Finding> InputBound(const Signals& sig) {
   if (!s.cpu_only)
     f.evidence.push_back({"device busy during steps", Pct(s.device_busy_pct)});
   f.evidence.push_back({"steps measured", fmt::format("{} (mean {}, median {})", s.step_count, Ms(s.mean_step_ms), Ms(s.median_step_ms))});
-  for (size_t i = 0; i < s.input_wait_events.size() && i < 3; ++i) f.top_events.push_back(s.input_wait_events[i]);
+  for (size_t i = 0; i < s.input_wait_events.size() && i < kTopEventsShown; ++i) f.top_events.push_back(s.input_wait_events[i]);
 
   f.fix.summary =
       "Prepare batches in parallel with the step and keep some ready: parallel map and prefetch in tf.data; "

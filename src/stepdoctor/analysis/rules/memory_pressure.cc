@@ -25,7 +25,7 @@ std::optional<Finding> FromPyTorchCounters(const Signals& sig) {
   f.gain_text = "no direct speed-up: headroom avoids out-of-memory failures and allows a larger batch";
   f.evidence.push_back({"peak allocated (tensors)", fmt::format("{} of {}", GiB(m.peak_allocated_bytes), GiB(m.capacity_bytes))});
   f.evidence.push_back({"peak reserved (caching allocator)", GiB(m.peak_reserved_bytes)});
-  for (size_t i = 1; i < sig.memory.size() && i < 4; ++i)
+  for (size_t i = 1; i < sig.memory.size() && i <= kMoreDevicesShown; ++i)
     f.evidence.push_back({sig.memory[i].device, fmt::format("peak {}", Pct(sig.memory[i].peak_pct()))});
   return f;
 }
@@ -50,7 +50,7 @@ std::optional<Finding> MemoryPressure(const Signals& sig) {
   f.evidence.push_back({"allocator", m.allocator});
   f.evidence.push_back({"peak bytes in use", fmt::format("{} of {}", GiB(m.peak_bytes), GiB(m.capacity_bytes))});
   if (m.max_fragmentation > 0) f.evidence.push_back({"max fragmentation", Pct(100.0 * m.max_fragmentation)});
-  for (size_t i = 1; i < sig.tf->memory.size() && i < 4; ++i)
+  for (size_t i = 1; i < sig.tf->memory.size() && i <= kMoreDevicesShown; ++i)
     f.evidence.push_back({sig.tf->memory[i].allocator, fmt::format("peak {}", Pct(sig.tf->memory[i].peak_pct()))});
   AddMemoryFix(&f);
   return f;

@@ -9,6 +9,12 @@
 
 namespace stepdoctor::rules {
 
+// How many rows a finding lists (top events, further devices, stalls, stages): enough to act
+// on, short enough to read.
+inline constexpr size_t kTopEventsShown = 3;    // top events behind a finding
+inline constexpr size_t kMoreDevicesShown = 3;  // devices listed after the one the title names
+inline constexpr size_t kTopRowsShown = 5;      // stalls, pipeline stages, retraced functions
+
 // Share (0-100) of the mean step that category `c` takes.
 inline double CategoryShare(const StepSignals& s, StepCategory c) {
   return s.mean_step_ms > 0 ? 100.0 * s.category_ms[int(c)] / s.mean_step_ms : 0;

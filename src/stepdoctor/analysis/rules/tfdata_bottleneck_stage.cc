@@ -104,7 +104,7 @@ std::optional<Finding> TfDataBottleneckStage(const Signals& sig) {
     f.evidence.push_back({"parallel calls needed to keep up (estimate)", fmt::format("{}", p.parallelism_needed)});
   if (s.step_ms > 0)
     f.evidence.push_back({"host wait on input per step", fmt::format("{} of {}", Pct(s.input_share_pct), Ms(s.step_ms))});
-  for (size_t i = 0; i < p.stages.size() && i < 5; ++i)
+  for (size_t i = 0; i < p.stages.size() && i < kTopRowsShown; ++i)
     f.top_events.push_back({p.stages[i].iterator, p.stages[i].self_ms, p.stages[i].events, p.stages[i].share_pct});
   f.fix = FixFor(b);
   return f;
