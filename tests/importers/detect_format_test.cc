@@ -82,6 +82,51 @@ TEST(DetectFormat, RenamedCorpusXPlaneIsRead) {
   EXPECT_EQ(renamed->trace.EventCount(), original->trace.EventCount());
 }
 
+TEST(DetectFormat, JsonKinds) {
+  EXPECT_EQ(DetectFormat(R"({"traceEvents": [)", "x"), InputFormat::kChromeJson);
+  EXPECT_EQ(DetectFormat("\xEF\xBB\xBF  {\"schemaVersion\": 1, ", "x"), InputFormat::kChromeJson);  // BOM
+  EXPECT_EQ(DetectFormat(R"([{"ph": "X", "ts": 1}])", "x"), InputFormat::kChromeJson);
+  EXPECT_EQ(DetectFormat("[]", "x"), InputFormat::kChromeJson);  // empty: the importer says so
+  EXPECT_EQ(DetectFormat("[1, 2]", "x"), InputFormat::kJsonOther);
+  EXPECT_EQ(DetectFormat(R"({"a": 1, "b": [2]})", "x"), InputFormat::kJsonOther);
+  EXPECT_EQ(DetectFormat("{\"t\": 1}\n{\"t\": 2}\n", "x"), InputFormat::kJsonLines);
+  // Key order is free: a long first value cut by the head leaves it undecided, so the Chrome
+  // importer (which can skip it) decides.
+  EXPECT_EQ(DetectFormat(R"({"metadata": "long value cut)", "x"), InputFormat::kChromeJson);
+}
+
+TEST(DetectFormat, TextLogs) {
+  EXPECT_EQ(DetectFormat("timestamp, utilization.gpu [%]\n2024/01/01 00:00:00.000, 50 %\n", "gpu.log"),
+            InputFormat::kCsv);
+  EXPECT_EQ(DetectFormat("+---+\n| NVIDIA-SMI 535.54  Driver Version: 535.54 |\n", "job.log"), InputFormat::kCsv);
+  EXPECT_EQ(DetectFormat("hello world\n", "notes.txt"), InputFormat::kUnknown);
+  EXPECT_EQ(DetectFormat("", "empty"), InputFormat::kUnknown);
+}
+
+// Protobufs that are not an XSpace: the first byte or the plane's name does not fit.
+TEST(DetectFormat, OtherProtobufsAreNotXSpace) {
+  EXPECT_EQ(DetectFormat(std::string("\x12\x24\x09\x81\xf4\x6c\x0b\x93", 8), "x.overview_page.pb"),
+            InputFormat::kUnknown);
+  EXPECT_EQ(DetectFormat(std::string("\x0a\x05\x12\x03\x01\x02\x03", 7), "x.bin"), InputFormat::kUnknown);
+  EXPECT_EQ(DetectFormat(std::string("\x0a\x05\x0a\x03" "abc", 7), "x.bin"), InputFormat::kUnknown);
+}
+
+// A first plane of 123 bytes puts '{' after the leading 0x0a ('\n'): still an XSpace.
+TEST(DetectFormat, XSpaceWhoseLengthByteLooksLikeJson) {
+  std::string plane = "\x12\x09/host:CPU";
+  plane += "\x1a" + std::string(1, char(123 - 2 - plane.size())) + std::string(123 - 2 - plane.size(), 'x');
+  ASSERT_EQ(plane.size(), 123u);
+  const std::string space = "\x0a{" + plane;
+  EXPECT_EQ(DetectFormat(space, "renamed.bin"), InputFormat::kXSpace);
+}
+
+// An XSpace holding no planes has nothing to recognise it by but its name.
+TEST(DetectFormat, XSpaceWithoutPlanesNeedsItsName) {
+  const std::string hostnames_only("\x22\x04host", 6);  // field 4 (hostnames)
+  EXPECT_EQ(DetectFormat(hostnames_only, "host.xplane.pb"), InputFormat::kXSpace);
+  EXPECT_EQ(DetectFormat(hostnames_only, "host.bin"), InputFormat::kUnknown);
+}
+
 // An event file keeps its own detection: TFRecord framing, not an XSpace.
 TEST(DetectFormat, EventFileStaysDistinctFromXSpace) {
   testing::EventFileWriter w;

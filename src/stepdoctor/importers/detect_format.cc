@@ -128,6 +128,9 @@ const char* InputFormatName(InputFormat f) {
 }
 
 InputFormat DetectFormat(std::string_view head, std::string_view name) {
+  // Before JSON: an XSpace opens with 0x0a ('\n'), and a first plane of 91 or 123 bytes puts
+  // '[' or '{' after it.
+  if (LooksLikeXSpaceContent(head)) return InputFormat::kXSpace;
   if (head.size() >= 3 && std::memcmp(head.data(), "\xEF\xBB\xBF", 3) == 0) head.remove_prefix(3);
   size_t i = SkipSpace(head, 0);
   if (i < head.size() && (head[i] == '{' || head[i] == '[')) {
@@ -154,7 +157,6 @@ InputFormat DetectFormat(std::string_view head, std::string_view name) {
   if (LooksLikeTfRecord(head) || Contains(name, "tfevents")) {
     if (LooksLikeTfRecord(head)) return InputFormat::kTfRecordEvents;
   }
-  if (LooksLikeXSpaceContent(head)) return InputFormat::kXSpace;
   if ((EndsWith(name, ".xplane.pb") || EndsWith(name, ".xspace.pb") || EndsWith(name, ".xspace")) &&
       LooksLikeXSpace(head))
     return InputFormat::kXSpace;
