@@ -24,7 +24,9 @@ Bits ToBits(const IntervalSet& s) {
 void ExpectCanonical(const IntervalSet& s) {
   for (size_t i = 0; i < s.size(); ++i) {
     EXPECT_LT(s[i].start, s[i].end);
-    if (i) EXPECT_LT(s[i - 1].end, s[i].start);
+    if (i) {
+      EXPECT_LT(s[i - 1].end, s[i].start);
+    }
   }
 }
 
