@@ -271,6 +271,28 @@ std::vector<ScalarSeries> Logged(double stall_s) {
   return {s};
 }
 
+TEST(TfRules, PeriodicStallThresholds) {
+  EventStallRun run;
+  run.run = "train";
+  run.period_steps = 10;
+  run.wall_s = 100;
+  run.stalls = {{10, 3, 2}, {20, 3, 2}, {30, 3, 2}};
+  TfSignals tf;
+  Signals sig;
+  sig.tf = &tf;
+  auto with_share = [&](double pct) {
+    run.stall_share_pct = pct;
+    tf.stalls = {run};
+    return rules::PeriodicStall(sig);
+  };
+  EXPECT_FALSE(with_share(kPeriodicStallMinSharePct - 0.1).has_value());
+  EXPECT_EQ(with_share(kPeriodicStallMinSharePct + 0.1)->severity, FindingSeverity::kModerate);
+  EXPECT_EQ(with_share(kPeriodicStallHighSharePct - 0.1)->severity, FindingSeverity::kModerate);
+  EXPECT_EQ(with_share(kPeriodicStallHighSharePct + 0.1)->severity, FindingSeverity::kHigh);
+  run.period_steps = 0;  // stalls that do not recur are not periodic
+  EXPECT_FALSE(with_share(kPeriodicStallHighSharePct + 0.1).has_value());
+}
+
 TEST(TfRules, PeriodicStallFromEventFiles) {
   auto runs = ScalarsToEventStalls(Logged(5.0));
   ASSERT_EQ(runs.size(), 1u);
