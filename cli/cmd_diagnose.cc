@@ -1,4 +1,4 @@
-// stepdoctor diagnose PATH...: import, analyse, render.
+// stepdoctor diagnose PATH...: import, analyse, render; and that one path for run and watch.
 #include <memory>
 
 #include "commands.h"
@@ -16,6 +16,22 @@ struct DiagnoseArgs {
 
 }  // namespace
 
+std::optional<Report> DiagnosePaths(const std::vector<std::string>& paths, const DiagnoseOutput& out) {
+  Renderer render = FindRenderer(out.format);
+  if (!render) {
+    PrintError("--format " + out.format + ": unknown format");
+    return std::nullopt;
+  }
+  auto imported = ImportForCommand(paths, out.run, out.fall_back_to_first);
+  if (!imported) return std::nullopt;
+  Report report = AnalyzeTrace(imported->trace);
+  RenderOptions ro;
+  ro.color = ColorWanted(out.format, out.output);
+  ro.width = out.width;
+  if (!WriteOutput(render(report, ro), out.output)) return std::nullopt;
+  return report;
+}
+
 std::function<int()> SetupDiagnose(CLI::App& sub) {
   auto a = std::make_shared<DiagnoseArgs>();
   sub.add_option("paths", a->paths, "trace files or folders (Chrome-trace JSON, .xplane.pb, TensorBoard logdirs, "
@@ -24,8 +40,7 @@ std::function<int()> SetupDiagnose(CLI::App& sub) {
   AddReportCliOptions(sub, &a->report, RendererNames(), "input_bound>=moderate or 'host_bound.share>30%'");
   return [a]() -> int {
     const ReportCliOptions& o = a->report;
-    Renderer render = FindRenderer(o.format);
-    if (!render) {
+    if (!FindRenderer(o.format)) {
       PrintError("--format " + o.format + ": unknown format");
       return kExitBadInput;
     }
@@ -34,14 +49,9 @@ std::function<int()> SetupDiagnose(CLI::App& sub) {
       PrintError(fail_on.message());
       return kExitBadInput;
     }
-    auto imported = ImportForCommand(a->paths, o.run);
-    if (!imported) return kExitBadInput;
-    Report report = AnalyzeTrace(imported->trace);
-    RenderOptions ro;
-    ro.color = ColorWanted(o.format, o.output);
-    ro.width = o.width;
-    if (!WriteOutput(render(report, ro), o.output)) return kExitBadInput;
-    return CheckFailOn(*fail_on, report, nullptr);
+    std::optional<Report> report = DiagnosePaths(a->paths, {o.format, o.output, o.run, o.width});
+    if (!report) return kExitBadInput;
+    return CheckFailOn(*fail_on, *report, nullptr);
   };
 }
 

@@ -11,8 +11,6 @@
 
 #include "commands.h"
 #include "progress.h"
-#include "stepdoctor/analysis/analyze.h"
-#include "stepdoctor/importers/import_paths.h"
 #include "stepdoctor/live/child_process.h"
 #include "stepdoctor/live/live_session.h"
 #include "stepdoctor/render/render.h"
@@ -42,25 +40,6 @@ std::string DefaultSamplesPath() {
   char buf[64];
   std::strftime(buf, sizeof buf, "stepdoctor-samples-%Y%m%d-%H%M%S.jsonl", &tm);
   return buf;
-}
-
-int DiagnoseLiveSamples(const std::vector<std::string>& paths, const std::string& format, int width) {
-  Renderer render = FindRenderer(format);
-  auto imported = ImportPaths(paths);
-  // The samples alone are still worth a diagnosis when a logdir beside them is unusable.
-  if (!imported.ok() && paths.size() > 1) {
-    PrintError(imported.message() + "; diagnosing the samples alone");
-    imported = ImportPaths({paths.front()});
-  }
-  if (!imported.ok()) {
-    PrintError(imported.message());
-    return kExitBadInput;
-  }
-  Report report = AnalyzeTrace(imported->trace);
-  RenderOptions ro;
-  ro.color = ColorWanted(format, "");
-  ro.width = width;
-  return WriteOutput(render(report, ro), "") ? kExitOk : kExitBadInput;
 }
 
 void AddLiveCliOptions(CLI::App& sub, LiveCliOptions* o) {
@@ -138,7 +117,12 @@ std::function<int()> SetupRun(CLI::App& sub) {
       else PrintError("--logdir " + a->logdir + ": not found after the run; diagnosing the samples alone");
     }
     // The job's status is the command's result; a diagnosis that fails is reported, not returned.
-    (void)DiagnoseLiveSamples(inputs, a->live.format, a->live.width);
+    DiagnoseOutput out;
+    out.format = a->live.format;
+    out.width = a->live.width;
+    out.fall_back_to_first = true;  // the samples alone, when the logdir beside them is unusable
+    if (!DiagnosePaths(inputs, out))
+      PrintError("no diagnosis of " + so.out_path + "; the exit status is the command's (" + std::to_string(exit_code) + ")");
     return exit_code;
   };
 }

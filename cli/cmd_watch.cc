@@ -56,7 +56,10 @@ std::function<int()> SetupWatch(CLI::App& sub) {
       return kExitBadInput;
     }
     PrintInfo(std::to_string(session->samples) + " samples in " + so.out_path);
-    return DiagnoseLiveSamples({so.out_path}, a->live.format, a->live.width);
+    DiagnoseOutput out;
+    out.format = a->live.format;
+    out.width = a->live.width;
+    return DiagnosePaths({so.out_path}, out) ? kExitOk : kExitBadInput;
   };
 }
 

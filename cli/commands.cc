@@ -89,12 +89,17 @@ void AddReportCliOptions(CLI::App& sub, ReportCliOptions* o, const std::vector<s
                  "exit 1 when this holds, e.g. " + fail_on_example + " (repeatable; see docs/reports.md)");
 }
 
-std::optional<ImportResult> ImportForCommand(const std::vector<std::string>& paths, const std::string& run) {
+std::optional<ImportResult> ImportForCommand(const std::vector<std::string>& paths, const std::string& run,
+                                             bool fall_back_to_first) {
   ProgressBar progress(StderrIsInteractive() && !Quiet());
   ImportOptions io;
   io.profile_run = run;
   io.progress = progress.Callback();
   auto imported = ImportPaths(paths, io);
+  if (!imported.ok() && fall_back_to_first && paths.size() > 1) {
+    PrintError(imported.message() + "; diagnosing " + paths.front() + " alone");
+    imported = ImportPaths({paths.front()}, io);
+  }
   progress.Finish();
   if (!imported.ok()) {
     PrintError(imported.message());

@@ -81,9 +81,24 @@ std::function<int()> SetupRun(CLI::App& sub);
 std::function<int()> SetupScalars(CLI::App& sub);
 std::function<int()> SetupWatch(CLI::App& sub);
 
-// Shared by run and watch (defined in cmd_run.cc): the default samples file name, and the
-// diagnosis of a finished session's samples (plus a logdir) printed on stdout.
+// Shared by run and watch (defined in cmd_run.cc): the default samples file name.
 std::string DefaultSamplesPath();
+
+// Where and how DiagnosePaths renders.
+struct DiagnoseOutput {
+  std::string format = "text";
+  std::string output;  // empty: stdout
+  std::string run;     // TensorBoard logdir: the profile run to read
+  int width = 100;
+  // When the import of all paths fails, say so in the same one-line error and diagnose the first
+  // path alone (run's samples, when the logdir beside them is unusable).
+  bool fall_back_to_first = false;
+};
+// The one import -> analyse -> render path, for diagnose and for the samples (plus a logdir)
+// of a finished run or watch session (defined in cmd_diagnose.cc). On an unknown format,
+// unusable input or output that cannot be written, prints the one-line error and returns
+// nullopt (the caller decides the exit status).
+std::optional<Report> DiagnosePaths(const std::vector<std::string>& paths, const DiagnoseOutput& out);
 
 // Options `diagnose` and `diff` share: how to render, where to, which profile run, --fail-on.
 struct ReportCliOptions {
@@ -95,7 +110,8 @@ struct ReportCliOptions {
 };
 // Imports `paths` with a progress bar on a terminal; on unusable input prints the one-line
 // error and returns nullopt (the caller exits with kExitBadInput).
-std::optional<ImportResult> ImportForCommand(const std::vector<std::string>& paths, const std::string& run);
+std::optional<ImportResult> ImportForCommand(const std::vector<std::string>& paths, const std::string& run,
+                                             bool fall_back_to_first = false);
 
 // `formats` lists the --format names; `fail_on_example` shows a typical expression.
 void AddReportCliOptions(CLI::App& sub, ReportCliOptions* o, const std::vector<std::string>& formats,
@@ -118,6 +134,5 @@ bool MakeLiveSessionOptions(const LiveCliOptions& o, live::LiveSessionOptions* s
 bool CheckSamplesWritable(const std::string& path);
 // Clears the status line if the session drew one.
 void ClearLiveStatus(const live::LiveSessionOptions& so);
-int DiagnoseLiveSamples(const std::vector<std::string>& paths, const std::string& format, int width);
 
 }  // namespace stepdoctor::cli

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/importers/import_paths.h"
 
 namespace stepdoctor {
@@ -11,7 +12,7 @@ namespace {
 constexpr int64_t kMs = 1'000'000;
 
 // Two ranks, 4 steps of 100 ms each; rank 1's kernel takes `slow_ms`, rank 0's 50 ms.
-Trace TwoRanks(int64_t slow_ms, int ranks = 2) {
+Trace TwoRanks(double slow_ms, int ranks = 2) {
   Trace t;
   for (int rank = 0; rank < ranks; ++rank) {
     Worker wk;
@@ -24,9 +25,9 @@ Trace TwoRanks(int64_t slow_ms, int ranks = 2) {
     for (int i = 0; i < 4; ++i) {
       int64_t base = i * 100 * kMs;
       t.timeline(host).Add(base, 100 * kMs, t.strings.Intern("ProfilerStep#" + std::to_string(i)), EventKind::kStepMarker);
-      int64_t k = rank == 1 ? slow_ms : 50;
-      t.timeline(s).Add(base, k * kMs, t.strings.Intern("gemm"), EventKind::kKernel);
-      t.timeline(s).Add(base + k * kMs, (100 - k) * kMs, t.strings.Intern("ncclKernel_AllReduce"), EventKind::kCollective);
+      const int64_t k_ns = int64_t((rank == 1 ? slow_ms : 50) * kMs);
+      t.timeline(s).Add(base, k_ns, t.strings.Intern("gemm"), EventKind::kKernel);
+      t.timeline(s).Add(base + k_ns, 100 * kMs - k_ns, t.strings.Intern("ncclKernel_AllReduce"), EventKind::kCollective);
     }
   }
   t.Finalize();
@@ -52,12 +53,18 @@ TEST(RankImbalance, SlowRankIsNamed) {
 }
 
 TEST(RankImbalance, Thresholds) {
-  EXPECT_EQ(Find(AnalyzeTrace(TwoRanks(54)), "rank_imbalance"), nullptr);  // 4% of the step
-  const Finding* m = nullptr;
-  Report r = AnalyzeTrace(TwoRanks(56));  // 6%
-  m = Find(r, "rank_imbalance");
+  // Rank 1's extra kernel time, in ms of a 100 ms step, is its share in percent.
+  EXPECT_EQ(Find(AnalyzeTrace(TwoRanks(50 + kImbalanceMinPct - 0.1)), "rank_imbalance"), nullptr);
+  Report r = AnalyzeTrace(TwoRanks(50 + kImbalanceMinPct + 0.1));
+  const Finding* m = Find(r, "rank_imbalance");
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->severity, FindingSeverity::kModerate);
+  Report below_high = AnalyzeTrace(TwoRanks(50 + kImbalanceHighPct - 0.1));
+  ASSERT_NE(Find(below_high, "rank_imbalance"), nullptr);
+  EXPECT_EQ(Find(below_high, "rank_imbalance")->severity, FindingSeverity::kModerate);
+  Report high = AnalyzeTrace(TwoRanks(50 + kImbalanceHighPct + 0.1));
+  ASSERT_NE(Find(high, "rank_imbalance"), nullptr);
+  EXPECT_EQ(Find(high, "rank_imbalance")->severity, FindingSeverity::kHigh);
 }
 
 TEST(RankImbalance, OneRankSaysNothing) {

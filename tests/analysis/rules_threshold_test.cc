@@ -4,6 +4,8 @@
 
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
+#include "stepdoctor/analysis/trace_to_coverage.h"
 #include "stepdoctor/analysis/verdict.h"
 
 namespace stepdoctor {
@@ -31,23 +33,25 @@ std::optional<Finding> Eval(std::optional<Finding> (*rule)(const Signals&), cons
   return rule(sig);
 }
 
+// Steps are 100 ms, so a share in percent is the same number of ms.
 TEST(RuleInputBound, Thresholds) {
-  EXPECT_FALSE(Eval(rules::InputBound, Step(4.9, 4.9, 0, 0, 90)));
-  auto m = Eval(rules::InputBound, Step(5.1, 5.1, 0, 0, 90));
+  const double lo = kInputModeratePct, hi = kInputHighPct;
+  EXPECT_FALSE(Eval(rules::InputBound, Step(lo - 0.1, lo - 0.1, 0, 0, 90)));
+  auto m = Eval(rules::InputBound, Step(lo + 0.1, lo + 0.1, 0, 0, 90));
   ASSERT_TRUE(m);
   EXPECT_EQ(m->severity, FindingSeverity::kModerate);
-  EXPECT_EQ(Eval(rules::InputBound, Step(19.9, 19.9, 0, 0, 70))->severity, FindingSeverity::kModerate);
-  auto h = Eval(rules::InputBound, Step(20.1, 20.1, 0, 0, 70));
+  EXPECT_EQ(Eval(rules::InputBound, Step(hi - 0.1, hi - 0.1, 0, 0, 70))->severity, FindingSeverity::kModerate);
+  auto h = Eval(rules::InputBound, Step(hi + 0.1, hi + 0.1, 0, 0, 70));
   EXPECT_EQ(h->severity, FindingSeverity::kHigh);
-  EXPECT_NEAR(h->share_pct, 20.1, 1e-9);
-  EXPECT_NEAR(h->gain_upper_bound, 1.0 / (1 - 0.201), 1e-9);
+  EXPECT_NEAR(h->share_pct, hi + 0.1, 1e-9);
+  EXPECT_NEAR(h->gain_upper_bound, 1.0 / (1 - (hi + 0.1) / 100), 1e-9);
 }
 
 TEST(RuleInputBound, TiersAreOnTheExposedWait) {
   // 30% of the step in the DataLoader, but the device is busy for all but 4.9% of it.
-  EXPECT_FALSE(Eval(rules::InputBound, Step(30, 4.9, 0, 0, 90)));
-  EXPECT_EQ(Eval(rules::InputBound, Step(30, 19.9, 0, 0, 70))->severity, FindingSeverity::kModerate);
-  EXPECT_EQ(Eval(rules::InputBound, Step(30, 20.1, 0, 0, 70))->severity, FindingSeverity::kHigh);
+  EXPECT_FALSE(Eval(rules::InputBound, Step(30, kInputModeratePct - 0.1, 0, 0, 90)));
+  EXPECT_EQ(Eval(rules::InputBound, Step(30, kInputHighPct - 0.1, 0, 0, 70))->severity, FindingSeverity::kModerate);
+  EXPECT_EQ(Eval(rules::InputBound, Step(30, kInputHighPct + 0.1, 0, 0, 70))->severity, FindingSeverity::kHigh);
 }
 
 TEST(RuleInputBound, GainCountsOnlyTheExposedWait) {
@@ -62,10 +66,12 @@ TEST(RuleInputBound, GainCountsOnlyTheExposedWait) {
 }
 
 TEST(RuleHostBound, Thresholds) {
-  EXPECT_FALSE(Eval(rules::HostBound, Step(0, 0, 4.9, 5.0, 90)));
-  EXPECT_EQ(Eval(rules::HostBound, Step(0, 0, 5.0, 5.1, 89))->severity, FindingSeverity::kModerate);
-  EXPECT_EQ(Eval(rules::HostBound, Step(0, 0, 10, 19.9, 70))->severity, FindingSeverity::kModerate);
-  EXPECT_EQ(Eval(rules::HostBound, Step(0, 0, 10, 20.1, 69))->severity, FindingSeverity::kHigh);
+  // Launch and host compute add up: half of each.
+  const double lo = kHostModeratePct, hi = kHostHighPct;
+  EXPECT_FALSE(Eval(rules::HostBound, Step(0, 0, lo / 2 - 0.1, lo / 2, 90)));
+  EXPECT_EQ(Eval(rules::HostBound, Step(0, 0, lo / 2, lo / 2 + 0.1, 89))->severity, FindingSeverity::kModerate);
+  EXPECT_EQ(Eval(rules::HostBound, Step(0, 0, hi / 2, hi / 2 - 0.1, 70))->severity, FindingSeverity::kModerate);
+  EXPECT_EQ(Eval(rules::HostBound, Step(0, 0, hi / 2, hi / 2 + 0.1, 69))->severity, FindingSeverity::kHigh);
 }
 
 TEST(RuleHostBound, CpuOnlyWording) {
@@ -86,8 +92,8 @@ TEST(RuleHostBound, CpuOnlyWithoutOperatorsDoesNotFire) {
 }
 
 TEST(RuleComputeBound, Thresholds) {
-  EXPECT_FALSE(Eval(rules::ComputeBound, Step(0, 0, 0, 0, 59.9)));
-  auto f = Eval(rules::ComputeBound, Step(0, 0, 0, 0, 60.1));
+  EXPECT_FALSE(Eval(rules::ComputeBound, Step(0, 0, 0, 0, kComputeBoundPct - 0.1)));
+  auto f = Eval(rules::ComputeBound, Step(0, 0, 0, 0, kComputeBoundPct + 0.1));
   ASSERT_TRUE(f);
   EXPECT_EQ(f->severity, FindingSeverity::kNone);
 }
@@ -95,9 +101,9 @@ TEST(RuleComputeBound, Thresholds) {
 TEST(RuleComputeBound, SuggestsMixedPrecisionOnlyWhenFp32OnTensorCores) {
   StepSignals s = Step(0, 0, 0, 0, 90);
   s.tensor_core_capable = true;
-  s.fp16_kernel_pct = 10;
+  s.fp16_kernel_pct = kLowReducedPrecisionPct - 0.1;
   EXPECT_NE(Eval(rules::ComputeBound, s)->fix.summary.find("mixed precision"), std::string::npos);
-  s.fp16_kernel_pct = 80;
+  s.fp16_kernel_pct = kLowReducedPrecisionPct + 0.1;
   EXPECT_EQ(Eval(rules::ComputeBound, s)->fix.summary.find("mixed precision"), std::string::npos);
 }
 
@@ -117,8 +123,9 @@ StepSignals Steps(std::vector<double> ms) {
 }
 
 TEST(RuleStepTimeOutliers, Thresholds) {
-  EXPECT_FALSE(Eval(rules::StepTimeOutliers, Steps({100, 100, 129, 100, 100, 100})));
-  auto f = Eval(rules::StepTimeOutliers, Steps({100, 100, 131, 100, 100, 100}));
+  // Median 100 ms: an outlier is over kOutlierStepFactor x 100 ms.
+  EXPECT_FALSE(Eval(rules::StepTimeOutliers, Steps({100, 100, 100 * kOutlierStepFactor - 0.1, 100, 100, 100})));
+  auto f = Eval(rules::StepTimeOutliers, Steps({100, 100, 100 * kOutlierStepFactor + 0.1, 100, 100, 100}));
   ASSERT_TRUE(f);
   EXPECT_EQ(f->severity, FindingSeverity::kLow);  // 31 ms of 631: under 10%
   EXPECT_EQ(Eval(rules::StepTimeOutliers, Steps({100, 100, 300, 100, 100, 100}))->severity,
@@ -135,6 +142,36 @@ TEST(RuleStepTimeOutliers, PeriodicStall) {
   auto g = Eval(rules::StepTimeOutliers, Steps(ms));
   ASSERT_TRUE(g);
   EXPECT_EQ(g->title.find("every"), std::string::npos) << g->title;
+}
+
+TEST(RuleColdStart, Thresholds) {
+  StepSignals s = Step(0, 0, 0, 0, 90);
+  s.step_count = 1;
+  s.startup_ms = kColdWindowStartupPct - 0.1;  // of a 100 ms window
+  EXPECT_FALSE(Eval(rules::ColdStart, s));
+  s.startup_ms = kColdWindowStartupPct + 0.1;
+  auto low = Eval(rules::ColdStart, s);
+  ASSERT_TRUE(low);
+  EXPECT_EQ(low->severity, FindingSeverity::kLow);
+  s.startup_ms = kColdStartModeratePct - 0.1;
+  EXPECT_EQ(Eval(rules::ColdStart, s)->severity, FindingSeverity::kLow);
+  s.startup_ms = kColdStartModeratePct + 0.1;
+  EXPECT_EQ(Eval(rules::ColdStart, s)->severity, FindingSeverity::kModerate);
+}
+
+// No threshold: it fires exactly where the step signals say device activity is missing.
+TEST(RuleDeviceActivityMissing, FiresOnlyWhereDeviceWorkIsMissing) {
+  Trace t;
+  StepSignals s = Step(0, 0, 0, 0, 90);
+  Signals sig;
+  sig.trace = &t;
+  sig.steps = &s;
+  EXPECT_FALSE(rules::DeviceActivityMissing(sig));
+  s.device_missing = true;
+  auto f = rules::DeviceActivityMissing(sig);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->severity, FindingSeverity::kModerate);
+  EXPECT_EQ(f->gain_upper_bound, 1.0);
 }
 
 TEST(Verdict, HighActionableBeatsBusyDevice) {

@@ -100,6 +100,19 @@ TEST(StepBreakdown, ZeroLengthMarkersAreExcludedAsPartial) {
   EXPECT_EQ(w.steps[1].number, 2);
 }
 
+// A marker repeated on a sub-range of a step is left out, and counted.
+TEST(StepBreakdown, OverlappingMarkersAreCounted) {
+  Builder b(/*gpu=*/false);
+  b.Host(0, 10 * kMs, EventKind::kStepMarker, "ProfilerStep#1");
+  b.Host(2 * kMs, 3 * kMs, EventKind::kStepMarker, "ProfilerStep#1");
+  b.Host(10 * kMs, 10 * kMs, EventKind::kStepMarker, "ProfilerStep#2");
+  b.t.Finalize();
+  StepWindows w = TraceToSteps(b.t, b.w);
+  ASSERT_EQ(w.steps.size(), 2u);
+  EXPECT_EQ(w.steps[0].end_ns, 10 * kMs);
+  EXPECT_EQ(w.excluded_partial, 1);
+}
+
 }  // namespace
 }  // namespace stepdoctor
 

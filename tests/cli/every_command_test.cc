@@ -68,7 +68,7 @@ TEST(EveryCommand, RunWithAnUnreadableLogdirStillDiagnosesTheSamples) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find(garbage), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("diagnosing the samples alone"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("; diagnosing " + dir + "/s.jsonl alone"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("Coverage:"), std::string::npos) << r.out;
 }
 

@@ -78,6 +78,9 @@ TEST(CliOutput, RunReportsTheLostDiagnosisAndKeepsItsJobsStatus) {
   const std::string error = "stepdoctor: standard output: cannot write";
   ASSERT_NE(r.err.find(error), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find(error), r.err.rfind(error)) << "reported once:\n" << r.err;
+  // The diagnosis's failure is checked and said, though the job's status is returned.
+  EXPECT_NE(r.err.find("no diagnosis of " + samples + "; the exit status is the command's (3)"), std::string::npos)
+      << r.err;
 }
 
 TEST(CliOutput, AWritableStdoutStillExits0) {

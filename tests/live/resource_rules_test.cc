@@ -4,6 +4,7 @@
 
 #include "stepdoctor/analysis/resource_signals.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 
 namespace stepdoctor {
 namespace {
@@ -37,24 +38,24 @@ ResourceSignals WithGpu(double util) {
 }
 
 TEST(ResourceRules, GpuStarvedCpuBoundBothSidesOfGpuThreshold) {
-  ResourceSignals r = WithGpu(29);
+  ResourceSignals r = WithGpu(kGpuLowUtilPct - 0.1);
   r.tree_cpu_mean_pct = 0.75 * 800;  // 75% of 8 cores
   auto f = Evaluate(&rules::GpuStarvedCpuBound, r);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->id, "gpu_starved_cpu_bound");
-  EXPECT_NEAR(f->share_pct, 71, 0.01);
+  EXPECT_NEAR(f->share_pct, 100 - (kGpuLowUtilPct - 0.1), 0.01);
   EXPECT_GT(f->gain_upper_bound, 3.0);
   EXPECT_FALSE(f->fix.pytorch.empty());
   EXPECT_FALSE(f->fix.tensorflow.empty());
-  r.gpus[0].util_mean_pct = r.gpu_util_mean_pct = 31;
+  r.gpus[0].util_mean_pct = r.gpu_util_mean_pct = kGpuLowUtilPct + 0.1;
   EXPECT_FALSE(Evaluate(&rules::GpuStarvedCpuBound, r).has_value());
 }
 
 TEST(ResourceRules, GpuStarvedCpuBoundBothSidesOfCpuThreshold) {
   ResourceSignals r = WithGpu(20);
-  r.tree_cpu_mean_pct = 0.71 * 800;
+  r.tree_cpu_mean_pct = (kTreeCpuHighOfCoresPct + 0.1) / 100 * 800;
   EXPECT_TRUE(Evaluate(&rules::GpuStarvedCpuBound, r).has_value());
-  r.tree_cpu_mean_pct = 0.69 * 800;  // not most cores, but 5.5 cores busy while the GPU waits
+  r.tree_cpu_mean_pct = (kTreeCpuHighOfCoresPct - 0.1) / 100 * 800;  // not most cores, but 5.5 cores busy while the GPU waits
   auto busy = Evaluate(&rules::GpuStarvedCpuBound, r);
   ASSERT_TRUE(busy.has_value());
   EXPECT_NE(busy->fix.summary.find("Cores are free"), std::string::npos);
@@ -62,10 +63,10 @@ TEST(ResourceRules, GpuStarvedCpuBoundBothSidesOfCpuThreshold) {
   r.tree_cpu_wait_mean_pct = 0.05 * 800;
   EXPECT_TRUE(Evaluate(&rules::GpuStarvedCpuBound, r).has_value());
   // One core saturated (a num_workers=0 loader) also starves the GPU.
-  r.tree_cpu_mean_pct = 86;
+  r.tree_cpu_mean_pct = kGpuFeedCpuPct + 0.1;
   r.tree_cpu_wait_mean_pct = 0;
   EXPECT_TRUE(Evaluate(&rules::GpuStarvedCpuBound, r).has_value());
-  r.tree_cpu_mean_pct = 84;  // under one core's worth: not what the GPU waits on
+  r.tree_cpu_mean_pct = kGpuFeedCpuPct - 0.1;  // under one core's worth: not what the GPU waits on
   EXPECT_FALSE(Evaluate(&rules::GpuStarvedCpuBound, r).has_value());
   EXPECT_TRUE(Evaluate(&rules::LowGpuUtilisation, r).has_value());  // the catch-all takes over
 }
@@ -75,11 +76,11 @@ TEST(ResourceRules, StorageBoundEachIndicatorBothSides) {
     double ResourceSignals::*field;
     double below, above;
   } cases[] = {
-      {&ResourceSignals::iowait_mean_pct, 9.9, 10},
-      {&ResourceSignals::disk_util_mean_pct, 59, 61},
-      {&ResourceSignals::psi_io_some_mean_pct, 19, 21},
-      {&ResourceSignals::tree_blocked_pct, 29, 31},
-      {&ResourceSignals::tree_read_bytes_per_s, 19e6, 21e6},
+      {&ResourceSignals::iowait_mean_pct, kIowaitHighPct - 0.1, kIowaitHighPct + 0.1},
+      {&ResourceSignals::disk_util_mean_pct, kDiskUtilHighPct - 0.1, kDiskUtilHighPct + 0.1},
+      {&ResourceSignals::psi_io_some_mean_pct, kPsiIoHighPct - 0.1, kPsiIoHighPct + 0.1},
+      {&ResourceSignals::tree_blocked_pct, kTreeBlockedHighPct - 0.1, kTreeBlockedHighPct + 0.1},
+      {&ResourceSignals::tree_read_bytes_per_s, kTreeIoHighBytesPerS - 0.1e6, kTreeIoHighBytesPerS + 0.1e6},
   };
   for (const auto& c : cases) {
     ResourceSignals r = WithGpu(15);
@@ -106,13 +107,13 @@ TEST(ResourceRules, StorageBoundEachIndicatorBothSides) {
 
 TEST(ResourceRules, GpuMemoryNearFullBothSides) {
   ResourceSignals r = WithGpu(90);
-  r.gpus[0].mem_used_peak_pct = 95.5;
+  r.gpus[0].mem_used_peak_pct = kMemoryNearFullPct + 0.1;
   r.gpus[0].mem_used_peak_bytes = 76e9;
   r.gpus[0].mem_total_bytes = 79.6e9;
   auto f = Evaluate(&rules::GpuMemoryNearFull, r);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->gain_upper_bound, 1.0);  // honest: headroom, not speed
-  r.gpus[0].mem_used_peak_pct = 94.5;
+  r.gpus[0].mem_used_peak_pct = kMemoryNearFullPct - 0.1;
   EXPECT_FALSE(Evaluate(&rules::GpuMemoryNearFull, r).has_value());
 }
 
@@ -124,12 +125,18 @@ TEST(ResourceRules, SerialCpuPipelineBothSides) {
   auto f = Evaluate(&rules::SerialCpuPipeline, r);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->gain_upper_bound, 8.0);
-  r.tree_cpu_mean_pct = 84;  // not saturated
+  EXPECT_EQ(f->severity, FindingSeverity::kHigh);  // 8 >= kSerialCpuHighCores
+  r.cores = kSerialCpuHighCores - 1;
+  EXPECT_EQ(Evaluate(&rules::SerialCpuPipeline, r)->severity, FindingSeverity::kModerate);
+  r.cores = 8;
+  r.tree_cpu_mean_pct = kOneCoreSaturatedPct - 0.1;  // not saturated
   EXPECT_FALSE(Evaluate(&rules::SerialCpuPipeline, r).has_value());
-  r.tree_cpu_mean_pct = 131;  // more than one core: not serial
+  r.tree_cpu_mean_pct = kOneCoreCeilingPct + 0.1;  // more than one core: not serial
   EXPECT_FALSE(Evaluate(&rules::SerialCpuPipeline, r).has_value());
   r.tree_cpu_mean_pct = 99;
-  r.other_cores_busy_pct = 51;  // the rest of the machine is busy too
+  r.other_cores_busy_pct = kOtherCoresIdlePct - 0.1;
+  EXPECT_TRUE(Evaluate(&rules::SerialCpuPipeline, r).has_value());
+  r.other_cores_busy_pct = kOtherCoresIdlePct + 0.1;  // the rest of the machine is busy too
   EXPECT_FALSE(Evaluate(&rules::SerialCpuPipeline, r).has_value());
   // A GPU job with one saturated core is gpu_starved_cpu_bound, not serial_cpu_pipeline.
   ResourceSignals g = WithGpu(10);
@@ -140,20 +147,20 @@ TEST(ResourceRules, SerialCpuPipelineBothSides) {
 
 TEST(ResourceRules, MostlyIdleAndCpuSaturated) {
   ResourceSignals r = Base();
-  r.tree_cpu_mean_pct = 9;
+  r.tree_cpu_mean_pct = kIdleTreeCpuPct - 0.1;
   EXPECT_TRUE(Evaluate(&rules::MostlyIdle, r).has_value());
-  r.tree_cpu_mean_pct = 11;
+  r.tree_cpu_mean_pct = kIdleTreeCpuPct + 0.1;
   EXPECT_FALSE(Evaluate(&rules::MostlyIdle, r).has_value());
-  r.tree_cpu_mean_pct = 9;
+  r.tree_cpu_mean_pct = kIdleTreeCpuPct - 0.1;
   r.iowait_mean_pct = 15;  // waiting on disk is not idle
   EXPECT_FALSE(Evaluate(&rules::MostlyIdle, r).has_value());
 
   ResourceSignals c = Base();
-  c.tree_cpu_mean_pct = 0.71 * 800;
+  c.tree_cpu_mean_pct = (kTreeCpuHighOfCoresPct + 0.1) / 100 * 800;
   auto f = Evaluate(&rules::CpuSaturated, c);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->severity, FindingSeverity::kNone);
-  c.tree_cpu_mean_pct = 0.69 * 800;
+  c.tree_cpu_mean_pct = (kTreeCpuHighOfCoresPct - 0.1) / 100 * 800;
   EXPECT_FALSE(Evaluate(&rules::CpuSaturated, c).has_value());
 }
 
@@ -179,7 +186,7 @@ Trace DipTrace(const std::vector<int>& starts) {
   return t;
 }
 
-TEST(ResourceRules, PeriodicDipsRegularFiresIrregularDoesNot) {
+TEST(ResourceRules, PeriodicUtilisationDipsRegularFiresIrregularDoesNot) {
   Trace regular = DipTrace({20, 40, 60, 80});
   auto r = ComputeResourceSignals(regular);
   ASSERT_NE(r, nullptr);
@@ -190,6 +197,7 @@ TEST(ResourceRules, PeriodicDipsRegularFiresIrregularDoesNot) {
   auto f = rules::PeriodicUtilisationDips(s);
   ASSERT_TRUE(f.has_value());
   EXPECT_NEAR(f->share_pct, 12, 0.5);
+  EXPECT_EQ(f->severity, FindingSeverity::kModerate);  // 12% >= kDipModerateSharePct
 
   Trace irregular = DipTrace({10, 22, 50, 58, 90});  // gaps 12, 28, 8, 32 s
   auto ir = ComputeResourceSignals(irregular);
@@ -208,24 +216,24 @@ TEST(ResourceRules, TooFewSamplesGiveNoSignals) {
 }
 
 
-TEST(ResourceRules, GpuLogLevelsBothSidesOfEachThreshold) {
+TEST(ResourceRules, GpuWellFedGpuPartlyIdleAndLowGpuUtilisationBothSides) {
   // kGpuWellFedPct: at 80% the GPU is well fed (a compute verdict); under it, partly idle.
-  ResourceSignals r = WithGpu(80);
+  ResourceSignals r = WithGpu(kGpuWellFedPct);
   r.has_tree = r.has_machine_cpu = r.has_disk = false;  // a GPU log alone
   auto fed = Evaluate(&rules::GpuWellFed, r);
   ASSERT_TRUE(fed.has_value());
   EXPECT_EQ(fed->severity, FindingSeverity::kNone);
   EXPECT_FALSE(Evaluate(&rules::GpuPartlyIdle, r).has_value());
-  r.gpus[0].util_mean_pct = r.gpu_util_mean_pct = 79.9;
+  r.gpus[0].util_mean_pct = r.gpu_util_mean_pct = kGpuWellFedPct - 0.1;
   EXPECT_FALSE(Evaluate(&rules::GpuWellFed, r).has_value());
   auto partly = Evaluate(&rules::GpuPartlyIdle, r);
   ASSERT_TRUE(partly.has_value());
-  EXPECT_NEAR(partly->share_pct, 20.1, 0.01);
+  EXPECT_NEAR(partly->share_pct, 100 - (kGpuWellFedPct - 0.1), 0.01);
   // kGpuLowUtilPct: at 30% partly idle, under it starved (low_gpu_utilisation).
   r.gpus[0].util_mean_pct = r.gpu_util_mean_pct = 30;
   EXPECT_TRUE(Evaluate(&rules::GpuPartlyIdle, r).has_value());
   EXPECT_FALSE(Evaluate(&rules::LowGpuUtilisation, r).has_value());
-  r.gpus[0].util_mean_pct = r.gpu_util_mean_pct = 29.9;
+  r.gpus[0].util_mean_pct = r.gpu_util_mean_pct = kGpuLowUtilPct - 0.1;
   EXPECT_FALSE(Evaluate(&rules::GpuPartlyIdle, r).has_value());
   EXPECT_TRUE(Evaluate(&rules::LowGpuUtilisation, r).has_value());
   // With a profile's steps the step breakdown speaks instead.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/tf_event_stalls.h"
 #include "stepdoctor/analysis/tf_signals.h"
 #include "stepdoctor/importers/xplane/xspace_to_trace.h"
@@ -68,7 +69,7 @@ Trace TfDataTrace(double wait_ms) {
   return Import(b);
 }
 
-TEST(TfRules, TfDataBottleneckInParallelizableMap) {
+TEST(TfRules, TfdataBottleneckStageInParallelizableMap) {
   Trace t = TfDataTrace(4.0);  // 40% of a 10 ms step waits on input
   std::unique_ptr<TfSignals> tf;
   auto f = RunRule(t, &rules::TfDataBottleneckStage, &tf);
@@ -91,10 +92,9 @@ TEST(TfRules, TfDataBottleneckInParallelizableMap) {
   EXPECT_GT(f->gain_upper_bound, 1.4);
   EXPECT_LT(f->gain_upper_bound, 1.67);  // never more than removing the whole wait
 
-  // 0.4 ms of 10 ms (4%): below kTfDataInputMinPct.
-  EXPECT_FALSE(RunRule(TfDataTrace(0.4), &rules::TfDataBottleneckStage).has_value());
-  // 0.6 ms (6%): fires, moderate.
-  auto m = RunRule(TfDataTrace(0.6), &rules::TfDataBottleneckStage);
+  // Of a 10 ms step, a share in percent is a tenth of it in ms.
+  EXPECT_FALSE(RunRule(TfDataTrace((kTfDataInputMinPct - 0.1) / 10), &rules::TfDataBottleneckStage).has_value());
+  auto m = RunRule(TfDataTrace((kTfDataInputMinPct + 0.1) / 10), &rules::TfDataBottleneckStage);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->severity, FindingSeverity::kModerate);
 }
@@ -128,14 +128,17 @@ Trace MemoryTrace(double peak_fraction) {
 }
 
 TEST(TfRules, MemoryPressureNearCapacity) {
-  auto f = RunRule(MemoryTrace(0.95), &rules::MemoryPressure);
+  auto f = RunRule(MemoryTrace((kMemoryNearFullPct + 0.1) / 100), &rules::MemoryPressure);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->id, "memory_pressure");
   EXPECT_EQ(f->severity, FindingSeverity::kModerate);
   EXPECT_EQ(f->gain_upper_bound, 1.0);
   EXPECT_NE(f->fix.tensorflow.find("set_memory_growth"), std::string::npos);
-  EXPECT_EQ(RunRule(MemoryTrace(0.98), &rules::MemoryPressure)->severity, FindingSeverity::kHigh);
-  EXPECT_FALSE(RunRule(MemoryTrace(0.89), &rules::MemoryPressure).has_value());
+  EXPECT_EQ(RunRule(MemoryTrace((kMemoryNearlyExhaustedPct - 0.1) / 100), &rules::MemoryPressure)->severity,
+            FindingSeverity::kModerate);
+  EXPECT_EQ(RunRule(MemoryTrace((kMemoryNearlyExhaustedPct + 0.1) / 100), &rules::MemoryPressure)->severity,
+            FindingSeverity::kHigh);
+  EXPECT_FALSE(RunRule(MemoryTrace((kMemoryNearFullPct - 0.1) / 100), &rules::MemoryPressure).has_value());
 }
 
 Trace RetraceTrace(int traces) {
@@ -150,7 +153,7 @@ Trace RetraceTrace(int traces) {
 
 TEST(TfRules, RetracingOnBothSides) {
   std::unique_ptr<TfSignals> tf;
-  auto f = RunRule(RetraceTrace(3), &rules::Retracing, &tf);
+  auto f = RunRule(RetraceTrace(kRetraceMinTraces), &rules::Retracing, &tf);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->id, "retracing");
   EXPECT_NE(f->title.find("__inference_train_step_77"), std::string::npos);
@@ -158,7 +161,7 @@ TEST(TfRules, RetracingOnBothSides) {
   EXPECT_EQ(tf->retraced[0].traces, 3);
   EXPECT_EQ(tf->retraced[0].calls, 8);
   EXPECT_NE(f->fix.tensorflow.find("input_signature"), std::string::npos);
-  EXPECT_FALSE(RunRule(RetraceTrace(2), &rules::Retracing).has_value());
+  EXPECT_FALSE(RunRule(RetraceTrace(kRetraceMinTraces - 1), &rules::Retracing).has_value());
 }
 
 Trace EagerTrace(double eager_ms_per_step) {
@@ -173,12 +176,12 @@ Trace EagerTrace(double eager_ms_per_step) {
 }
 
 TEST(TfRules, EagerOverheadOnBothSides) {
-  auto f = RunRule(EagerTrace(1.1), &rules::EagerOverhead);  // 11% of the step
+  auto f = RunRule(EagerTrace((kEagerMinSharePct + 0.1) / 10), &rules::EagerOverhead);  // of a 10 ms step
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->severity, FindingSeverity::kModerate);
   EXPECT_NE(f->fix.tensorflow.find("jit_compile=True"), std::string::npos);
   EXPECT_NE(f->fix.pytorch.find("torch.compile"), std::string::npos);
-  EXPECT_FALSE(RunRule(EagerTrace(0.9), &rules::EagerOverhead).has_value());
+  EXPECT_FALSE(RunRule(EagerTrace((kEagerMinSharePct - 0.1) / 10), &rules::EagerOverhead).has_value());
 }
 
 Trace PrecisionTrace(double fp32_ms, double fp16_ms) {
@@ -200,8 +203,14 @@ TEST(TfRules, LowPrecisionOnBothSides) {
   EXPECT_NEAR(f->share_pct, 40.0, 1e-6);
   EXPECT_NE(f->fix.tensorflow.find("mixed_float16"), std::string::npos);
   EXPECT_NE(f->fix.pytorch.find("autocast"), std::string::npos);
-  EXPECT_FALSE(RunRule(PrecisionTrace(3.0, 1.0), &rules::LowPrecision).has_value());  // 25% 16-bit
-  EXPECT_FALSE(RunRule(PrecisionTrace(2.0, 0.1), &rules::LowPrecision).has_value());  // kernels 21% of the step
+  // 4 ms of kernels: 16-bit just under and just over kLowPrecisionMax16BitPct of them.
+  const double under = 4 * (kLowPrecisionMax16BitPct - 0.1) / 100, over = 4 * (kLowPrecisionMax16BitPct + 0.1) / 100;
+  EXPECT_TRUE(RunRule(PrecisionTrace(4 - under, under), &rules::LowPrecision).has_value());
+  EXPECT_FALSE(RunRule(PrecisionTrace(4 - over, over), &rules::LowPrecision).has_value());
+  // Kernels just under kLowPrecisionMinKernelSharePct of the 10 ms step: precision does not matter.
+  const double kernels = (kLowPrecisionMinKernelSharePct - 0.1) / 10;
+  EXPECT_FALSE(RunRule(PrecisionTrace(kernels, 0), &rules::LowPrecision).has_value());
+  EXPECT_TRUE(RunRule(PrecisionTrace(kernels + 0.02, 0), &rules::LowPrecision).has_value());
   EXPECT_TRUE(Is16BitKernelName("Cijk_Ailk_Bljk_BBS_BH_MT256x128x64"));  // AMD bf16 GEMM
   EXPECT_TRUE(Is16BitKernelName("ampere_bf16_s16816gemm_bf16_128x128"));
   EXPECT_FALSE(Is16BitKernelName("volta_sgemm_128x64_nn"));
@@ -228,7 +237,8 @@ TEST(TfRules, CollectiveBoundOnBothSides) {
   EXPECT_NEAR(tf->collective_exposed_ms_per_step, 2.0, 1e-9);
   EXPECT_NEAR(f->share_pct, 20.0, 1e-6);
   EXPECT_NE(f->fix.tensorflow.find("MultiWorkerMirroredStrategy"), std::string::npos);
-  EXPECT_FALSE(RunRule(CollectiveTrace(1.4), &rules::CollectiveBound).has_value());
+  EXPECT_FALSE(RunRule(CollectiveTrace((kCollectiveMinSharePct - 0.1) / 10), &rules::CollectiveBound).has_value());
+  EXPECT_TRUE(RunRule(CollectiveTrace((kCollectiveMinSharePct + 0.1) / 10), &rules::CollectiveBound).has_value());
 }
 
 TEST(TfRules, KernelLaunchBoundOnBothSides) {
@@ -237,9 +247,9 @@ TEST(TfRules, KernelLaunchBoundOnBothSides) {
   tf.tfdata.present = true;
   Signals sig;
   sig.tf = &tf;
-  tf.launch_share_pct = 14.9;
+  tf.launch_share_pct = kLaunchBoundMinPct - 0.1;
   EXPECT_FALSE(rules::KernelLaunchBound(sig).has_value());
-  tf.launch_share_pct = 15.1;
+  tf.launch_share_pct = kLaunchBoundMinPct + 0.1;
   auto f = rules::KernelLaunchBound(sig);
   ASSERT_TRUE(f.has_value());
   EXPECT_NE(f->fix.tensorflow.find("TF_GPU_THREAD_MODE=gpu_private"), std::string::npos);
@@ -259,6 +269,28 @@ std::vector<ScalarSeries> Logged(double stall_s) {
     s.value.push_back(1.0 / (step + 1));
   }
   return {s};
+}
+
+TEST(TfRules, PeriodicStallThresholds) {
+  EventStallRun run;
+  run.run = "train";
+  run.period_steps = 10;
+  run.wall_s = 100;
+  run.stalls = {{10, 3, 2}, {20, 3, 2}, {30, 3, 2}};
+  TfSignals tf;
+  Signals sig;
+  sig.tf = &tf;
+  auto with_share = [&](double pct) {
+    run.stall_share_pct = pct;
+    tf.stalls = {run};
+    return rules::PeriodicStall(sig);
+  };
+  EXPECT_FALSE(with_share(kPeriodicStallMinSharePct - 0.1).has_value());
+  EXPECT_EQ(with_share(kPeriodicStallMinSharePct + 0.1)->severity, FindingSeverity::kModerate);
+  EXPECT_EQ(with_share(kPeriodicStallHighSharePct - 0.1)->severity, FindingSeverity::kModerate);
+  EXPECT_EQ(with_share(kPeriodicStallHighSharePct + 0.1)->severity, FindingSeverity::kHigh);
+  run.period_steps = 0;  // stalls that do not recur are not periodic
+  EXPECT_FALSE(with_share(kPeriodicStallHighSharePct + 0.1).has_value());
 }
 
 TEST(TfRules, PeriodicStallFromEventFiles) {

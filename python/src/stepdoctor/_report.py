@@ -12,7 +12,7 @@ from ._load import load
 
 @dataclass
 class Verdict:
-    bottleneck: str = "unknown"  # input, host, device_compute, communication, memory_transfer, unknown
+    bottleneck: str = "unknown"  # input, host, device_compute, communication, unknown
     summary: str = ""
 
 

@@ -10,7 +10,9 @@
 namespace stepdoctor {
 
 struct AnalyzeOptions {
-  int max_top_events = 10;  // rows in the top kernels / top ops tables
+  // Rows in the top kernels / top ops tables: it can only lower the count. The step signals
+  // keep the top 10 of each (trace_to_step_signals), so a value above 10 still gives 10 rows.
+  int max_top_events = 10;
   int max_lanes = 32;       // timeline lanes kept for the HTML chart
   int lane_buckets = 600;   // busy intervals per lane after downsampling
 };

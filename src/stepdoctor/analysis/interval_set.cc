@@ -74,10 +74,4 @@ int64_t LengthWithin(const IntervalSet& s, int64_t lo, int64_t hi) {
   return n;
 }
 
-std::vector<int64_t> LengthPerWindow(const IntervalSet& s, const std::vector<Interval>& windows) {
-  std::vector<int64_t> out(windows.size(), 0);
-  for (size_t w = 0; w < windows.size(); ++w) out[w] = LengthWithin(s, windows[w].start, windows[w].end);
-  return out;
-}
-
 }  // namespace stepdoctor

@@ -21,7 +21,4 @@ IntervalSet Subtract(const IntervalSet& a, const IntervalSet& b);  // a minus b
 // Length of `s` inside [lo, hi).
 int64_t LengthWithin(const IntervalSet& s, int64_t lo, int64_t hi);
 
-// Sums, for each window (sorted by start, non-overlapping), the length of `s` inside it.
-std::vector<int64_t> LengthPerWindow(const IntervalSet& s, const std::vector<Interval>& windows);
-
 }  // namespace stepdoctor

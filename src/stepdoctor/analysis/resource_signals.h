@@ -7,36 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/signals.h"
 #include "stepdoctor/model/trace.h"
 #include "stepdoctor/report/report.h"
 
 namespace stepdoctor {
 
-// Thresholds shared by the classification and the rules (each rule file says how it uses them).
-inline constexpr double kGpuLowUtilPct = 30.0;          // mean GPU utilisation below this: the GPU is starved
-// CPU thresholds compare the tree's demand (time on a CPU plus time runnable but waiting for
-// one), so a job slowed by other processes on a shared machine still reads as CPU-bound.
-inline constexpr double kTreeCpuHighOfCoresPct = 70.0;  // process tree wanting >= 70% of all cores: CPU-bound
-inline constexpr double kOneCoreSaturatedPct = 85.0;    // tree wanting >= 85% of one core ...
-inline constexpr double kOneCoreCeilingPct = 130.0;     // ... and <= 130%: one busy thread, the rest idle
-inline constexpr double kGpuFeedCpuPct = 85.0;          // GPU starved and the tree busy >= 85% of a core: host-bound
-inline constexpr double kOtherCoresIdlePct = 50.0;      // the other cores' mean busy % below this: idle capacity
-inline constexpr double kIowaitHighPct = 10.0;          // machine iowait >= 10% of CPU time: storage stalls
-inline constexpr double kDiskUtilHighPct = 60.0;        // a disk with I/O in flight >= 60% of the time
-inline constexpr double kPsiIoHighPct = 20.0;           // some task stalled on I/O >= 20% of the time
-inline constexpr double kTreeBlockedHighPct = 30.0;     // a tree process in D state in >= 30% of samples
-inline constexpr double kTreeIoHighBytesPerS = 20e6;    // the tree moving >= 20 MB/s through the block layer
-inline constexpr double kGpuMemNearFullPct = 95.0;      // peak GPU memory used >= 95% of the total
-inline constexpr double kIdleTreeCpuPct = 10.0;         // tree below 10% of one core, with no I/O or GPU: idle
-inline constexpr double kIdleGpuUtilPct = 5.0;          // a GPU below 5% counts as idle
-inline constexpr double kUnusedGpuPeakPct = 10.0;       // a GPU whose utilisation never reaches 10% ran no work: unused
-inline constexpr double kGpuWellFedPct = 80.0;          // mean GPU utilisation >= 80%: the GPU rarely waits (well fed)
-inline constexpr double kDipFraction = 0.5;             // a dip: utilisation below half its median ...
-inline constexpr double kDipBaselineMinPct = 40.0;      // ... where the median is at least 40%
-inline constexpr int kDipMinCount = 3;                  // periodic: at least 3 dips ...
-inline constexpr double kDipMaxPeriodCv = 0.3;          // ... whose spacing varies by at most 30%
-inline constexpr int kMinSamples = 5;                   // fewer samples than this: no resource signals
+// Thresholds shared by the classification and the rules are in analysis/rules/thresholds.h.
 
 // What bounded the job, as far as resources tell.
 enum class ResourceClass : uint8_t {

@@ -9,12 +9,27 @@ double GainIfRemoved(double share_pct) {
   return 1.0 / rest;
 }
 
+const RuleDef* FindRule(std::string_view id) {
+  for (const RuleDef& r : AllRules())
+    if (id == r.id) return &r;
+  return nullptr;
+}
+
 std::vector<Finding> RunRules(const Signals& s, std::vector<std::string>* diagnostics) {
+  return RunRules(AllRules(), s, diagnostics);
+}
+
+std::vector<Finding> RunRules(const std::vector<RuleDef>& rules, const Signals& s, std::vector<std::string>* diagnostics) {
   std::vector<Finding> out;
   const bool device_missing = s.steps && s.steps->device_missing;
-  for (const RuleDef& r : AllRules()) {
+  for (const RuleDef& r : rules) {
     if ((r.needs & kNeedsDeviceActivity) && device_missing) continue;
-    std::optional<Finding> f = r.evaluate(s);
+    RuleResult result = r.evaluate(s);
+    if (!result.ok()) {
+      if (diagnostics) diagnostics->push_back(std::string("rule ") + r.id + " could not evaluate: " + result.message());
+      continue;
+    }
+    std::optional<Finding>& f = result.value();
     if (!f) continue;
     if (f->id != r.id) {
       // A rule must report under its registered id; anything else is a bug worth seeing.

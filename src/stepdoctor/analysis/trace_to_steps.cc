@@ -185,6 +185,7 @@ StepWindows TraceToSteps(const Trace& trace, WorkerId worker) {
       }
       if (!out.steps.empty() && w.start_ns < out.steps.back().end_ns) {
         // Nested or overlapping markers (a marker repeated on a sub-range): keep the outer one.
+        ++out.excluded_partial;
         continue;
       }
       out.steps.push_back(w);

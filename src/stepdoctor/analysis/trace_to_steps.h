@@ -28,7 +28,9 @@ struct StepWindows {
   std::string source;             // what the steps came from, for the report
   bool whole_window = false;      // no markers: one region spanning the trace
   bool inferred = false;          // no markers: iterations inferred from repeated host structure
-  int excluded_partial = 0;       // markers dropped as cut by the window edges or empty
+  // Steps left out: empty markers, markers overlapping a step already kept, and inferred
+  // iterations cut by the window edges.
+  int excluded_partial = 0;
   int64_t window_start_ns = 0, window_end_ns = 0;  // the worker's activity span
 };
 

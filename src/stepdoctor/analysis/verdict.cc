@@ -4,33 +4,10 @@
 
 #include <string_view>
 
+#include "stepdoctor/analysis/rule.h"
+
 namespace stepdoctor {
 namespace {
-
-struct Mapping {
-  std::string_view id;
-  Bottleneck b;
-};
-
-// Every finding id that names a bottleneck. Ids not listed (memory_pressure, notes) do not.
-constexpr Mapping kMap[] = {
-    {"collective_bound", Bottleneck::kCommunication},
-    {"compute_bound", Bottleneck::kDeviceCompute},
-    {"cpu_saturated", Bottleneck::kDeviceCompute},  // a CPU-only job: the CPU is the device
-    {"eager_overhead", Bottleneck::kHost},
-    {"gpu_starved_cpu_bound", Bottleneck::kInput},  // GPU samples show it idle while the CPU works
-    {"gpu_well_fed", Bottleneck::kDeviceCompute},   // a GPU log: the GPU busy, its input keeping up
-    {"host_bound", Bottleneck::kHost},
-    {"input_bound", Bottleneck::kInput},
-    {"kernel_launch_bound", Bottleneck::kHost},
-    {"rank_imbalance", Bottleneck::kCommunication},  // the fast ranks wait in their collectives
-    {"memory_transfer_bound", Bottleneck::kMemoryTransfer},
-    {"retracing", Bottleneck::kHost},
-    // A CPU-only job bound by one core: no device is starved, so the CPU itself is the limit.
-    {"serial_cpu_pipeline", Bottleneck::kDeviceCompute},
-    {"storage_bound", Bottleneck::kInput},
-    {"tfdata_bottleneck_stage", Bottleneck::kInput},
-};
 
 const char* BottleneckPhrase(Bottleneck b) {
   switch (b) {
@@ -38,7 +15,6 @@ const char* BottleneckPhrase(Bottleneck b) {
     case Bottleneck::kHost: return "host-bound";
     case Bottleneck::kDeviceCompute: return "compute-bound";
     case Bottleneck::kCommunication: return "communication-bound";
-    case Bottleneck::kMemoryTransfer: return "memory-transfer-bound";
     case Bottleneck::kUnknown: break;
   }
   return "no clear bottleneck";
@@ -59,7 +35,6 @@ const char* BottleneckName(Bottleneck b) {
     case Bottleneck::kHost: return "host";
     case Bottleneck::kDeviceCompute: return "device_compute";
     case Bottleneck::kCommunication: return "communication";
-    case Bottleneck::kMemoryTransfer: return "memory_transfer";
     case Bottleneck::kUnknown: return "unknown";
   }
   return "unknown";
@@ -76,9 +51,8 @@ const char* FindingSeverityName(FindingSeverity s) {
 }
 
 Bottleneck BottleneckOfFinding(const std::string& id) {
-  for (const auto& m : kMap)
-    if (m.id == id) return m.b;
-  return Bottleneck::kUnknown;
+  const RuleDef* r = FindRule(id);
+  return r ? r->bottleneck : Bottleneck::kUnknown;
 }
 
 Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps) {

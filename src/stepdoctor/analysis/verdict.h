@@ -8,7 +8,8 @@
 
 namespace stepdoctor {
 
-// The bottleneck a finding id points at (input_bound -> input, ...); kUnknown for notes.
+// The bottleneck a finding id points at, from its rule's RuleDef (input_bound -> input, ...);
+// kUnknown for notes and ids no rule registers.
 Bottleneck BottleneckOfFinding(const std::string& id);
 
 // Order of precedence:

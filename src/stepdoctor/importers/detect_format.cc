@@ -40,6 +40,35 @@ bool LooksLikeTfRecord(std::string_view h) {
   return len > 0 && len < (uint64_t(1) << 32) && static_cast<uint8_t>(h[12]) == 0x09;
 }
 
+// A serialized XSpace with planes, by content alone (a renamed .xplane.pb): field 1 `planes`
+// (tag 0x0a) and a non-zero length, then an XPlane that opens with its id (field 1, varint:
+// 0x08) and/or its name (field 2: 0x12) — a short printable string ("/host:CPU",
+// "/device:GPU:0"). The profile plugin's pages (overview_page.pb opens with 0x12,
+// tensorflow_stats.pb with 0x22) and a TFRecord's 8-byte length do not fit.
+bool LooksLikeXSpaceContent(std::string_view h) {
+  constexpr uint64_t kMaxPlaneNameBytes = 1024;  // plane names are short paths; longer is not an XPlane
+  if (h.size() < 4 || static_cast<uint8_t>(h[0]) != 0x0a) return false;
+  size_t i = 1;
+  uint64_t len;
+  if (!Varint(h, &i, &len) || len < 2) return false;
+  uint64_t id;
+  if (i < h.size() && h[i] == 0x08) {
+    ++i;
+    if (!Varint(h, &i, &id)) return false;
+  }
+  if (i >= h.size() || h[i] != 0x12) return false;
+  ++i;
+  uint64_t name_len;
+  if (!Varint(h, &i, &name_len) || name_len == 0 || name_len > kMaxPlaneNameBytes) return false;
+  std::string_view name = h.substr(i, name_len);  // may be cut by the end of the head
+  if (name.empty()) return false;
+  for (char c : name)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) return false;
+  return true;
+}
+
+// With an XPlane file name, a looser check: an XSpace holding no planes (only errors,
+// warnings or hostnames) is still one.
 bool LooksLikeXSpace(std::string_view h) {
   // XSpace: field 1 (planes, length-delimited: tag 0x0a), whose XPlane starts with id (0x08)
   // or name (0x12); or, with no planes, errors/warnings/hostnames (0x12/0x1a/0x22).
@@ -99,6 +128,9 @@ const char* InputFormatName(InputFormat f) {
 }
 
 InputFormat DetectFormat(std::string_view head, std::string_view name) {
+  // Before JSON: an XSpace opens with 0x0a ('\n'), and a first plane of 91 or 123 bytes puts
+  // '[' or '{' after it.
+  if (LooksLikeXSpaceContent(head)) return InputFormat::kXSpace;
   if (head.size() >= 3 && std::memcmp(head.data(), "\xEF\xBB\xBF", 3) == 0) head.remove_prefix(3);
   size_t i = SkipSpace(head, 0);
   if (i < head.size() && (head[i] == '{' || head[i] == '[')) {

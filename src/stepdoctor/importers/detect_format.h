@@ -1,5 +1,6 @@
 // Guesses an input's format from its first bytes (after gzip), not its name: a .json may be
-// gzip, an .xplane.pb may be renamed (Perfetto's GuessTraceType).
+// gzip, an .xplane.pb may be renamed (Perfetto's GuessTraceType). An XSpace with planes is
+// recognised by its bytes alone; only an XSpace without planes needs its .xplane.pb name.
 #pragma once
 
 #include <string_view>

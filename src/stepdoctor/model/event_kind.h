@@ -29,8 +29,6 @@ enum class EventKind : uint8_t {
   kCount_
 };
 
-std::string_view EventKindName(EventKind k);
-
 inline bool IsMemcpy(EventKind k) {
   return k == EventKind::kMemcpyH2D || k == EventKind::kMemcpyD2H || k == EventKind::kMemcpyD2D ||
          k == EventKind::kMemcpyOther;

@@ -27,6 +27,7 @@ constexpr ImportIssueInfo kInfo[] = {
     {"assumed_timing", Severity::kInfo, "file(s) without a time column: sample times assumed"},
     {"padding", Severity::kInfo, "file(s) padded with NUL bytes: the NULs skipped"},
     {"instant_with_duration", Severity::kWarning, "markers written as instants carried a duration: kept as instants"},
+    {"xplane_missing_metadata", Severity::kWarning, "XPlane events with metadata their plane does not define: kept, named by the id"},
 };
 static_assert(sizeof(kInfo) / sizeof(kInfo[0]) == static_cast<size_t>(ImportIssue::kCount_));
 

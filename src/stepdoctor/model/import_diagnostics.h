@@ -14,7 +14,7 @@ enum class Severity : uint8_t { kInfo, kWarning, kError };
 // Every reason an importer may skip, repair or note something. Keep the table in
 // import_diagnostics.cc in the same order.
 enum class ImportIssue : uint8_t {
-  kMalformedEvent,        // an event was not a JSON object or had unreadable fields: skipped
+  kMalformedEvent,        // a JSON event was not an object or had unreadable fields: skipped
   kMissingTimestamp,      // an event had no ts: skipped
   kNegativeDuration,      // dur < 0: skipped
   kUnmatchedEnd,          // an E event with no open B on its thread: skipped
@@ -35,6 +35,7 @@ enum class ImportIssue : uint8_t {
   kAssumedTiming,         // the input states no times: samples spaced by a stated or assumed interval
   kPadding,               // NUL bytes (a log file's padding after a crash or a copy): skipped
   kInstantWithDuration,   // a marker its producer writes as an instant carried a duration: kept as an instant
+  kXPlaneMissingMetadata, // an XPlane event whose metadata id its plane does not define: kept, named by the id
   kCount_
 };
 

@@ -139,17 +139,4 @@ size_t Trace::EventCount() const {
   return n;
 }
 
-std::pair<int64_t, int64_t> Trace::Span(WorkerId w) const {
-  int64_t lo = INT64_MAX, hi = INT64_MIN;
-  for (const auto& t : timelines) {
-    if (w.valid() && t.worker != w) continue;
-    for (size_t i = 0; i < t.ev.size(); ++i) {
-      lo = std::min(lo, t.ev.start_ns[i]);
-      hi = std::max(hi, t.ev.start_ns[i] + t.ev.dur_ns[i]);
-    }
-  }
-  if (lo > hi) return {0, 0};
-  return {lo, hi};
-}
-
 }  // namespace stepdoctor

@@ -153,8 +153,6 @@ class Trace {
   // Sorts every timeline by (start, longest first) and drops empty ones' storage slack.
   void Finalize();
   size_t EventCount() const;
-  // Earliest start and latest end over all events of a worker (or all workers), ns.
-  std::pair<int64_t, int64_t> Span(WorkerId w = {}) const;
 };
 
 }  // namespace stepdoctor

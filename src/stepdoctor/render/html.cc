@@ -49,7 +49,7 @@ std::string VerdictSection(const Report& r) {
   s += "</div>\n";
   if (!st.source.empty())
     s += fmt::format("<p class=\"meta\">Steps from {}{}.</p>\n", HtmlEscape(st.source),
-                     st.excluded_partial > 0 ? fmt::format("; {} partial steps at the window edges left out",
+                     st.excluded_partial > 0 ? fmt::format("; {} partial or overlapping steps left out",
                                                            st.excluded_partial)
                                              : "");
   s += "</section>\n";

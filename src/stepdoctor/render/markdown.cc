@@ -42,7 +42,7 @@ std::string StepsPart(const Report& r) {
                    st.whole_window ? "window" : (st.count == 1 ? "step" : "steps"), MdText(st.source),
                    FormatMs(st.median_ms), FormatMs(st.p90_ms), FormatMs(st.min_ms), FormatMs(st.max_ms),
                    FormatMs(st.mean_ms));
-  if (st.excluded_partial > 0) s += fmt::format(" {} partial steps at the window edges left out.", st.excluded_partial);
+  if (st.excluded_partial > 0) s += fmt::format(" {} partial or overlapping steps left out.", st.excluded_partial);
   if (!st.outlier_numbers.empty()) {
     s += " Outliers:";
     for (size_t i = 0; i < st.outlier_numbers.size(); ++i) s += fmt::format("{} {}", i ? "," : "", st.outlier_numbers[i]);

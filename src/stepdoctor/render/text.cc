@@ -67,7 +67,7 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
     else
       out += fmt::format("Steps: {} from {}; median {:.1f} ms, p90 {:.1f} ms, max {:.1f} ms{}\n", s.count, s.source,
                          s.median_ms, s.p90_ms, s.max_ms,
-                         s.excluded_partial ? fmt::format(" ({} partial excluded)", s.excluded_partial) : "");
+                         s.excluded_partial ? fmt::format(" ({} partial or overlapping left out)", s.excluded_partial) : "");
     for (const auto& w : s.warmup)
       out += fmt::format("Warm-up: step {} took {:.1f} ms; shown here, kept out of the figures and the verdict\n", w.number,
                          w.duration_ms);

@@ -9,9 +9,8 @@
 namespace stepdoctor {
 namespace {
 
-constexpr Bottleneck kBottlenecks[] = {Bottleneck::kInput,         Bottleneck::kHost,
-                                       Bottleneck::kDeviceCompute, Bottleneck::kCommunication,
-                                       Bottleneck::kMemoryTransfer, Bottleneck::kUnknown};
+constexpr Bottleneck kBottlenecks[] = {Bottleneck::kInput, Bottleneck::kHost, Bottleneck::kDeviceCompute,
+                                       Bottleneck::kCommunication, Bottleneck::kUnknown};
 constexpr FindingSeverity kSeverities[] = {FindingSeverity::kNone, FindingSeverity::kLow, FindingSeverity::kModerate,
                                            FindingSeverity::kHigh};
 

@@ -16,7 +16,8 @@ namespace stepdoctor {
 inline constexpr int kReportSchemaVersion = 2;
 
 // The fixed set of primary bottlenecks a verdict names.
-enum class Bottleneck : uint8_t { kInput, kHost, kDeviceCompute, kCommunication, kMemoryTransfer, kUnknown };
+// Each is named by at least one rule (tested); host-device copies show in the step breakdown.
+enum class Bottleneck : uint8_t { kInput, kHost, kDeviceCompute, kCommunication, kUnknown };
 const char* BottleneckName(Bottleneck b);  // "input", "host", "device_compute", ...
 
 // How serious a finding is. kNone marks a healthy note (e.g. compute_bound).
@@ -70,7 +71,7 @@ struct StepSummary {
   bool whole_window = false;
   int count = 0;
   double median_ms = 0, p90_ms = 0, max_ms = 0, min_ms = 0, mean_ms = 0;
-  int excluded_partial = 0;              // steps cut by the window edges
+  int excluded_partial = 0;              // steps left out: empty or overlapping markers, inferred iterations cut by the window edges
   bool inferred = false;   // no markers: iterations inferred from repeated host structure
   std::vector<int64_t> outlier_numbers;  // step numbers flagged as outliers
   std::vector<StepRecord> warmup;        // leading steps kept out of the figures as warm-up

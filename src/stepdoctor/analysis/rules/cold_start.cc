@@ -5,13 +5,11 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/trace_to_coverage.h"
+#include "stepdoctor/analysis/trace_to_step_signals.h"
 
 namespace stepdoctor::rules {
-namespace {
-constexpr double kColdStartModeratePct = 50.0;  // start-up >= 50% of the window: moderate
-}  // namespace
-
 std::optional<Finding> ColdStart(const Signals& sig) {
   if (!sig.steps || sig.steps->step_count == 0) return std::nullopt;
   const StepSignals& s = *sig.steps;
@@ -25,8 +23,8 @@ std::optional<Finding> ColdStart(const Signals& sig) {
   f.title = fmt::format("{} of the window is one-off start-up: the profile caught a cold first pass", Pct(share));
   f.gain_upper_bound = 1.0;
   f.gain_text = "none per step: start-up is paid once; profile steady-state steps to see what bounds them";
-  f.evidence.push_back({"one-off runtime calls (each > 50 ms)", fmt::format("{} per window ({})", Ms(s.startup_ms), Pct(share))});
-  for (size_t i = 0; i < s.startup_events.size() && i < 3; ++i) f.top_events.push_back(s.startup_events[i]);
+  f.evidence.push_back({fmt::format("one-off runtime calls (each > {} ms)", kOneOffRuntimeNs / 1'000'000), fmt::format("{} per window ({})", Ms(s.startup_ms), Pct(share))});
+  for (size_t i = 0; i < s.startup_events.size() && i < kTopEventsShown; ++i) f.top_events.push_back(s.startup_events[i]);
   f.fix.summary = "Profile after warm-up: skip the first iterations, then record a few steady-state steps.";
   f.fix.pytorch =
       "prof = torch.profiler.profile(\n"

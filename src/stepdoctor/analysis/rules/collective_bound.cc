@@ -7,15 +7,11 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/tf_signals.h"
 #include "stepdoctor/model/device_work_classify.h"
 
 namespace stepdoctor::rules {
-namespace {
-constexpr double kCollectiveMinSharePct = 15.0;   // exposed collective time >= 15% of the step: fires
-constexpr double kCollectiveHighSharePct = 30.0;  // >= 30%: high
-}  // namespace
-
 namespace {
 // The figures the rule needs, from the step breakdown (any framework) or, where that has no
 // communication kernels, from TfSignals (TensorFlow's host-side CollectiveReduce).

@@ -2,15 +2,10 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 
 namespace stepdoctor::rules {
-namespace {
-constexpr double kComputeBoundPct = 60.0;       // device compute >= 60% of the step
-constexpr double kLowReducedPrecisionPct = 50.0;  // < 50% of kernel time in 16-bit or narrower: suggest AMP
-constexpr double kDeviceSpanBusyPct = 90.0;  // device busy >= 90% of its own span: it sets the pace
-}  // namespace
-
 std::optional<Finding> ComputeBound(const Signals& sig) {
   if (!sig.steps || sig.steps->step_count == 0) return std::nullopt;
   const StepSignals& s = *sig.steps;
@@ -49,7 +44,7 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
     f.evidence.push_back({"kernel time in reduced precision (16-bit, fp8, fp4)", Pct(s.fp16_kernel_pct)});
     f.evidence.push_back({"TensorCore-capable device", s.tensor_core_capable ? "yes" : "no or unknown"});
   }
-  for (size_t i = 0; i < s.top_kernels.size() && i < 3; ++i) f.top_events.push_back(s.top_kernels[i]);
+  for (size_t i = 0; i < s.top_kernels.size() && i < kTopEventsShown; ++i) f.top_events.push_back(s.top_kernels[i]);
   if (s.cpu_only) {
     f.fix.summary = "The CPU is the device: make its operators cheaper (compile and fuse them, use all cores, "
                     "bf16 where the CPU has AMX/AVX-512 BF16) or move the work to an accelerator.";

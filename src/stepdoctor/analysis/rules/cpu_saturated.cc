@@ -4,12 +4,9 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/resource_rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 
 namespace stepdoctor::rules {
-namespace {
-constexpr double kContendedWaitShare = 0.25;  // waiting >= 25% of what it wants: other processes slow it
-}  // namespace
-
 std::optional<Finding> CpuSaturated(const Signals& sig) {
   if (!sig.resources || sig.resources->classification != ResourceClass::kCpuBound) return std::nullopt;
   const ResourceSignals& r = *sig.resources;

@@ -3,15 +3,10 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/tf_signals.h"
 
 namespace stepdoctor::rules {
-namespace {
-constexpr double kEagerMinSharePct = 10.0;   // eager op time >= 10% of the step: fires
-constexpr double kEagerHighSharePct = 30.0;  // >= 30%: high
-constexpr int64_t kEagerMinOps = 10;         // fewer eager ops: a few setup ops, not a pattern
-}  // namespace
-
 std::optional<Finding> EagerOverhead(const Signals& sig) {
   if (!sig.tf || sig.tf->step_ms <= 0) return std::nullopt;
   const TfSignals& s = *sig.tf;

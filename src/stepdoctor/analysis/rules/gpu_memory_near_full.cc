@@ -1,4 +1,5 @@
-// gpu_memory_near_full: a GPU's memory in use peaked at >= kGpuMemNearFullPct of its total.
+// gpu_memory_near_full: a GPU's memory in use peaked at >= kMemoryNearFullPct of its total
+// (the same "nearly full" as memory_pressure).
 // Not a slowdown by itself (PyTorch's caching allocator keeps freed blocks, so "used" is high
 // by design), but the job is one larger batch or sequence away from running out, and near the
 // limit the allocator frees and retries, which stalls steps.
@@ -7,6 +8,7 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/resource_rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 
 namespace stepdoctor::rules {
 
@@ -15,7 +17,7 @@ std::optional<Finding> GpuMemoryNearFull(const Signals& sig) {
   const ResourceSignals& r = *sig.resources;
   const GpuResource* worst = nullptr;
   for (const auto& g : r.gpus)
-    if (g.mem_used_peak_pct >= kGpuMemNearFullPct && (!worst || g.mem_used_peak_pct > worst->mem_used_peak_pct)) worst = &g;
+    if (g.mem_used_peak_pct >= kMemoryNearFullPct && (!worst || g.mem_used_peak_pct > worst->mem_used_peak_pct)) worst = &g;
   if (!worst) return std::nullopt;
   Finding f;
   f.id = "gpu_memory_near_full";

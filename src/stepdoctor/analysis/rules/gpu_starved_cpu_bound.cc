@@ -29,7 +29,7 @@ std::optional<Finding> GpuStarvedCpuBound(const Signals& sig) {
   f.evidence.push_back({"GPU utilisation", GpuUtilText(r)});
   if (r.has_tree) {
     f.evidence.push_back({"job's CPU use (all its processes)", Cores(r.tree_cpu_mean_pct)});
-    if (r.tree_cpu_wait_mean_pct >= 10)
+    if (r.tree_cpu_wait_mean_pct >= kCpuWaitEvidencePct)
       f.evidence.push_back({"job waiting for a CPU (taken by other processes)", Cores(r.tree_cpu_wait_mean_pct)});
     if (r.cores > 0) f.evidence.push_back({"of the machine's cores", fmt::format("{} of {} cores", Pct(r.tree_cpu_of_cores_pct), r.cores)});
     f.evidence.push_back({"processes / threads (peak)", fmt::format("{:.0f} / {:.0f}", r.tree_procs_max, r.tree_threads_max)});

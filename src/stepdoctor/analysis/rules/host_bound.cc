@@ -3,14 +3,11 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
+#include "stepdoctor/analysis/trace_to_step_signals.h"
 
 namespace stepdoctor::rules {
-namespace {
-constexpr double kHostModeratePct = 10.0;  // host-bound time >= 10% of the step: moderate
-constexpr double kHostHighPct = 30.0;      // >= 30%: high
-}  // namespace
-
 std::optional<Finding> HostBound(const Signals& sig) {
   if (!sig.steps || sig.steps->step_count == 0) return std::nullopt;
   const StepSignals& s = *sig.steps;
@@ -35,7 +32,7 @@ std::optional<Finding> HostBound(const Signals& sig) {
     f.gain_text = GainText(f.gain_upper_bound, "if the overhead between operators were removed");
     f.evidence.push_back({"host overhead per step", fmt::format("{} ({})", Ms(s.category_ms[int(StepCategory::kHostCompute)]), Pct(share))});
     f.evidence.push_back({"top-level operators per step", fmt::format("{}", s.top_level_ops_per_step)});
-    f.evidence.push_back({"operator time in tiny operators (< 10 us)", Pct(s.tiny_op_share_pct)});
+    f.evidence.push_back({fmt::format("operator time in tiny operators (< {} us)", kTinyOpNs / 1000), Pct(s.tiny_op_share_pct)});
   } else {
     f.title = fmt::format("the device waits on the host {} of each {} step (launches, framework code)", Pct(share),
                           Ms(s.mean_step_ms));
@@ -47,7 +44,7 @@ std::optional<Finding> HostBound(const Signals& sig) {
       f.evidence.push_back({"median kernel vs median launch call", fmt::format("{} vs {}{}", Us(s.median_kernel_us), Us(s.median_launch_us), tiny_kernels ? " (kernels are shorter than their launch)" : "")});
     f.evidence.push_back({"device busy during steps", Pct(s.device_busy_pct)});
   }
-  for (size_t i = 0; i < s.top_ops.size() && i < 3; ++i) f.top_events.push_back(s.top_ops[i]);
+  for (size_t i = 0; i < s.top_ops.size() && i < kTopEventsShown; ++i) f.top_events.push_back(s.top_ops[i]);
 
   const AppliedOptimizations* applied = sig.applied;
   if (applied && !s.cpu_only && applied->any_compilation()) {

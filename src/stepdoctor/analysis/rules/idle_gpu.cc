@@ -7,12 +7,9 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/resource_rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 
 namespace stepdoctor::rules {
-namespace {
-constexpr double kHeldMemoryBytes = 1024.0 * 1024 * 1024;  // >= 1 GiB on an unused GPU: a process holds it
-}  // namespace
-
 std::optional<Finding> IdleGpu(const Signals& sig) {
   if (!sig.resources) return std::nullopt;
   const ResourceSignals& r = *sig.resources;

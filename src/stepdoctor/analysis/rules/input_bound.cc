@@ -4,16 +4,10 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 
 namespace stepdoctor::rules {
-namespace {
-// Tiers are on the exposed wait (the device idle meanwhile): a wait hidden behind device work
-// costs nothing. On CPU-only traces the two are the same.
-constexpr double kInputModeratePct = 5.0;  // exposed input wait >= 5% of the step: moderate
-constexpr double kInputHighPct = 20.0;     // >= 20%: high (TensorFlow's profiler says "HIGHLY")
-}  // namespace
-
 std::optional<Finding> InputBound(const Signals& sig) {
   if (!sig.steps || sig.steps->step_count == 0) return std::nullopt;
   const StepSignals& s = *sig.steps;
@@ -40,7 +34,7 @@ std::optional<Finding> InputBound(const Signals& sig) {
   if (!s.cpu_only)
     f.evidence.push_back({"device busy during steps", Pct(s.device_busy_pct)});
   f.evidence.push_back({"steps measured", fmt::format("{} (mean {}, median {})", s.step_count, Ms(s.mean_step_ms), Ms(s.median_step_ms))});
-  for (size_t i = 0; i < s.input_wait_events.size() && i < 3; ++i) f.top_events.push_back(s.input_wait_events[i]);
+  for (size_t i = 0; i < s.input_wait_events.size() && i < kTopEventsShown; ++i) f.top_events.push_back(s.input_wait_events[i]);
 
   f.fix.summary =
       "Prepare batches in parallel with the step and keep some ready: parallel map and prefetch in tf.data; "

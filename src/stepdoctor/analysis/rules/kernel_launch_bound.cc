@@ -2,15 +2,11 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/tf_signals.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 
 namespace stepdoctor::rules {
-namespace {
-constexpr double kLaunchBoundMinPct = 15.0;   // launch time with the device idle >= 15% of the step: fires
-constexpr double kLaunchBoundHighPct = 30.0;  // >= 30%: high
-}  // namespace
-
 std::optional<Finding> KernelLaunchBound(const Signals& sig) {
   if (!sig.tf || sig.tf->launch_share_pct < kLaunchBoundMinPct) return std::nullopt;
   const TfSignals& s = *sig.tf;

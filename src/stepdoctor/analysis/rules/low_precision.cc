@@ -3,17 +3,10 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/tf_signals.h"
 
 namespace stepdoctor::rules {
-namespace {
-constexpr double kLowPrecisionMinKernelSharePct = 30.0;  // kernels >= 30% of the step: precision matters
-constexpr double kLowPrecisionMax16BitPct = 20.0;        // < 20% of kernel time in 16-bit kernels: fires
-constexpr double kLowPrecisionHighFp32SharePct = 50.0;   // fp32 kernels >= 50% of the step: high
-constexpr double kAssumedSpeedup = 2.0;  // what 16-bit gives fp32 kernels in this estimate (bytes halved;
-                                         // matmuls on TensorCores often gain more)
-}  // namespace
-
 std::optional<Finding> LowPrecision(const Signals& sig) {
   if (!sig.tf || !sig.tf->has_gpu_kernels || !sig.tf->tensor_core_capable || sig.tf->step_ms <= 0) return std::nullopt;
   const TfSignals& s = *sig.tf;
@@ -27,7 +20,7 @@ std::optional<Finding> LowPrecision(const Signals& sig) {
   f.share_pct = fp32_share;
   f.title = fmt::format("Only {} of GPU kernel time is 16-bit on a TensorCore GPU; fp32 kernels take {} of the step",
                         Pct(pct16), Pct(fp32_share));
-  f.gain_upper_bound = 1.0 / (1.0 - std::min(0.99, fp32_share / 100.0 * (1.0 - 1.0 / kAssumedSpeedup)));
+  f.gain_upper_bound = 1.0 / (1.0 - std::min(0.99, fp32_share / 100.0 * (1.0 - 1.0 / kLowPrecisionAssumedSpeedup)));
   f.gain_text = GainText(f.gain_upper_bound, "if the fp32 kernels ran twice as fast in mixed precision (an estimate)");
   f.evidence.push_back({"kernel time per step", fmt::format("{} ({} of the step)", Ms(s.kernel_ms_per_step), Pct(kernel_share))});
   f.evidence.push_back({"16-bit kernels (fp16 and bf16)", Pct(pct16)});

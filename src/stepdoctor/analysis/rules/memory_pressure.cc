@@ -1,32 +1,31 @@
-// memory_pressure: a device allocator's peak bytes in use come close to the device's memory.
+// memory_pressure: a device allocator's peak bytes in use come close to the device's memory
+// (kMemoryNearFullPct, the same "nearly full" as gpu_memory_near_full; high at
+// kMemoryNearlyExhaustedPct).
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/tf_signals.h"
 
 namespace stepdoctor::rules {
 namespace {
-constexpr double kMemoryPressurePct = 90.0;      // peak >= 90% of device memory: fires
-constexpr double kMemoryPressureHighPct = 97.0;  // >= 97%: high (the next larger batch or graph will OOM)
-
-std::string Gb(int64_t b) { return fmt::format("{:.2f} GB", b / 1e9); }
 void AddMemoryFix(Finding* f);
 
 // PyTorch: the caching allocator's peak (reserved, else allocated) per GPU.
 std::optional<Finding> FromPyTorchCounters(const Signals& sig) {
   if (sig.memory.empty()) return std::nullopt;
   const DeviceMemoryPeak& m = sig.memory.front();
-  if (m.peak_pct() < kMemoryPressurePct) return std::nullopt;
+  if (m.peak_pct() < kMemoryNearFullPct) return std::nullopt;
   Finding f;
   f.id = "memory_pressure";
-  f.severity = m.peak_pct() >= kMemoryPressureHighPct ? FindingSeverity::kHigh : FindingSeverity::kModerate;
+  f.severity = m.peak_pct() >= kMemoryNearlyExhaustedPct ? FindingSeverity::kHigh : FindingSeverity::kModerate;
   f.share_pct = 0;  // not a share of step time
-  f.title = fmt::format("Peak memory held reaches {} of {} ({})", Pct(m.peak_pct()), m.device, Gb(m.capacity_bytes));
+  f.title = fmt::format("Peak memory held reaches {} of {} ({})", Pct(m.peak_pct()), m.device, GiB(m.capacity_bytes));
   f.gain_upper_bound = 1.0;
   f.gain_text = "no direct speed-up: headroom avoids out-of-memory failures and allows a larger batch";
-  f.evidence.push_back({"peak allocated (tensors)", fmt::format("{} of {}", Gb(m.peak_allocated_bytes), Gb(m.capacity_bytes))});
-  f.evidence.push_back({"peak reserved (caching allocator)", Gb(m.peak_reserved_bytes)});
-  for (size_t i = 1; i < sig.memory.size() && i < 4; ++i)
+  f.evidence.push_back({"peak allocated (tensors)", fmt::format("{} of {}", GiB(m.peak_allocated_bytes), GiB(m.capacity_bytes))});
+  f.evidence.push_back({"peak reserved (caching allocator)", GiB(m.peak_reserved_bytes)});
+  for (size_t i = 1; i < sig.memory.size() && i <= kMoreDevicesShown; ++i)
     f.evidence.push_back({sig.memory[i].device, fmt::format("peak {}", Pct(sig.memory[i].peak_pct()))});
   return f;
 }
@@ -39,19 +38,19 @@ std::optional<Finding> MemoryPressure(const Signals& sig) {
     return f;
   }
   const TfMemoryPeak& m = sig.tf->memory.front();
-  if (m.capacity_bytes <= 0 || m.peak_pct() < kMemoryPressurePct) return std::nullopt;
+  if (m.capacity_bytes <= 0 || m.peak_pct() < kMemoryNearFullPct) return std::nullopt;
   Finding f;
   f.id = "memory_pressure";
-  f.severity = m.peak_pct() >= kMemoryPressureHighPct ? FindingSeverity::kHigh : FindingSeverity::kModerate;
+  f.severity = m.peak_pct() >= kMemoryNearlyExhaustedPct ? FindingSeverity::kHigh : FindingSeverity::kModerate;
   f.share_pct = 0;  // not a share of step time
   f.title = fmt::format("Peak memory in use reaches {} of {} ({})", Pct(m.peak_pct()),
-                        m.device.empty() ? m.allocator : m.device, Gb(m.capacity_bytes));
+                        m.device.empty() ? m.allocator : m.device, GiB(m.capacity_bytes));
   f.gain_upper_bound = 1.0;
   f.gain_text = "no direct speed-up: headroom avoids out-of-memory failures and allows a larger batch";
   f.evidence.push_back({"allocator", m.allocator});
-  f.evidence.push_back({"peak bytes in use", fmt::format("{} of {}", Gb(m.peak_bytes), Gb(m.capacity_bytes))});
+  f.evidence.push_back({"peak bytes in use", fmt::format("{} of {}", GiB(m.peak_bytes), GiB(m.capacity_bytes))});
   if (m.max_fragmentation > 0) f.evidence.push_back({"max fragmentation", Pct(100.0 * m.max_fragmentation)});
-  for (size_t i = 1; i < sig.tf->memory.size() && i < 4; ++i)
+  for (size_t i = 1; i < sig.tf->memory.size() && i <= kMoreDevicesShown; ++i)
     f.evidence.push_back({sig.tf->memory[i].allocator, fmt::format("peak {}", Pct(sig.tf->memory[i].peak_pct()))});
   AddMemoryFix(&f);
   return f;

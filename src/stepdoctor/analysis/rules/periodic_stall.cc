@@ -3,14 +3,10 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/tf_signals.h"
 
 namespace stepdoctor::rules {
-namespace {
-constexpr double kPeriodicStallMinSharePct = 5.0;   // stall time >= 5% of the run's wall time: fires
-constexpr double kPeriodicStallHighSharePct = 20.0;  // >= 20%: high
-}  // namespace
-
 std::optional<Finding> PeriodicStall(const Signals& sig) {
   if (!sig.tf) return std::nullopt;
   const EventStallRun* worst = nullptr;
@@ -36,7 +32,7 @@ std::optional<Finding> PeriodicStall(const Signals& sig) {
   f.evidence.push_back({"stalls", fmt::format("{} gaps, every {} steps, {:.1f} s lost in total", r.stalls.size(), r.period_steps, excess)});
   f.evidence.push_back({"longest gap", fmt::format("{:.1f} s (typical {:.3f} s per step)", max_gap, r.seconds_per_step)});
   f.evidence.push_back({"steps logged", fmt::format("{} to {} over {:.0f} s ({:.2f} steps/s)", r.first_step, r.last_step, r.wall_s, r.steps_per_second)});
-  for (size_t i = 0; i < r.stalls.size() && i < 5; ++i)
+  for (size_t i = 0; i < r.stalls.size() && i < kTopRowsShown; ++i)
     f.top_events.push_back({fmt::format("gap before step {}", r.stalls[i].step), r.stalls[i].gap_s * 1000, 1,
                             r.wall_s > 0 ? 100.0 * r.stalls[i].excess_s / r.wall_s : 0});
   f.fix.summary = "Checkpoint and evaluate less often or asynchronously, and only on the chief worker; keep "

@@ -5,6 +5,7 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/resource_rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 
 namespace stepdoctor::rules {
 
@@ -15,7 +16,7 @@ std::optional<Finding> PeriodicUtilisationDips(const Signals& sig) {
     return std::nullopt;
   Finding f;
   f.id = "periodic_utilisation_dips";
-  f.severity = r.dip_share_pct >= 10 ? FindingSeverity::kModerate : FindingSeverity::kLow;
+  f.severity = r.dip_share_pct >= kDipModerateSharePct ? FindingSeverity::kModerate : FindingSeverity::kLow;
   f.share_pct = r.dip_share_pct;
   f.title = fmt::format("{} drops every {:.0f} s for about {:.0f} s ({} of the time): checkpoints or evaluation",
                         r.dip_series, r.dip_period_s, r.dip_mean_s, Pct(r.dip_share_pct));

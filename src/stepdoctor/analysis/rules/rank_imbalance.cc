@@ -6,13 +6,9 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 
 namespace stepdoctor::rules {
-namespace {
-constexpr double kImbalanceMinPct = 5.0;   // slowest rank's extra busy time >= 5% of the step: fires
-constexpr double kImbalanceHighPct = 20.0;  // >= 20%: high
-}  // namespace
-
 std::optional<Finding> RankImbalance(const Signals& sig) {
   const auto& w = sig.workers;
   if (w.size() < 2) return std::nullopt;

@@ -11,7 +11,6 @@
 namespace stepdoctor::rules {
 
 inline std::string MBps(double bytes_per_s) { return fmt::format("{:.1f} MB/s", bytes_per_s / 1e6); }
-inline std::string GiB(double bytes) { return fmt::format("{:.1f} GiB", bytes / (1024.0 * 1024.0 * 1024.0)); }
 inline std::string Cores(double pct_of_one_core) { return fmt::format("{:.2f} cores ({:.0f}%)", pct_of_one_core / 100, pct_of_one_core); }
 
 // "240 samples over 4.0 min (every 1.0 s)" — every resource finding says what it rests on.

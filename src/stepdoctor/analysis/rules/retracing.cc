@@ -3,14 +3,10 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/tf_signals.h"
 
 namespace stepdoctor::rules {
-namespace {
-constexpr int64_t kRetraceMinTraces = 3;    // a function traced >= 3 times in the window: fires
-constexpr int64_t kRetraceHighTraces = 10;  // >= 10 traces: high
-}  // namespace
-
 std::optional<Finding> Retracing(const Signals& sig) {
   if (!sig.tf || sig.tf->retraced.empty()) return std::nullopt;
   const TfSignals& s = *sig.tf;
@@ -30,7 +26,7 @@ std::optional<Finding> Retracing(const Signals& sig) {
   for (const auto& r : s.retraced) {
     f.evidence.push_back({r.function, fmt::format("{} traces in {} calls, {} in tracing calls", r.traces, r.calls, Ms(r.trace_ms))});
     f.top_events.push_back({r.function, r.trace_ms, r.traces, window_ms > 0 ? 100.0 * r.trace_ms / window_ms : 0});
-    if (f.top_events.size() >= 5) break;
+    if (f.top_events.size() >= kTopRowsShown) break;
   }
   f.fix.summary = "Give the function an input_signature with None for sizes that vary, pass tensors instead of Python "
                   "numbers, or let TensorFlow generalise shapes with reduce_retracing=True.";

@@ -9,6 +9,12 @@
 
 namespace stepdoctor::rules {
 
+// How many rows a finding lists (top events, further devices, stalls, stages): enough to act
+// on, short enough to read.
+inline constexpr size_t kTopEventsShown = 3;    // top events behind a finding
+inline constexpr size_t kMoreDevicesShown = 3;  // devices listed after the one the title names
+inline constexpr size_t kTopRowsShown = 5;      // stalls, pipeline stages, retraced functions
+
 // Share (0-100) of the mean step that category `c` takes.
 inline double CategoryShare(const StepSignals& s, StepCategory c) {
   return s.mean_step_ms > 0 ? 100.0 * s.category_ms[int(c)] / s.mean_step_ms : 0;
@@ -17,6 +23,8 @@ inline double CategoryShare(const StepSignals& s, StepCategory c) {
 inline std::string Ms(double ms) { return ms >= 100 ? fmt::format("{:.0f} ms", ms) : fmt::format("{:.1f} ms", ms); }
 inline std::string Pct(double pct) { return fmt::format("{:.1f}%", pct); }
 inline std::string Us(double us) { return fmt::format("{:.1f} us", us); }
+// Memory sizes, in every rule: binary gigabytes, as NVML, nvidia-smi and PyTorch print them.
+inline std::string GiB(double bytes) { return fmt::format("{:.1f} GiB", bytes / (1024.0 * 1024.0 * 1024.0)); }
 
 // "up to 1.42x (if the input wait is fully hidden)"
 inline std::string GainText(double factor, const char* condition) {

@@ -7,6 +7,7 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/resource_rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 
 namespace stepdoctor::rules {
 
@@ -15,7 +16,7 @@ std::optional<Finding> SerialCpuPipeline(const Signals& sig) {
   const ResourceSignals& r = *sig.resources;
   Finding f;
   f.id = "serial_cpu_pipeline";
-  f.severity = r.cores >= 4 ? FindingSeverity::kHigh : FindingSeverity::kModerate;
+  f.severity = r.cores >= kSerialCpuHighCores ? FindingSeverity::kHigh : FindingSeverity::kModerate;
   // The idle share of the machine's CPU capacity.
   f.share_pct = r.cores > 0 ? 100.0 * (r.cores - 1) / r.cores : 0;
   f.title = fmt::format("the job is CPU-bound on one core: it does all the work while {} other core{} idle{}",
@@ -25,7 +26,7 @@ std::optional<Finding> SerialCpuPipeline(const Signals& sig) {
       "up to {:.0f}x on {} cores if the work split perfectly; Amdahl's law (the part that stays serial) gives less",
       f.gain_upper_bound, r.cores);
   if (r.has_tree) f.evidence.push_back({"job's CPU use", Cores(r.tree_cpu_mean_pct)});
-  if (r.tree_cpu_wait_mean_pct >= 10)
+  if (r.tree_cpu_wait_mean_pct >= kCpuWaitEvidencePct)
     f.evidence.push_back({"job waiting for a CPU (taken by other processes)", Cores(r.tree_cpu_wait_mean_pct)});
   if (r.other_cores_busy_pct >= 0) f.evidence.push_back({"other cores busy (mean)", Pct(r.other_cores_busy_pct)});
   if (r.has_tree) f.evidence.push_back({"processes / threads (peak)", fmt::format("{:.0f} / {:.0f}", r.tree_procs_max, r.tree_threads_max)});

@@ -5,13 +5,9 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 
 namespace stepdoctor::rules {
-namespace {
-constexpr double kModerateExcessPct = 10.0;  // outliers' excess >= 10% of all step time: moderate
-constexpr int kMinPeriodicOutliers = 3;      // three equally spaced outliers make a period
-}  // namespace
-
 std::optional<Finding> StepTimeOutliers(const Signals& sig) {
   if (!sig.steps || sig.steps->outlier_steps.empty()) return std::nullopt;
   const StepSignals& s = *sig.steps;
@@ -24,7 +20,7 @@ std::optional<Finding> StepTimeOutliers(const Signals& sig) {
   Finding f;
   f.id = "step_time_outliers";
   f.share_pct = 100.0 * excess / total;
-  f.severity = f.share_pct >= kModerateExcessPct ? FindingSeverity::kModerate : FindingSeverity::kLow;
+  f.severity = f.share_pct >= kOutlierModerateExcessPct ? FindingSeverity::kModerate : FindingSeverity::kLow;
   int64_t period = 0;
   if (idx.size() >= size_t(kMinPeriodicOutliers)) {
     period = s.step_numbers[idx[1]] - s.step_numbers[idx[0]];

@@ -5,15 +5,11 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/tf_signals.h"
 
 namespace stepdoctor::rules {
 namespace {
-// Tiers on the exposed wait (the device idle meanwhile), as input_bound: a hidden wait costs nothing.
-constexpr double kTfDataInputMinPct = 5.0;     // exposed input wait >= 5% of the step: worth naming a stage
-constexpr double kTfDataInputHighPct = 20.0;   // >= 20%: high (the TF profiler's "highly input-bound")
-constexpr double kTfDataStageMinSharePct = 30.0;  // the stage holds >= 30% of blocking self time
-
 Fix FixFor(const TfDataStage& b) {
   Fix f;
   std::string_view op = b.op;
@@ -108,7 +104,7 @@ std::optional<Finding> TfDataBottleneckStage(const Signals& sig) {
     f.evidence.push_back({"parallel calls needed to keep up (estimate)", fmt::format("{}", p.parallelism_needed)});
   if (s.step_ms > 0)
     f.evidence.push_back({"host wait on input per step", fmt::format("{} of {}", Pct(s.input_share_pct), Ms(s.step_ms))});
-  for (size_t i = 0; i < p.stages.size() && i < 5; ++i)
+  for (size_t i = 0; i < p.stages.size() && i < kTopRowsShown; ++i)
     f.top_events.push_back({p.stages[i].iterator, p.stages[i].self_ms, p.stages[i].events, p.stages[i].share_pct});
   f.fix = FixFor(b);
   return f;

@@ -211,7 +211,7 @@ class PlaneConverter {
         pb::XEventMetadata missing;
         missing.set_name("event metadata " + std::to_string(ev.metadata_id()));
         mit = metas_.emplace(ev.metadata_id(), MakeMeta(missing)).first;
-        trace_.diagnostics.Count(ImportIssue::kMalformedEvent);
+        trace_.diagnostics.Count(ImportIssue::kXPlaneMissingMetadata);
       }
       MetaInfo& m = mit->second;
       EventKind kind = KindOf(m, lc);

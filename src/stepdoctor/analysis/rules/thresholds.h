@@ -1,0 +1,114 @@
+// Every rule's thresholds, one section per rule, read by the rules and by their tests (which
+// check both sides of each: k - 0.1 does not fire, k + 0.1 does). Shares are percent (0-100) of
+// the mean step unless the comment says otherwise. Thresholds that come from the step breakdown
+// or the steps themselves (kOneOffRuntimeNs, kOutlierStepFactor, kColdWindowStartupPct, ...) are
+// defined beside the analysis that applies them and referred to here.
+#pragma once
+
+#include <cstdint>
+
+namespace stepdoctor {
+
+// --- Memory nearly full: one definition for gpu_memory_near_full (NVML's used vs total) and
+// memory_pressure (an allocator's peak vs the device's memory). Sizes are shown in GiB.
+inline constexpr double kMemoryNearFullPct = 90.0;       // peak in use >= 90% of the device's memory: fires
+inline constexpr double kMemoryNearlyExhaustedPct = 97.0;  // >= 97%: high (the next larger batch or graph will OOM)
+
+// --- Resource samples (run/watch samples, nvidia-smi, SageMaker): shared by the
+// classification in resource_signals.cc and the resource rules (each rule file says how it
+// uses them).
+inline constexpr double kGpuLowUtilPct = 30.0;          // mean GPU utilisation below this: the GPU is starved
+// CPU thresholds compare the tree's demand (time on a CPU plus time runnable but waiting for
+// one), so a job slowed by other processes on a shared machine still reads as CPU-bound.
+inline constexpr double kTreeCpuHighOfCoresPct = 70.0;  // process tree wanting >= 70% of all cores: CPU-bound
+inline constexpr double kOneCoreSaturatedPct = 85.0;    // tree wanting >= 85% of one core ...
+inline constexpr double kOneCoreCeilingPct = 130.0;     // ... and <= 130%: one busy thread, the rest idle
+inline constexpr double kGpuFeedCpuPct = 85.0;          // GPU starved and the tree busy >= 85% of a core: host-bound
+inline constexpr double kOtherCoresIdlePct = 50.0;      // the other cores' mean busy % below this: idle capacity
+inline constexpr double kIowaitHighPct = 10.0;          // machine iowait >= 10% of CPU time: storage stalls
+inline constexpr double kDiskUtilHighPct = 60.0;        // a disk with I/O in flight >= 60% of the time
+inline constexpr double kPsiIoHighPct = 20.0;           // some task stalled on I/O >= 20% of the time
+inline constexpr double kTreeBlockedHighPct = 30.0;     // a tree process in D state in >= 30% of samples
+inline constexpr double kTreeIoHighBytesPerS = 20e6;    // the tree moving >= 20 MB/s through the block layer
+inline constexpr double kIdleTreeCpuPct = 10.0;         // tree below 10% of one core, with no I/O or GPU: idle
+inline constexpr double kIdleGpuUtilPct = 5.0;          // a GPU below 5% counts as idle
+inline constexpr double kUnusedGpuPeakPct = 10.0;       // a GPU whose utilisation never reaches 10% ran no work: unused
+inline constexpr double kGpuWellFedPct = 80.0;          // mean GPU utilisation >= 80%: the GPU rarely waits (well fed)
+inline constexpr double kDipFraction = 0.5;             // a dip: utilisation below half its median ...
+inline constexpr double kDipBaselineMinPct = 40.0;      // ... where the median is at least 40%
+inline constexpr int kDipMinCount = 3;                  // periodic: at least 3 dips ...
+inline constexpr double kDipMaxPeriodCv = 0.3;          // ... whose spacing varies by at most 30%
+inline constexpr int kMinSamples = 5;                   // fewer samples than this: no resource signals
+inline constexpr double kCpuWaitEvidencePct = 10.0;     // the job waiting >= 10% of a core for a CPU: worth a line of evidence
+
+// --- cold_start (fires at kColdWindowStartupPct of the window, trace_to_coverage.h)
+inline constexpr double kColdStartModeratePct = 50.0;  // start-up >= 50% of the window: moderate
+
+// --- collective_bound
+inline constexpr double kCollectiveMinSharePct = 15.0;   // exposed collective time >= 15% of the step: fires
+inline constexpr double kCollectiveHighSharePct = 30.0;  // >= 30%: high
+
+// --- compute_bound
+inline constexpr double kComputeBoundPct = 60.0;         // device compute >= 60% of the step
+inline constexpr double kLowReducedPrecisionPct = 50.0;  // < 50% of kernel time in 16-bit or narrower: suggest AMP
+inline constexpr double kDeviceSpanBusyPct = 90.0;       // device busy >= 90% of its own span: it sets the pace
+
+// --- cpu_saturated (fires on ResourceClass::kCpuBound: kTreeCpuHighOfCoresPct)
+inline constexpr double kContendedWaitShare = 0.25;  // waiting >= 25% of what it wants: other processes slow it
+
+// --- eager_overhead
+inline constexpr double kEagerMinSharePct = 10.0;   // eager op time >= 10% of the step: fires
+inline constexpr double kEagerHighSharePct = 30.0;  // >= 30%: high
+inline constexpr int64_t kEagerMinOps = 10;         // fewer eager ops: a few setup ops, not a pattern
+
+// --- host_bound (tiny operators: kTinyOpNs, trace_to_step_signals.h)
+inline constexpr double kHostModeratePct = 10.0;  // host-bound time >= 10% of the step: moderate
+inline constexpr double kHostHighPct = 30.0;      // >= 30%: high
+
+// --- idle_gpu (unused: kUnusedGpuPeakPct)
+inline constexpr double kHeldMemoryBytes = 1024.0 * 1024 * 1024;  // >= 1 GiB on an unused GPU: a process holds it
+
+// --- input_bound: tiers are on the exposed wait (the device idle meanwhile): a wait hidden
+// behind device work costs nothing. On CPU-only traces the two are the same.
+inline constexpr double kInputModeratePct = 5.0;  // exposed input wait >= 5% of the step: moderate
+inline constexpr double kInputHighPct = 20.0;     // >= 20%: high (TensorFlow's profiler says "HIGHLY")
+
+// --- kernel_launch_bound
+inline constexpr double kLaunchBoundMinPct = 15.0;   // launch time with the device idle >= 15% of the step: fires
+inline constexpr double kLaunchBoundHighPct = 30.0;  // >= 30%: high
+
+// --- low_precision
+inline constexpr double kLowPrecisionMinKernelSharePct = 30.0;  // kernels >= 30% of the step: precision matters
+inline constexpr double kLowPrecisionMax16BitPct = 20.0;        // < 20% of kernel time in 16-bit kernels: fires
+inline constexpr double kLowPrecisionHighFp32SharePct = 50.0;   // fp32 kernels >= 50% of the step: high
+// What 16-bit gives fp32 kernels in the gain estimate (bytes halved; matmuls on TensorCores often gain more).
+inline constexpr double kLowPrecisionAssumedSpeedup = 2.0;
+
+// --- periodic_stall (stalls themselves: kStallFactor ..., tf_event_stalls.h)
+inline constexpr double kPeriodicStallMinSharePct = 5.0;   // stall time >= 5% of the run's wall time: fires
+inline constexpr double kPeriodicStallHighSharePct = 20.0;  // >= 20%: high
+
+// --- periodic_utilisation_dips (dips: kDipFraction ... above)
+inline constexpr double kDipModerateSharePct = 10.0;  // dips take >= 10% of the time: moderate, else low
+
+// --- rank_imbalance
+inline constexpr double kImbalanceMinPct = 5.0;    // slowest rank's extra busy time >= 5% of the step: fires
+inline constexpr double kImbalanceHighPct = 20.0;  // >= 20%: high
+
+// --- retracing
+inline constexpr int64_t kRetraceMinTraces = 3;    // a function traced >= 3 times in the window: fires
+inline constexpr int64_t kRetraceHighTraces = 10;  // >= 10 traces: high
+
+// --- serial_cpu_pipeline (fires on ResourceClass::kSerialCpu: kOneCoreSaturatedPct ...)
+inline constexpr int kSerialCpuHighCores = 4;  // >= 4 cores, 3 of them idle: high (most of the machine unused)
+
+// --- step_time_outliers (an outlier: kOutlierStepFactor x the median, signals.h)
+inline constexpr double kOutlierModerateExcessPct = 10.0;  // outliers' excess >= 10% of all step time: moderate
+inline constexpr int kMinPeriodicOutliers = 3;             // three equally spaced outliers make a period
+
+// --- tfdata_bottleneck_stage: tiers on the exposed wait, as input_bound (slow calls: kTfDataSlowGetNextNs)
+inline constexpr double kTfDataInputMinPct = 5.0;         // exposed input wait >= 5% of the step: worth naming a stage
+inline constexpr double kTfDataInputHighPct = 20.0;       // >= 20%: high (the TF profiler's "highly input-bound")
+inline constexpr double kTfDataStageMinSharePct = 30.0;  // the stage holds >= 30% of blocking self time
+
+}  // namespace stepdoctor
