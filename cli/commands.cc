@@ -99,9 +99,13 @@ const std::vector<Command>& Commands() {
       {"diff", "compare two runs: step time, breakdown, verdict, and kernels/ops added, removed, slower, faster",
        &SetupDiff},
       {"inspect", "list what was read from the inputs: workers, devices, timelines, import problems", &SetupInspect},
+      {"io-bench", "measure what the storage under a dataset delivers (small files vs sequential) against what the job needs",
+       &SetupIoBench},
       {"run", "run a training command, sample its processes, CPU, disk and GPUs, then diagnose", &SetupRun},
       {"scalars", "what TensorBoard event files logged: runs, tags, last values, trends, step rate, stalls",
        &SetupScalars},
+      {"tfrecord", "TFRecord shards: inspect (schema, sizes), verify (checksums), pack (a folder into shards)",
+       &SetupTfrecord},
       {"watch", "attach read-only to a running job's process tree, sample it, then diagnose", &SetupWatch},
   };
   return kCommands;
