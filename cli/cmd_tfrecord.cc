@@ -137,7 +137,10 @@ int RunInspect(const std::vector<std::string>& paths, uint64_t max_records) {
       std::printf("  %-24s %-8s %10llu %16s %20s\n", key.c_str(), type.c_str(), static_cast<unsigned long long>(s.records),
                   len.c_str(), bytes.c_str());
     }
-    std::printf("  (* records disagree on the type; [] a SequenceExample feature list, values = steps)\n");
+    bool mixed = false, sequence = false;
+    for (const auto& [key, s] : r.schema) mixed |= s.mixed_types, sequence |= s.sequence;
+    if (mixed) std::printf("  * records disagree on this feature's type (the first seen is shown)\n");
+    if (sequence) std::printf("  [] a SequenceExample feature list: values are steps\n");
   }
   return rc;
 }

@@ -67,9 +67,9 @@ IoBenchReport Figures(double seq, double small_mb, double need_mb) {
   r.files = r.small_files = 1000;
   r.bytes = 4096000;
   r.mean_small_file_bytes = r.mean_file_bytes = 4096;
-  r.phases.push_back({"sequential", 1, 10, 80000000, 1, seq, 0});
-  r.phases.push_back({"small_files", 1, 1000, 4096000, 1, small_mb / 2, small_mb / 2 * 1e6 / 4096});
-  r.phases.push_back({"small_files", 2, 1000, 4096000, 1, small_mb, small_mb * 1e6 / 4096});
+  r.phases.push_back({kPhaseSequential, 1, 10, 80000000, 1, seq, 0});
+  r.phases.push_back({kPhaseSmallFiles, 1, 1000, 4096000, 1, small_mb / 2, small_mb / 2 * 1e6 / 4096});
+  r.phases.push_back({kPhaseSmallFiles, 2, 1000, 4096000, 1, small_mb, small_mb * 1e6 / 4096});
   if (need_mb > 0) r.need = IoBenchNeed{need_mb * 1e6 / 4096, 4096, need_mb};
   return r;
 }

@@ -21,6 +21,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr uint64_t kPieceBytes = 8ull << 20;  // sequential reads go in 8 MiB pieces, one read(2) each
 constexpr size_t kMaxSampledFiles = 200000;   // small files listed per phase at most (memory bound)
+constexpr size_t kMinSmallFiles = 32;         // fewer small files (a manifest beside shards) are not timed
 
 struct Item {
   const std::string* path;
@@ -85,16 +86,18 @@ IoBenchPhase RunPhase(const std::string& kind, const std::vector<Item>& items, i
   std::atomic<uint64_t> files{0}, bytes{0};
   auto start = Clock::now();
   auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(budget_s));
-  auto work = [&] {
+  std::vector<Clock::time_point> finished(readers, start);  // the phase ends with its last reader
+  auto work = [&](int t) {
     std::vector<char> buf(kPieceBytes);
     for (size_t i; Clock::now() < deadline && (i = next.fetch_add(1)) < items.size();) {
       uint64_t n = ReadItem(items[i], cold, &buf);
       bytes += n;
       ++files;
     }
+    finished[t] = Clock::now();
   };
   std::vector<std::thread> pool;
-  for (int t = 0; t < readers; ++t) pool.emplace_back(work);
+  for (int t = 0; t < readers; ++t) pool.emplace_back(work, t);
   if (o.progress) {
     while (next.load() < items.size() && Clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -103,12 +106,12 @@ IoBenchPhase RunPhase(const std::string& kind, const std::vector<Item>& items, i
     }
   }
   for (auto& t : pool) t.join();
-  p.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  p.seconds = std::chrono::duration<double>(*std::max_element(finished.begin(), finished.end()) - start).count();
   p.files = files;
   p.bytes = bytes;
   if (p.seconds > 0) {
     p.mb_per_s = double(p.bytes) / 1e6 / p.seconds;
-    p.files_per_s = kind == "small_files" ? double(p.files) / p.seconds : 0;
+    p.files_per_s = kind == kPhaseSmallFiles ? double(p.files) / p.seconds : 0;
   }
   return p;
 }
@@ -120,17 +123,18 @@ std::string Mb(double mb_per_s) { return fmt::format("{:.0f} MB/s", mb_per_s); }
 void ConcludeIoBench(IoBenchReport* r) {
   r->findings.clear();
   for (const auto& p : r->phases) {
-    auto& best = p.kind == "sequential" ? r->sequential_mb_per_s : r->small_mb_per_s;
+    auto& best = p.kind == kPhaseSequential ? r->sequential_mb_per_s : r->small_mb_per_s;
     if (!best || p.mb_per_s > *best) best = p.mb_per_s;
-    if (p.kind == "small_files" && (!r->small_files_per_s || p.files_per_s > *r->small_files_per_s))
+    if (p.kind == kPhaseSmallFiles && (!r->small_files_per_s || p.files_per_s > *r->small_files_per_s))
       r->small_files_per_s = p.files_per_s;
   }
   if (r->sequential_mb_per_s && r->small_mb_per_s && *r->small_mb_per_s > 0)
     r->small_file_penalty = *r->sequential_mb_per_s / *r->small_mb_per_s;
   // Most of the bytes are in small files: what the job reads goes through the small-file path.
   bool mostly_small = r->mean_small_file_bytes * double(r->small_files) * 2 >= double(r->bytes);
+  if (!mostly_small) r->packing_helps = false;  // already large files, whatever the penalty
   if (r->small_file_penalty) {
-    r->packing_helps = mostly_small && *r->small_file_penalty >= kPackingHelpsPenalty;
+    if (mostly_small) r->packing_helps = *r->small_file_penalty >= kPackingHelpsPenalty;
     r->findings.push_back(fmt::format(
         "large files read at {:.1f}x the rate of small files ({} vs {} at {:.0f} files/s of {:.0f} KB mean)",
         *r->small_file_penalty, Mb(*r->sequential_mb_per_s), Mb(*r->small_mb_per_s), *r->small_files_per_s,
@@ -143,7 +147,7 @@ void ConcludeIoBench(IoBenchReport* r) {
   }
   if (r->need) {
     bool small = mostly_small && r->small_mb_per_s;
-    const std::string kind = small ? "small_files" : "sequential";
+    const std::string kind = small ? kPhaseSmallFiles : kPhaseSequential;
     r->readers_needed = 0;
     for (const auto& p : r->phases)
       if (p.kind == kind && p.mb_per_s >= r->need->mb_per_s && (r->readers_needed == 0 || p.readers < r->readers_needed))
@@ -151,12 +155,12 @@ void ConcludeIoBench(IoBenchReport* r) {
     r->can_feed = r->readers_needed > 0;
     double best = small ? r->small_mb_per_s.value_or(0) : r->sequential_mb_per_s.value_or(0);
     if (*r->can_feed)
-      r->findings.push_back(fmt::format("storage can feed the job: {:.0f} samples/s x {:.0f} KB = {} needs {} readers "
+      r->findings.push_back(fmt::format("storage can feed the job: {:.0f} samples/s x {:.1f} KB = {} needs {} reader{} "
                                         "(best measured {})",
                                         r->need->samples_per_s, r->need->bytes_per_sample / 1e3, Mb(r->need->mb_per_s),
-                                        r->readers_needed, Mb(best)));
+                                        r->readers_needed, r->readers_needed == 1 ? "" : "s", Mb(best)));
     else
-      r->findings.push_back(fmt::format("storage cannot feed the job: it needs {} ({:.0f} samples/s x {:.0f} KB) and "
+      r->findings.push_back(fmt::format("storage cannot feed the job: it needs {} ({:.0f} samples/s x {:.1f} KB) and "
                                         "the best measured was {}",
                                         Mb(r->need->mb_per_s), r->need->samples_per_s, r->need->bytes_per_sample / 1e3,
                                         Mb(best)));
@@ -166,11 +170,12 @@ void ConcludeIoBench(IoBenchReport* r) {
         "packing into shards would help: the same storage reads large files {:.1f}x faster "
         "(stepdoctor tfrecord pack DIR -o OUT, then read with TFRecordDataset(num_parallel_reads=...))",
         *r->small_file_penalty));
+  else if (r->packing_helps && !mostly_small)
+    r->findings.push_back("the data is already in large files: packing would not help");
   else if (r->packing_helps)
-    r->findings.push_back(mostly_small ? fmt::format("packing would gain little: small files already read at {:.0f}% of "
-                                                     "the sequential rate",
-                                                     100.0 / *r->small_file_penalty)
-                                       : "the data is already in large files: packing would not help");
+    r->findings.push_back(fmt::format("packing would gain little: small files already read at {:.0f}% of the "
+                                      "sequential rate",
+                                      100.0 / *r->small_file_penalty));
   if (!r->cold) r->findings.push_back("figures are warm (page cache): " + r->cache_note);
 }
 
@@ -230,11 +235,12 @@ Result<IoBenchReport> RunIoBench(const IoBenchOptions& o) {
   std::vector<int> readers;
   for (int n = 1; n < o.max_threads; n *= 2) readers.push_back(n);
   readers.push_back(std::max(1, o.max_threads));
+  if (small_items.size() < kMinSmallFiles) small_items.clear();
   int kinds = (pieces.empty() ? 0 : 1) + (small_items.empty() ? 0 : 1);
   double budget = o.duration_s / double(std::max<size_t>(1, readers.size() * kinds));
   for (int n : readers) {
-    if (!pieces.empty()) r.phases.push_back(RunPhase("sequential", pieces, n, budget, r.cold, o));
-    if (!small_items.empty()) r.phases.push_back(RunPhase("small_files", small_items, n, budget, r.cold, o));
+    if (!pieces.empty()) r.phases.push_back(RunPhase(kPhaseSequential, pieces, n, budget, r.cold, o));
+    if (!small_items.empty()) r.phases.push_back(RunPhase(kPhaseSmallFiles, small_items, n, budget, r.cold, o));
   }
   if (o.samples_per_s > 0) {
     IoBenchNeed need;

@@ -33,7 +33,7 @@ std::string RenderIoBenchText(const IoBenchReport& r) {
   for (const auto& p : r.phases)
     out += fmt::format("  {:<12} {:>7} {:>9} {:>10} {:>8.2f} {:>10.1f} {:>10}\n", p.kind, p.readers, p.files,
                        Size(double(p.bytes)), p.seconds, p.mb_per_s,
-                       p.kind == "small_files" ? fmt::format("{:.0f}", p.files_per_s) : "-");
+                       p.kind == kPhaseSmallFiles ? fmt::format("{:.0f}", p.files_per_s) : "-");
   if (r.need)
     out += fmt::format("\njob needs: {:.0f} samples/s x {} = {:.1f} MB/s\n", r.need->samples_per_s,
                        Size(r.need->bytes_per_sample), r.need->mb_per_s);

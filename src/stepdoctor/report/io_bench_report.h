@@ -9,8 +9,12 @@
 
 namespace stepdoctor {
 
+// IoBenchPhase::kind: large files read in 8 MiB pieces, or small files read whole.
+inline constexpr const char* kPhaseSequential = "sequential";
+inline constexpr const char* kPhaseSmallFiles = "small_files";
+
 struct IoBenchPhase {
-  std::string kind;       // "sequential" (large files in 8 MiB reads) or "small_files" (whole files)
+  std::string kind;       // kPhaseSequential or kPhaseSmallFiles
   int readers = 1;        // threads reading at once
   uint64_t files = 0;     // files (small) or 8 MiB pieces (sequential) read
   uint64_t bytes = 0;
