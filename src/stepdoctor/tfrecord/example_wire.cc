@@ -183,11 +183,14 @@ void PutVarint(uint64_t v, std::string* out) {
   out->push_back(char(v));
 }
 
-void PutLen(uint32_t field, std::string_view body, std::string* out) {
-  PutVarint((uint64_t(field) << 3) | kLen, out);
-  PutVarint(body.size(), out);
-  out->append(body);
+size_t VarintSize(uint64_t v) {
+  size_t n = 1;
+  for (; v >= 0x80; v >>= 7) ++n;
+  return n;
 }
+
+// The tag of a length-delimited field (all fields these messages write are).
+void PutTag(uint32_t field, std::string* out) { PutVarint((uint64_t(field) << 3) | kLen, out); }
 
 }  // namespace
 
@@ -293,43 +296,62 @@ bool FindInt64Feature(std::string_view record, std::string_view key, int64_t* va
   return true;
 }
 
-void ExampleBuilder::AddFeature(std::string_view key, const std::string& feature) {
-  std::string entry;
-  PutLen(1, key, &entry);
-  PutLen(2, feature, &entry);
-  PutLen(1, entry, &features_);
-}
-
 ExampleBuilder& ExampleBuilder::Bytes(std::string_view key, std::string_view value) {
-  std::string list, feature;
-  PutLen(1, value, &list);
-  PutLen(1, list, &feature);  // Feature.bytes_list = 1
-  AddFeature(key, feature);
+  entries_.push_back({key, 1, value, {}});
   return *this;
 }
 
 ExampleBuilder& ExampleBuilder::Int64(std::string_view key, int64_t value) {
-  std::string packed, list, feature;
+  std::string packed;
   PutVarint(static_cast<uint64_t>(value), &packed);  // int64: negatives take ten bytes
-  PutLen(1, packed, &list);
-  PutLen(3, list, &feature);  // Feature.int64_list = 3
-  AddFeature(key, feature);
+  entries_.push_back({key, 3, {}, std::move(packed)});
   return *this;
 }
 
 ExampleBuilder& ExampleBuilder::Floats(std::string_view key, const std::vector<float>& values) {
-  std::string packed(values.size() * 4, '\0'), list, feature;
+  std::string packed(values.size() * 4, '\0');
   if (!values.empty()) std::memcpy(packed.data(), values.data(), packed.size());  // little-endian hosts
-  PutLen(1, packed, &list);
-  PutLen(2, list, &feature);  // Feature.float_list = 2
-  AddFeature(key, feature);
+  entries_.push_back({key, 2, {}, std::move(packed)});
   return *this;
 }
 
 std::string ExampleBuilder::Take() {
+  // Sizes inside out: list body (value = 1), Feature (list), map entry (key = 1, value = 2).
+  struct Sizes {
+    size_t list, feature, entry;
+  };
+  std::vector<Sizes> sizes;
+  size_t features = 0;
+  for (const Entry& e : entries_) {
+    size_t value = e.list_field == 1 ? e.bytes.size() : e.packed.size();
+    Sizes z;
+    z.list = 1 + VarintSize(value) + value;
+    z.feature = 1 + VarintSize(z.list) + z.list;
+    z.entry = 1 + VarintSize(e.key.size()) + e.key.size() + 1 + VarintSize(z.feature) + z.feature;
+    features += 1 + VarintSize(z.entry) + z.entry;
+    sizes.push_back(z);
+  }
   std::string out;
-  PutLen(1, features_, &out);  // Example.features = 1
-  features_.clear();
+  out.reserve(1 + VarintSize(features) + features);
+  PutTag(1, &out);  // Example.features = 1
+  PutVarint(features, &out);
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    const Entry& e = entries_[i];
+    PutTag(1, &out);  // Features.feature (map entry) = 1
+    PutVarint(sizes[i].entry, &out);
+    PutTag(1, &out);  // key
+    PutVarint(e.key.size(), &out);
+    out.append(e.key);
+    PutTag(2, &out);  // value: Feature
+    PutVarint(sizes[i].feature, &out);
+    PutTag(e.list_field, &out);
+    PutVarint(sizes[i].list, &out);
+    PutTag(1, &out);  // the list's value = 1 (packed for numbers)
+    std::string_view value = e.list_field == 1 ? e.bytes : std::string_view(e.packed);
+    PutVarint(value.size(), &out);
+    out.append(value);
+  }
+  entries_.clear();
   return out;
 }
 

@@ -42,6 +42,8 @@ bool FindBytesFeature(std::string_view record, std::string_view key, std::string
 bool FindInt64Feature(std::string_view record, std::string_view key, int64_t* value);
 
 // Builds an Example with packed repeated values, as TensorFlow's serializer writes it.
+// Keys and bytes values are kept as views: they must outlive Take(), which writes the message
+// in one pass (each value copied once, however large).
 class ExampleBuilder {
  public:
   ExampleBuilder& Bytes(std::string_view key, std::string_view value);
@@ -51,8 +53,13 @@ class ExampleBuilder {
   std::string Take();
 
  private:
-  void AddFeature(std::string_view key, const std::string& feature);
-  std::string features_;  // serialized Features body (map entries)
+  struct Entry {
+    std::string_view key;
+    uint32_t list_field;   // Feature field: 1 bytes_list, 2 float_list, 3 int64_list
+    std::string_view bytes;  // bytes_list: the value
+    std::string packed;      // float_list, int64_list: the packed values
+  };
+  std::vector<Entry> entries_;
 };
 
 }  // namespace stepdoctor::tfrecord
