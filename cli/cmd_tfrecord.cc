@@ -193,6 +193,9 @@ int RunPack(const PackCli& c) {
   if (r->unlabeled > 0)
     std::printf("%llu files outside any subfolder have label -1\n", static_cast<unsigned long long>(r->unlabeled));
   std::printf("manifest: %s\n", r->manifest_path.c_str());
+  if (!r->stale.empty())
+    std::printf("note: %zu shards of an earlier pack are still in %s (not in the manifest), e.g. %s\n",
+                r->stale.size(), c.output.c_str(), r->stale.front().c_str());
   if (!r->skipped.empty()) {
     std::printf("skipped %zu inputs (listed in the manifest):\n", r->skipped.size());
     for (size_t i = 0; i < r->skipped.size() && i < 10; ++i)

@@ -146,6 +146,20 @@ TEST(TfRecordPack, TheSameSeedGivesTheSameShardsWhateverTheThreads) {
   EXPECT_NE(testing::ReadFileOrDie(a.output_dir + f), testing::ReadFileOrDie(c.output_dir + f));
 }
 
+TEST(TfRecordPack, ShardsOfAnEarlierPackAreNamedNotMixedIn) {
+  testing::TempDir dir("pack_stale");
+  MakeDataset(dir);
+  auto o = Options(dir, "out");
+  ASSERT_TRUE(PackFolder(o).ok());
+  o.shards = 2;
+  auto r = PackFolder(o);
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->shards.size(), 2u);
+  ASSERT_EQ(r->stale.size(), 4u);
+  EXPECT_EQ(r->stale[0], "data-00000-of-00004.tfrecord");
+  EXPECT_EQ(testing::ReadFileOrDie(r->manifest_path).find("of-00004"), std::string::npos);
+}
+
 TEST(TfRecordPack, ShardSizeAndCompression) {
   testing::TempDir dir("pack_size");
   auto files = MakeDataset(dir);

@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "stepdoctor/render/json_writer.h"
@@ -280,6 +281,15 @@ Result<PackResult> PackFolder(const PackOptions& o) {
   }
   s = WriteManifest(o, &r);
   if (!s.ok()) return s;
+  std::set<std::string> ours;
+  for (const auto& sh : r.shards) ours.insert(sh.file);
+  for (const auto& e : fs::directory_iterator(o.output_dir, ec)) {
+    std::string name = e.path().filename().string();
+    if (name.rfind(o.prefix + "-", 0) == 0 && name.find("-of-") != std::string::npos &&
+        name.find(".tfrecord") != std::string::npos && name.find(".tmp-") == std::string::npos && !ours.count(name))
+      r.stale.push_back(name);
+  }
+  std::sort(r.stale.begin(), r.stale.end());
   return r;
 }
 

@@ -51,6 +51,9 @@ struct PackResult {
   std::map<int64_t, uint64_t> label_counts;      // id -> records
   std::vector<PackedShard> shards;
   std::vector<SkippedInput> skipped;             // inputs not packed, with the reason
+  // Shards of an earlier pack with the same prefix left in output_dir (another shard count):
+  // not in the manifest, left alone, named so the user can remove them before reading PREFIX-*.
+  std::vector<std::string> stale;
   std::string manifest_path;
 };
 
