@@ -188,5 +188,13 @@ TEST(TfRecordCorpus, KatibEventFilesVerifyClean) {
   }
 }
 
+TEST(TfRecordCorpus, Tf1SummaryFileVerifiesCleanWithItsRecordCount) {
+  SD_CORPUS_OR_SKIP(path, "morvan-tf1-tutorial/tf15_tensorboard/logs/events.out.tfevents.1494075549.Morvan");
+  VerifyResult r = VerifyFile(path);
+  EXPECT_TRUE(r.ok()) << r.error.message();
+  EXPECT_EQ(r.records, 23u);  // SOURCES.md: 23 records
+  EXPECT_EQ(r.bytes, 135292u);  // the file's size: nothing skipped
+}
+
 }  // namespace
 }  // namespace stepdoctor::tfrecord
