@@ -21,7 +21,7 @@ namespace stepdoctor::cli {
 
 // Exit statuses of the stepdoctor command.
 inline constexpr int kExitOk = 0;        // success
-inline constexpr int kExitFailOn = 1;    // a --fail-on condition was met
+inline constexpr int kExitFailOn = 1;    // a --fail-on condition was met; tfrecord verify found damage
 inline constexpr int kExitBadInput = 2;  // unusable input or arguments
 
 // Adds the subcommand's options to `sub`; returns the function that runs it after parsing.
@@ -77,8 +77,10 @@ int CheckFailOn(const std::vector<FailOnExpr>& exprs, const Report& report, cons
 std::function<int()> SetupDiagnose(CLI::App& sub);
 std::function<int()> SetupDiff(CLI::App& sub);
 std::function<int()> SetupInspect(CLI::App& sub);
+std::function<int()> SetupIoBench(CLI::App& sub);
 std::function<int()> SetupRun(CLI::App& sub);
 std::function<int()> SetupScalars(CLI::App& sub);
+std::function<int()> SetupTfrecord(CLI::App& sub);
 std::function<int()> SetupWatch(CLI::App& sub);
 
 // Shared by run and watch (defined in cmd_run.cc): the default samples file name.

@@ -1,6 +1,7 @@
 #include "help_docs.h"
 
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "commands.h"
@@ -47,6 +48,17 @@ std::string OptionSynopsis(const CLI::Option& o) {
   return names;
 }
 
+// Each command, then its own subcommands as "tfrecord verify" (a command grouping several).
+std::vector<std::pair<std::string, const CLI::App*>> CommandsAndNested(const CLI::App& app) {
+  std::vector<std::pair<std::string, const CLI::App*>> out;
+  for (const CLI::App* sub : VisibleSubcommands(app)) {
+    out.emplace_back(sub->get_name(), sub);
+    for (const CLI::App* nested : VisibleSubcommands(*sub))
+      out.emplace_back(sub->get_name() + " " + nested->get_name(), nested);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string ManPage(const CLI::App& app, const std::string& version) {
@@ -54,8 +66,8 @@ std::string ManPage(const CLI::App& app, const std::string& version) {
   m += ".TH STEPDOCTOR 1 \"\" \"" + Roff(version) + "\" \"User Commands\"\n";
   m += ".SH NAME\nstepdoctor \\- " + Roff(app.get_description().substr(app.get_description().find(": ") + 2)) + "\n";
   m += ".SH SYNOPSIS\n";
-  for (const CLI::App* sub : VisibleSubcommands(app)) {
-    m += ".br\n\\fBstepdoctor " + Roff(sub->get_name()) + "\\fR [\\fIoptions\\fR]";
+  for (const auto& [name, sub] : CommandsAndNested(app)) {
+    m += ".br\n\\fBstepdoctor " + Roff(name) + "\\fR [\\fIoptions\\fR]";
     for (const CLI::Option* o : VisibleOptions(*sub))
       if (o->get_positional() && !o->nonpositional()) m += " " + OptionSynopsis(*o);
     m += "\n";
@@ -67,8 +79,8 @@ std::string ManPage(const CLI::App& app, const std::string& version) {
   m += ".PP\nInputs are recognised by their first bytes, not their names. Folders are searched "
        "recursively.\n";
   m += ".SH COMMANDS\n";
-  for (const CLI::App* sub : VisibleSubcommands(app)) {
-    m += ".SS " + Roff(sub->get_name()) + "\n" + Roff(sub->get_description()) + ".\n";
+  for (const auto& [name, sub] : CommandsAndNested(app)) {
+    m += ".SS " + Roff(name) + "\n" + Roff(sub->get_description()) + ".\n";
     for (const CLI::Option* o : VisibleOptions(*sub)) {
       m += ".TP\n" + OptionSynopsis(*o) + "\n" + Roff(o->get_description());
       if (o->get_required()) m += " (required)";
@@ -88,7 +100,7 @@ std::string ManPage(const CLI::App& app, const std::string& version) {
   }
   m += ".SH EXIT STATUS\n";
   m += ".TP\n" + std::to_string(kExitOk) + "\nsuccess\n";
-  m += ".TP\n" + std::to_string(kExitFailOn) + "\na \\fB\\-\\-fail\\-on\\fR condition was met\n";
+  m += ".TP\n" + std::to_string(kExitFailOn) + "\na \\fB\\-\\-fail\\-on\\fR condition was met, or \\fBtfrecord verify\\fR found a damaged record\n";
   m += ".TP\n" + std::to_string(kExitBadInput) +
        "\nunusable input or arguments, or the report could not be written (a one-line error names the file "
        "and the reason)\n";

@@ -63,7 +63,8 @@ TEST(CliHelpDocs, TheManPageDocumentsEveryCommandAndOptionOfHelp) {
   ASSERT_GE(subs.size(), 6u) << "diagnose, diff, inspect, run, scalars, watch at least";
   for (const auto& s : subs) {
     SCOPED_TRACE(s);
-    EXPECT_NE(man.out.find("\n.SS " + s + "\n"), std::string::npos);
+    // roff spells a hyphen \- (io-bench).
+    EXPECT_NE(man.out.find("\n.SS " + std::regex_replace(s, std::regex("-"), "\\-") + "\n"), std::string::npos);
     // Every long option the subcommand's --help shows is in the man page (roff spells - as \-).
     auto help = RunCli(s + " --help");
     std::smatch m;

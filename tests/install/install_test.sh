@@ -31,7 +31,8 @@ help=$("$prefix/bin/stepdoctor" --help)
 subs=$(awk '/^(SUBCOMMANDS|Subcommands):$/{s=1; next} s && /^ / {print $1; next} {s=0}' <<<"$help")
 [[ -n $subs ]] || { echo "FAIL: no subcommands in --help"; exit 1; }
 for s in $subs; do
-  grep -qx ".SS $s" "$prefix/share/man/man1/stepdoctor.1" || { echo "FAIL: man page lacks $s"; exit 1; }
+  roff=${s//-/\\-}  # roff spells a hyphen \- (io-bench)
+  grep -qxF ".SS $roff" "$prefix/share/man/man1/stepdoctor.1" || { echo "FAIL: man page lacks $s"; exit 1; }
 done
 
 # The completion offers the subcommands, then a subcommand's options.

@@ -64,9 +64,11 @@ class FileSrc final : public ByteSource {
 
 class GzipSrc final : public ByteSource {
  public:
-  explicit GzipSrc(std::unique_ptr<ByteSource> inner) : inner_(std::move(inner)), in_(kInChunk) {
+  // window_bits: 16 + MAX_WBITS expects gzip headers, MAX_WBITS a zlib (RFC 1950) stream.
+  GzipSrc(std::unique_ptr<ByteSource> inner, int window_bits) : inner_(std::move(inner)), in_(kInChunk) {
     std::memset(&zs_, 0, sizeof zs_);
-    inflateInit2(&zs_, 16 + MAX_WBITS);  // 16: expect a gzip header
+    inflateInit2(&zs_, window_bits);
+    kind_ = window_bits > MAX_WBITS ? "gzip" : "zlib";
   }
   ~GzipSrc() override { inflateEnd(&zs_); }
 
@@ -104,7 +106,7 @@ class GzipSrc final : public ByteSource {
           break;
         }
         return Result<size_t>(ErrorCode::kCorruptInput,
-                              inner_->name() + ": gzip data is corrupt (" + (zs_.msg ? zs_.msg : "inflate failed") + ")");
+                              inner_->name() + ": " + kind_ + " data is corrupt (" + (zs_.msg ? zs_.msg : "inflate failed") + ")");
       }
     }
     return produced(buf);  // a cut stream ends early; callers ask truncated()
@@ -124,6 +126,7 @@ class GzipSrc final : public ByteSource {
   bool done_ = false;
   bool truncated_ = false;
   bool corrupt_ = false;
+  std::string kind_;  // "gzip" or "zlib", for messages
 };
 
 bool IsGzipMagic(std::string_view head) {
@@ -154,7 +157,11 @@ Result<std::unique_ptr<ByteSource>> FileSource(const std::string& path) {
 }
 
 std::unique_ptr<ByteSource> GzipSource(std::unique_ptr<ByteSource> inner) {
-  return std::make_unique<GzipSrc>(std::move(inner));
+  return std::make_unique<GzipSrc>(std::move(inner), 16 + MAX_WBITS);
+}
+
+std::unique_ptr<ByteSource> ZlibSource(std::unique_ptr<ByteSource> inner) {
+  return std::make_unique<GzipSrc>(std::move(inner), MAX_WBITS);
 }
 
 Result<std::string_view> PeekableSource::Peek(size_t n) {

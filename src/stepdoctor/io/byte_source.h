@@ -34,6 +34,8 @@ std::unique_ptr<ByteSource> MemorySource(std::string_view bytes, std::string nam
 Result<std::unique_ptr<ByteSource>> FileSource(const std::string& path);
 // Inflates gzip (all members, so concatenated .gz files work) from `inner`.
 std::unique_ptr<ByteSource> GzipSource(std::unique_ptr<ByteSource> inner);
+// Inflates a zlib (RFC 1950) stream from `inner`: TFRecord files written with ZLIB compression.
+std::unique_ptr<ByteSource> ZlibSource(std::unique_ptr<ByteSource> inner);
 
 // Reads the first bytes without consuming them: a source that replays a prefix, then the rest.
 class PeekableSource : public ByteSource {

@@ -25,6 +25,7 @@ bool TfRecordReader::HeaderAt(const char* at, uint64_t* len) {
 }
 
 Result<TfRecordReader::Next> TfRecordReader::Read(std::string_view* record) {
+  damage_ = Damage::kNone;
   for (;;) {
     auto ok = in_.Fill(kHeader);
     if (!ok.ok()) return ok.status();
@@ -44,6 +45,7 @@ Result<TfRecordReader::Next> TfRecordReader::Read(std::string_view* record) {
         // Report the damage once, then look for the next header byte by byte.
         offset_ = in_.offset();
         resync_ = true;
+        damage_ = Damage::kLengthCrc;
         in_.Skip(1);
         ++skipped_;
         return Next::kCorrupt;
@@ -61,7 +63,10 @@ Result<TfRecordReader::Next> TfRecordReader::Read(std::string_view* record) {
     std::string_view rec(data, len);
     uint32_t want = Load32(data + len);
     in_.Skip(kHeader + len + kFooter);
-    if (MaskCrc(Crc32c(rec)) != want) return Next::kCorrupt;  // the length was sound: skip this one
+    if (MaskCrc(Crc32c(rec)) != want) {  // the length was sound: skip this one
+      damage_ = Damage::kDataCrc;
+      return Next::kCorrupt;
+    }
     *record = rec;
     return Next::kRecord;
   }

@@ -33,6 +33,14 @@ class TfRecordReader {
   // Bytes skipped while looking for a valid header after damage.
   uint64_t skipped_bytes() const { return skipped_; }
 
+  enum class Damage {
+    kNone,       // the last call returned no damage
+    kLengthCrc,  // the header's length checksum failed (or the length is impossible)
+    kDataCrc,    // the header was sound but the data checksum failed
+  };
+  // What the last kCorrupt was; offset() is where that record's header starts.
+  Damage last_damage() const { return damage_; }
+
   static constexpr uint64_t kMaxRecordBytes = 1ull << 31;  // larger lengths are damage
 
  private:
@@ -42,6 +50,7 @@ class TfRecordReader {
   uint64_t offset_ = 0;
   uint64_t skipped_ = 0;
   bool resync_ = false;  // the last header failed: scan for the next good one
+  Damage damage_ = Damage::kNone;
 };
 
 }  // namespace stepdoctor::tfevents

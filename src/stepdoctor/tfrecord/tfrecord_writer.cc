@@ -1,0 +1,109 @@
+#include "stepdoctor/tfrecord/tfrecord_writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "stepdoctor/importers/tfevents/crc32c.h"
+
+namespace stepdoctor::tfrecord {
+namespace {
+
+constexpr size_t kFlushBytes = 1 << 20;  // write to disk in 1 MiB pieces: few syscalls, little memory
+
+Status IoError(const std::string& path, const char* what) {
+  return Status(ErrorCode::kIoError, path + ": cannot " + what + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+TfRecordWriter::~TfRecordWriter() {
+  if (deflating_) deflateEnd(&zs_);
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
+}
+
+Status TfRecordWriter::Open(const std::string& path, Compression c) {
+  path_ = path;
+  compression_ = c;
+  temp_ = path + ".tmp-" + std::to_string(::getpid());
+  fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    Status s = IoError(temp_, "create");
+    temp_.clear();
+    return s;
+  }
+  if (c != Compression::kNone) {
+    // 16 + 15: gzip wrapper; 15: zlib wrapper; level 6 is zlib's (and TensorFlow's) default.
+    if (deflateInit2(&zs_, 6, Z_DEFLATED, c == Compression::kGzip ? 16 + MAX_WBITS : MAX_WBITS, 8,
+                     Z_DEFAULT_STRATEGY) != Z_OK)
+      return Status(ErrorCode::kInternal, "deflateInit2 failed");
+    deflating_ = true;
+  }
+  return Status::Ok();
+}
+
+Status TfRecordWriter::Append(std::string_view record) {
+  AppendRecord(record, &buf_);
+  ++records_;
+  return buf_.size() >= kFlushBytes ? Flush(false) : Status::Ok();
+}
+
+Status TfRecordWriter::WriteOut(const char* data, size_t n) {
+  file_crc_ = tfevents::Crc32c(std::string_view(data, n), file_crc_);
+  file_bytes_ += n;
+  while (n > 0) {
+    ssize_t w = ::write(fd_, data, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return IoError(temp_, "write");
+    data += w;
+    n -= size_t(w);
+  }
+  return Status::Ok();
+}
+
+Status TfRecordWriter::Flush(bool finish) {
+  if (!deflating_) {
+    Status s = WriteOut(buf_.data(), buf_.size());
+    buf_.clear();
+    return s;
+  }
+  zs_.next_in = reinterpret_cast<Bytef*>(buf_.data());
+  zs_.avail_in = static_cast<uInt>(buf_.size());
+  out_.resize(kFlushBytes);
+  for (;;) {
+    zs_.next_out = reinterpret_cast<Bytef*>(out_.data());
+    zs_.avail_out = static_cast<uInt>(out_.size());
+    int rc = deflate(&zs_, finish ? Z_FINISH : Z_NO_FLUSH);
+    if (rc == Z_STREAM_ERROR) return Status(ErrorCode::kInternal, temp_ + ": deflate failed");
+    Status s = WriteOut(out_.data(), out_.size() - zs_.avail_out);
+    if (!s.ok()) return s;
+    if (finish ? rc == Z_STREAM_END : zs_.avail_out != 0) break;
+  }
+  buf_.clear();
+  return Status::Ok();
+}
+
+Status TfRecordWriter::Finish() {
+  if (fd_ < 0) return Status(ErrorCode::kInternal, path_ + ": writer not open");
+  Status s = Flush(true);
+  if (!s.ok()) return s;
+  if (::fsync(fd_) != 0) return IoError(temp_, "sync");
+  int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) return IoError(temp_, "close");
+  finished_ = true;
+  return Status::Ok();
+}
+
+Status TfRecordWriter::Commit() {
+  if (!finished_) return Status(ErrorCode::kInternal, path_ + ": commit before finish");
+  if (::rename(temp_.c_str(), path_.c_str()) != 0) return IoError(path_, "rename into place");
+  committed_ = true;
+  return Status::Ok();
+}
+
+}  // namespace stepdoctor::tfrecord
