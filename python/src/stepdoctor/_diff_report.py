@@ -3,9 +3,9 @@ schema 1). Every field has a default so a report from an older CLI still loads; 
 are ignored."""
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import List, Optional
 
-from ._load import load
+from ._load import CliResult
 from ._report import Verdict
 
 
@@ -70,7 +70,7 @@ class NameChanges:
 
 
 @dataclass
-class DiffReport:
+class DiffReport(CliResult):
     """One `diff` report (BEFORE -> AFTER), plus how the CLI exited."""
 
     schema_version: int = 0
@@ -90,21 +90,8 @@ class DiffReport:
     ops: NameChanges = field(default_factory=NameChanges)
     notes: List[str] = field(default_factory=list)
     diagnostics: List[str] = field(default_factory=list)
-    # Not in the JSON: the CLI's exit status, and for status 1 the --fail-on conditions met.
-    exit_status: int = 0
-    fail_on_met: bool = False
-    fail_on_reasons: List[str] = field(default_factory=list)
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    @classmethod
-    def from_json(cls, data: Dict[str, Any]) -> "DiffReport":
-        report = load(cls, {k: v for k, v in data.items() if k not in _NOT_JSON})
-        report.raw = data
-        return report
 
     def category(self, name: str) -> Optional[CategoryDelta]:
         """The breakdown row for a step category (`input`, `device_compute`, ...), or None."""
         return next((c for c in self.categories if c.category == name), None)
 
-
-_NOT_JSON = ("exit_status", "fail_on_met", "fail_on_reasons", "raw")

@@ -7,7 +7,8 @@ unexpected JSON type is kept as it came rather than refused: the report is still
 
 import dataclasses
 import typing
-from typing import Any, Dict, Type, TypeVar, Union
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Type, TypeVar, Union
 
 T = TypeVar("T")
 
@@ -39,3 +40,25 @@ def load(cls: Type[T], data: Dict[str, Any]) -> T:
         if f.init and f.name in data:
             kwargs[f.name] = _convert(hints[f.name], data[f.name])
     return cls(**kwargs)
+
+
+# Fields filled from the process, never from JSON keys of the same name.
+_NOT_JSON = ("exit_status", "fail_on_met", "fail_on_reasons", "raw")
+
+
+@dataclass
+class CliResult:
+    """What every report from the CLI carries beside its JSON: the exit status and, for status 1,
+    the --fail-on conditions met; and the whole JSON object as parsed (`raw`), for keys newer than
+    this package."""
+
+    exit_status: int = 0
+    fail_on_met: bool = False
+    fail_on_reasons: List[str] = field(default_factory=list)
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, data: Dict[str, Any]):
+        report = load(cls, {k: v for k, v in data.items() if k not in _NOT_JSON})
+        report.raw = data
+        return report

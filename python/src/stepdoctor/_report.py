@@ -5,9 +5,9 @@ are percent (0-100). Every field has a default so a report from an older CLI sti
 """
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Dict, List, Optional
 
-from ._load import load
+from ._load import CliResult
 
 
 @dataclass
@@ -135,7 +135,7 @@ class TensorflowView:
 
 
 @dataclass
-class Report:
+class Report(CliResult):
     """One `diagnose` report, plus how the CLI exited."""
 
     schema_version: int = 0
@@ -156,23 +156,8 @@ class Report:
     top_ops: List[TopEvent] = field(default_factory=list)
     notes: List[str] = field(default_factory=list)
     diagnostics: List[str] = field(default_factory=list)
-    # Not in the JSON: the CLI's exit status, and for status 1 the --fail-on conditions met.
-    exit_status: int = 0
-    fail_on_met: bool = False
-    fail_on_reasons: List[str] = field(default_factory=list)
-    # The whole JSON object as parsed, for keys newer than this package.
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    @classmethod
-    def from_json(cls, data: Dict[str, Any]) -> "Report":
-        report = load(cls, {k: v for k, v in data.items() if k not in _NOT_JSON})
-        report.raw = data
-        return report
 
     def finding(self, finding_id: str) -> Optional[Finding]:
         """The finding with this id (docs/rules.md), or None when it was not reported."""
         return next((f for f in self.findings if f.id == finding_id), None)
 
-
-# Fields filled from the process, never from JSON keys of the same name.
-_NOT_JSON = ("exit_status", "fail_on_met", "fail_on_reasons", "raw")
