@@ -304,5 +304,28 @@ TEST(Coverage, CollectiveAdviceFitsTheLibrary) {
   }
 }
 
+// cuBLASLt's nvjet GEMMs name no precision: they are no evidence of fp32. A bf16 run whose
+// GEMMs are nvjet gets no mixed-precision advice; an fp32 run with the same GEMMs does.
+TEST(Coverage, UnstatedPrecisionIsNoEvidenceOfFp32) {
+  for (const char* eltwise : {"void at::native::vectorized_elementwise_kernel<4, c10::BFloat16>",
+                              "void at::native::vectorized_elementwise_kernel<4, float>"}) {
+    std::string ev;
+    for (int i = 0; i < 3; ++i) {
+      double t0 = i * 10000.0;
+      ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t0, 10000);
+      ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t0 + 10, 10, "{\"correlation\":" + std::to_string(2 * i + 1) + "}");
+      ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t0 + 30, 10, "{\"correlation\":" + std::to_string(2 * i + 2) + "}");
+      ev += X("kernel", "nvjet_sm90_tst_128x128_64x6_1x2_h_bz_NTT", 0, 7, t0 + 50, 7000,
+              "{\"correlation\":" + std::to_string(2 * i + 1) + ",\"device\":0}");
+      ev += X("kernel", eltwise, 0, 7, t0 + 7100, 2800, "{\"correlation\":" + std::to_string(2 * i + 2) + ",\"device\":0}");
+    }
+    Report r = AnalyzeJson(Doc(ev, ",\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA H100\",\"computeMajor\":9}]"));
+    const Finding* c = Find(r, "compute_bound");
+    ASSERT_NE(c, nullptr) << eltwise;
+    bool bf16 = std::string(eltwise).find("BFloat16") != std::string::npos;
+    EXPECT_EQ(c->fix.summary.find("mixed precision") == std::string::npos, bf16) << eltwise << ": " << c->fix.summary;
+  }
+}
+
 }  // namespace
 }  // namespace stepdoctor

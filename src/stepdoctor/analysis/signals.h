@@ -72,7 +72,8 @@ struct StepSignals {
   double tiny_op_share_pct = 0;    // CPU-only: share of top-level op time in ops under kTinyOpUs
   int64_t top_level_ops_per_step = 0;
   // Precision (devices that have TensorCores): share of kernel time in fp32 vs 16-bit kernels.
-  double fp16_kernel_pct = 0;      // kernels in reduced precision (16-bit, fp8, fp4: model/device_work_classify)
+  double fp16_kernel_pct = 0;      // reduced precision (16-bit, fp8, fp4: model/device_work_classify) share
+                                   // of the kernel time whose names state a precision
   bool tensor_core_capable = false;
   std::vector<TopEvent> top_kernels;
   std::vector<TopEvent> top_ops;

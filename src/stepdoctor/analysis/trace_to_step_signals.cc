@@ -162,7 +162,8 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   int64_t tiny_ns = 0, top_ns = 0, top_count = 0;
   std::unordered_map<StringId, std::pair<int64_t, int64_t>> input_names;  // name -> (ns, count)
   const int64_t lo = windows.steps.front().start_ns, hi = windows.steps.back().end_ns;
-  // Names repeat: classify each distinct kernel name once (-1 unknown, 0 no, 1 yes).
+  // Names repeat: classify each distinct kernel name once (-1 not yet, 0 full precision stated,
+  // 1 reduced precision, 2 precision unstated).
   std::vector<int8_t> reduced(trace.strings.size(), -1);
 
   // Correlation ids of kernels: the runtime calls that carry them are kernel launches.
@@ -201,12 +202,17 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
         else if (k == EventKind::kMemcpyD2D) d2d_raw.push_back(iv);
         if (k == EventKind::kKernel) {
           int8_t& r = reduced[t.ev.name[i].v];
-          if (r < 0) r = IsReducedPrecision(KernelPrecisionOf(trace.str(t.ev.name[i]))) ? 1 : 0;
-          if (r) reduced_raw.push_back(iv);
+          if (r < 0) {
+            KernelPrecision p = KernelPrecisionOf(trace.str(t.ev.name[i]));
+            r = IsReducedPrecision(p) ? 1 : p == KernelPrecision::kUnstated ? 2 : 0;
+          }
+          if (r == 1) reduced_raw.push_back(iv);
         }
         if (k == EventKind::kKernel && iv.start >= lo && iv.start < hi) {
           kernel_us.push_back(t.ev.dur_ns[i] / 1e3);
-          kernel_ns_total += double(t.ev.dur_ns[i]);
+          // The share is over kernels whose names state a precision: an unstated name (cuBLASLt's
+          // nvjet GEMMs, Triton kernels) is no evidence of fp32.
+          if (reduced[t.ev.name[i].v] != 2) kernel_ns_total += double(t.ev.dur_ns[i]);
           if (reduced[t.ev.name[i].v] == 1) kernel_ns_reduced += double(t.ev.dur_ns[i]);
         }
       }
