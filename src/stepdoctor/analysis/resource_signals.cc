@@ -5,6 +5,7 @@
 #include <map>
 #include <string_view>
 
+#include "stepdoctor/analysis/statistics.h"
 #include "stepdoctor/model/series_names.h"
 
 namespace stepdoctor {
@@ -17,12 +18,6 @@ double Mean(const std::vector<double>& v) {
   double s = 0;
   for (double x : v) s += x;
   return s / double(v.size());
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
 }
 
 // The counters of one worker by name.

@@ -25,7 +25,6 @@ enum class StepCategory : uint8_t {
   kCount_
 };
 const char* StepCategoryId(StepCategory c);     // "input", "kernel_launch", ...
-const char* StepCategoryLabel(StepCategory c);  // "input (waiting on data)", ...
 inline constexpr int kStepCategoryCount = static_cast<int>(StepCategory::kCount_);
 
 // A step slower than this many times the median step is an outlier.

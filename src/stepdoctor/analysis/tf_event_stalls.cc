@@ -4,16 +4,9 @@
 #include <cmath>
 #include <map>
 
+#include "stepdoctor/analysis/statistics.h"
+
 namespace stepdoctor {
-namespace {
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
-
-}  // namespace
 
 std::vector<EventStallRun> ScalarsToEventStalls(const std::vector<ScalarSeries>& scalars) {
   // Per run: the earliest wall time each step was logged at, over all tags.

@@ -6,10 +6,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "stepdoctor/analysis/trace_to_coverage.h"
-
 #include "stepdoctor/analysis/event_totals.h"
 #include "stepdoctor/analysis/interval_set.h"
+#include "stepdoctor/analysis/statistics.h"
+#include "stepdoctor/analysis/trace_to_coverage.h"
 #include "stepdoctor/model/device_work_classify.h"
 
 namespace stepdoctor {
@@ -17,20 +17,6 @@ namespace {
 
 constexpr int kTopEvents = 10;
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-// Nearest-rank percentile (p in 0..100).
-double Percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * double(v.size())));
-  return v[std::clamp<size_t>(rank, 1, v.size()) - 1];
-}
 
 struct Collected {
   IntervalSet sets[kStepCategoryCount];
@@ -125,20 +111,6 @@ const char* StepCategoryId(StepCategory c) {
     case StepCategory::kCollectives: return "collectives";
     case StepCategory::kMemcpy: return "memcpy";
     case StepCategory::kOther: return "other";
-    case StepCategory::kCount_: break;
-  }
-  return "?";
-}
-
-const char* StepCategoryLabel(StepCategory c) {
-  switch (c) {
-    case StepCategory::kInput: return "input (waiting on data)";
-    case StepCategory::kKernelLaunch: return "kernel launch / runtime";
-    case StepCategory::kHostCompute: return "host compute (framework, Python)";
-    case StepCategory::kDeviceCompute: return "device compute";
-    case StepCategory::kCollectives: return "collectives (communication)";
-    case StepCategory::kMemcpy: return "memory copies";
-    case StepCategory::kOther: return "other / idle";
     case StepCategory::kCount_: break;
   }
   return "?";
