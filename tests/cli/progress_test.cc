@@ -6,25 +6,17 @@
 
 #include <cstdio>
 
+#include "cli_fixture.h"
 #include "test_util.h"
 
 namespace stepdoctor {
 namespace {
 
-// Runs the CLI under `script`, so stdout/stderr are a pseudo-terminal; returns what it drew.
-// The terminal type is set here, not inherited: under the caller's TERM=dumb (or none) the bar
-// is rightly not drawn, and the test must not depend on who runs it.
+// What the CLI drew on the terminal's stderr: stdout goes to /dev/null inside the terminal.
+// (testing::UnderTerminal sets TERM itself: under the caller's TERM=dumb the bar is rightly not
+// drawn, and the test must not depend on who runs it.)
 std::string UnderTerminal(const std::string& env, const std::string& args) {
-  std::string cmd = "cd '" + std::string(STEPDOCTOR_SOURCE_DIR) + "' && TERM=xterm " + env + " script -qec \"" +
-                    STEPDOCTOR_CLI_PATH + " " + args + " >/dev/null\" /dev/null </dev/null";
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  ::pclose(p);
-  return out;
+  return testing::UnderTerminal(env, args + " >/dev/null");
 }
 
 const char* kInput = "diagnose examples/gpu/gpu_dataloader_workers0.pt.trace.json.gz";

@@ -192,7 +192,12 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
     windows = TraceToSteps(trace, worker);
     steps = TraceToStepSignals(trace, worker, windows);
     applied = TraceToAppliedOptimizations(trace, worker);
-    DeviceEvidence device = TraceToDeviceEvidence(trace, worker);
+    // The step signals found it already: read, not rescanned.
+    DeviceEvidence device;
+    device.coverage = steps.cpu_only         ? DeviceCoverage::kCpuOnly
+                      : steps.device_missing ? DeviceCoverage::kMissing
+                                             : DeviceCoverage::kCaptured;
+    device.evidence = steps.device_evidence;
     // One cold pass: the only region analysed is dominated by one-off start-up calls.
     bool cold = windows.whole_window && steps.mean_step_ms > 0 && steps.startup_ms >= kColdWindowStartupPct / 100.0 * steps.mean_step_ms;
     r.coverage = TraceToCoverage(trace, windows, device, applied, cold);

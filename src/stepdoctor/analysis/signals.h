@@ -38,6 +38,7 @@ struct StepSignals {
   bool has_steps = false;          // step markers were found
   bool cpu_only = false;           // no device activity and no sign of one: the CPU is the device
   bool device_missing = false;     // an accelerator was used but its activity was not recorded
+  std::vector<std::string> device_evidence;  // what shows an accelerator was used (DeviceEvidence)
   int step_count = 0;
   std::vector<int64_t> step_numbers;
   std::vector<double> step_ms;     // per step

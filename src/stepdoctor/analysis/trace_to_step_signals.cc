@@ -120,9 +120,10 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   StepSignals s;
   s.worker = worker;
   s.has_steps = !windows.whole_window;
-  const DeviceCoverage coverage = TraceToDeviceEvidence(trace, worker).coverage;
-  s.cpu_only = coverage == DeviceCoverage::kCpuOnly;
-  s.device_missing = coverage == DeviceCoverage::kMissing;
+  DeviceEvidence device = TraceToDeviceEvidence(trace, worker);
+  s.cpu_only = device.coverage == DeviceCoverage::kCpuOnly;
+  s.device_missing = device.coverage == DeviceCoverage::kMissing;
+  s.device_evidence = std::move(device.evidence);
   if (windows.steps.empty()) return s;
 
   std::vector<Interval> raw[kStepCategoryCount];

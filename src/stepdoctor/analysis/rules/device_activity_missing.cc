@@ -4,20 +4,18 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
-#include "stepdoctor/analysis/trace_to_coverage.h"
 
 namespace stepdoctor::rules {
 
 std::optional<Finding> DeviceActivityMissing(const Signals& sig) {
-  if (!sig.trace || !sig.steps || !sig.steps->device_missing) return std::nullopt;
-  DeviceEvidence ev = TraceToDeviceEvidence(*sig.trace, sig.steps->worker);
+  if (!sig.steps || !sig.steps->device_missing) return std::nullopt;
   Finding f;
   f.id = "device_activity_missing";
   f.severity = FindingSeverity::kModerate;
   f.title = "device activity was not captured: the verdict rests on the host side only";
   f.gain_upper_bound = 1.0;
   f.gain_text = "no gain figure: what the device did is not in the trace";
-  for (const auto& e : ev.evidence) f.evidence.push_back({"evidence of an accelerator", e});
+  for (const auto& e : sig.steps->device_evidence) f.evidence.push_back({"evidence of an accelerator", e});
   f.fix.summary = "Record device activity too, then diagnose again.";
   f.fix.pytorch =
       "from torch.profiler import profile, schedule, ProfilerActivity\n"

@@ -29,6 +29,12 @@ EventKind HostKind(std::string_view name, EventKind fallback) {
   return fallback;
 }
 
+// Any accelerator's runtime or driver calls (cuda_runtime, mtia_runtime, xpu_runtime, hpu_driver).
+bool IsRuntimeCategory(std::string_view cat) {
+  auto ends = [&](std::string_view suf) { return cat.size() > suf.size() && cat.substr(cat.size() - suf.size()) == suf; };
+  return ends("_runtime") || ends("_driver");
+}
+
 }  // namespace
 
 bool IsInputWaitName(std::string_view n) {
@@ -96,10 +102,13 @@ EventKind ClassifyEvent(std::string_view cat, std::string_view name) {
     default:
       break;
   }
-  // Any accelerator's runtime or driver calls (mtia_runtime, xpu_runtime, hpu_driver, ...).
-  auto ends = [&](std::string_view suf) { return cat.size() > suf.size() && cat.substr(cat.size() - suf.size()) == suf; };
-  if (ends("_runtime") || ends("_driver")) return EventKind::kRuntime;
+  if (IsRuntimeCategory(cat)) return EventKind::kRuntime;
   return HostKind(name, EventKind::kOther);
+}
+
+bool IsHostCategory(std::string_view c) {
+  return c == "cpu_op" || c == "python_function" || c == "user_annotation" || c == "Operator" || c == "Runtime" ||
+         c == "cuda_sync" || c == "cpu_instant_event" || IsRuntimeCategory(c);
 }
 
 }  // namespace stepdoctor::chrome

@@ -14,6 +14,10 @@ EventKind ClassifyEvent(std::string_view cat, std::string_view name);
 // Kind of an event on a device line of a TensorFlow trace (no categories there).
 EventKind ClassifyDeviceLineEvent(std::string_view name);
 
+// Categories only a host thread records: operators, Python, host annotations, and the runtime or
+// driver calls of any accelerator (cuda_runtime, mtia_runtime, xpu_runtime, hpu_driver, ...).
+bool IsHostCategory(std::string_view cat);
+
 // True for names that mean "the training loop waits for the next batch".
 bool IsInputWaitName(std::string_view name);
 // True for communication kernels (NCCL/RCCL/HCCL) by name.

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "stepdoctor/importers/chrome/chrome_event_classify.h"
+#include "stepdoctor/importers/chrome/chrome_flows.h"
+#include "stepdoctor/importers/chrome/chrome_process_names.h"
 #include "stepdoctor/importers/chrome/horovod_phases.h"
 #include "stepdoctor/importers/chrome/tf1_timeline_lanes.h"
 #include "stepdoctor/model/series_names.h"
@@ -61,14 +63,6 @@ bool IsProfilerBookkeeping(const ParsedEvent& e) {
   return instant && (e.scope == "g" || e.scope == "p");
 }
 
-struct Flow {
-  int64_t id;
-  char ph;
-  bool bind_enclosing;  // 's' and bp:"e" bind to the enclosing slice; else the next slice
-  uint32_t tl;
-  int64_t ts;
-};
-
 struct DeviceProps {
   int id = -1;
   std::string name;
@@ -79,46 +73,6 @@ struct DeviceProps {
 bool ParseIntText(std::string_view s, int64_t* out) {
   auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
   return r.ec == std::errc() && r.ptr == s.data() + s.size();
-}
-
-// "GPU 3", "/device:GPU:3", "/device:TPU:0 ..." -> 3 / 3 / 0; -1 where no number follows.
-int TrailingDeviceNumber(std::string_view s, std::string_view marker) {
-  size_t at = s.find(marker);
-  if (at == std::string_view::npos) return -1;
-  at += marker.size();
-  int v = 0;
-  bool any = false;
-  while (at < s.size() && s[at] >= '0' && s[at] <= '9') {
-    v = v * 10 + (s[at++] - '0');
-    any = true;
-  }
-  return any ? v : -1;
-}
-
-// Categories only a host thread records: operators, Python, runtime/driver calls of any
-// accelerator's runtime (cuda_runtime, mtia_runtime, xpu_runtime, ...), host annotations.
-bool IsHostCategory(std::string_view c) {
-  auto ends = [&](std::string_view suf) { return c.size() >= suf.size() && c.substr(c.size() - suf.size()) == suf; };
-  return c == "cpu_op" || c == "python_function" || c == "user_annotation" || c == "Operator" || c == "Runtime" ||
-         c == "cuda_sync" || c == "cpu_instant_event" || ends("_runtime") || ends("_driver");
-}
-
-// Kineto names each device's process "<KIND> <N>" (process_labels / process_name): "GPU 0",
-// "MTIA 9", "XPU 0", "HPU 1". Returns the kind word and N, or an empty word where the name is
-// not of that shape or names the host ("CPU").
-std::pair<std::string_view, int> DeviceProcessName(std::string_view n) {
-  size_t sp = n.rfind(' ');
-  if (sp == std::string_view::npos || sp == 0 || sp + 1 >= n.size()) return {{}, -1};
-  std::string_view word = n.substr(0, sp), num = n.substr(sp + 1);
-  for (char c : word)
-    if (!(c >= 'A' && c <= 'Z')) return {{}, -1};
-  int v = 0;
-  for (char c : num) {
-    if (c < '0' || c > '9') return {{}, -1};
-    v = v * 10 + (c - '0');
-  }
-  if (word == "CPU") return {{}, -1};
-  return {word, v};
 }
 
 }  // namespace
@@ -406,7 +360,7 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
       TlState& tl = s.Tl(s.Key(e.pid), s.Key(e.tid));
       bool enclosing = e.ph == 's' || e.bp == "e";
       if (e.ph == 'f' && e.cat == "ac2g") tl.flow_target = true;
-      s.flows.push_back({id, e.ph, enclosing, uint32_t(&tl - s.tls.data()), e.ts_ns});
+      s.flows.push_back({id, e.ph, enclosing, tl.id, e.ts_ns});
       return;
     }
     default:
@@ -639,29 +593,7 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
 
   trace.Finalize();
 
-  // Flows: give launch/kernel pairs a shared correlation id where the events carry none.
-  for (const Flow& f : s.flows) {
-    Timeline& t = trace.timeline(s.tls[f.tl].id);
-    const auto& st = t.ev.start_ns;
-    auto it = std::upper_bound(st.begin(), st.end(), f.ts);  // first event starting after ts
-    if (!f.bind_enclosing) it = std::lower_bound(st.begin(), st.end(), f.ts);
-    int64_t target = -1;
-    if (f.bind_enclosing) {
-      // The latest-starting event at or before ts that still covers ts.
-      for (auto j = it; j != st.begin();) {
-        --j;
-        size_t i = size_t(j - st.begin());
-        if (st[i] + t.ev.dur_ns[i] >= f.ts) {
-          target = int64_t(i);
-          break;
-        }
-        if (f.ts - st[i] > 10'000'000) break;  // stop looking 10 ms back
-      }
-    } else if (it != st.end()) {
-      target = int64_t(it - st.begin());
-    }
-    if (target >= 0 && t.ev.corr[size_t(target)] == 0) t.ev.corr[size_t(target)] = f.id;
-  }
+  BindFlows(trace, s.flows);
 }
 
 }  // namespace stepdoctor::chrome
