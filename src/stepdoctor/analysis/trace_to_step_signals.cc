@@ -35,27 +35,46 @@ RuntimeRole RuntimeRoleOf(std::string_view n) {
   return RuntimeRole::kLaunch;
 }
 
+// Launch -> device-work edges by correlation id, and the long runtime calls, from one pass over
+// the worker's events.
+struct LaunchEdges {
+  std::unordered_map<int64_t, int64_t> launch_end;  // correlation id -> end of the host runtime call
+  std::vector<std::pair<int64_t, int64_t>> starts;  // (device work start, correlation id), sorted
+  std::unordered_set<int64_t> kernel_corrs;         // ids reaching a kernel: their calls are launches
+  std::unordered_map<StringId, int> long_calls;     // runtime calls over kOneOffRuntimeNs in [lo, hi)
+};
+
+LaunchEdges CollectLaunchEdges(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi) {
+  LaunchEdges e;
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker) continue;
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      const EventKind k = t.ev.kind[i];
+      const int64_t corr = t.ev.corr[i];
+      if (t.kind == TimelineKind::kDeviceStream) {
+        if (corr == 0 || !IsDeviceActivity(k)) continue;
+        e.starts.push_back({t.ev.start_ns[i], corr});
+        if (k == EventKind::kKernel || k == EventKind::kCollective) e.kernel_corrs.insert(corr);
+      } else if (t.kind == TimelineKind::kHostThread && k == EventKind::kRuntime) {
+        if (corr != 0) e.launch_end[corr] = t.end_ns(uint32_t(i));
+        if (t.ev.dur_ns[i] > kOneOffRuntimeNs && t.ev.start_ns[i] >= lo && t.ev.start_ns[i] < hi)
+          ++e.long_calls[t.ev.name[i]];
+      }
+    }
+  }
+  std::sort(e.starts.begin(), e.starts.end());
+  return e;
+}
+
 // Device idle gaps whose ending work had been queued by the host well before, and during whose
 // end the host had nothing left to do: [launch end, gap end) is the device's own latency
 // (untraced device work, queue latency, a clock offset), not the host's. Where the host was busy
 // up to the gap's end, the work may have waited on it (a stream waiting on an event the host
 // records later), so that gap stays the host's. REQUIRED: busy is the union of device work;
 // host_busy the union of the host's operators, Python frames, runtime calls and input waits.
-IntervalSet QueuedGaps(const Trace& trace, WorkerId worker, const IntervalSet& busy, const IntervalSet& host_busy) {
-  if (busy.size() < 1) return {};
-  std::unordered_map<int64_t, int64_t> launch_end;  // correlation id -> end of the host call
-  std::vector<std::pair<int64_t, int64_t>> starts;  // (device work start, correlation id)
-  for (const auto& t : trace.timelines) {
-    if (t.worker != worker) continue;
-    for (size_t i = 0; i < t.ev.size(); ++i) {
-      if (t.ev.corr[i] == 0) continue;
-      if (t.kind == TimelineKind::kDeviceStream && IsDeviceActivity(t.ev.kind[i]))
-        starts.push_back({t.ev.start_ns[i], t.ev.corr[i]});
-      else if (t.kind == TimelineKind::kHostThread && t.ev.kind[i] == EventKind::kRuntime)
-        launch_end[t.ev.corr[i]] = t.end_ns(uint32_t(i));
-    }
-  }
-  std::sort(starts.begin(), starts.end());
+IntervalSet QueuedGaps(const LaunchEdges& edges, const IntervalSet& busy, const IntervalSet& host_busy) {
+  const auto& starts = edges.starts;
+  const auto& launch_end = edges.launch_end;
   std::vector<Interval> out;
   int64_t prev_end = INT64_MIN;
   for (const Interval& b : busy) {
@@ -139,23 +158,11 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   // 1 reduced precision, 2 precision unstated).
   std::vector<int8_t> reduced(trace.strings.size(), -1);
 
-  // Correlation ids of kernels: the runtime calls that carry them are kernel launches.
-  std::unordered_set<int64_t> kernel_corrs;
-  for (const auto& t : trace.timelines)
-    if (t.worker == worker && t.kind == TimelineKind::kDeviceStream)
-      for (size_t i = 0; i < t.ev.size(); ++i)
-        if (t.ev.corr[i] != 0 && (t.ev.kind[i] == EventKind::kKernel || t.ev.kind[i] == EventKind::kCollective))
-          kernel_corrs.insert(t.ev.corr[i]);
+  const LaunchEdges edges = CollectLaunchEdges(trace, worker, lo, hi);
+  const auto& kernel_corrs = edges.kernel_corrs;
   // Names of runtime calls over kOneOffRuntimeNs that recur in at least half the steps (and twice).
-  std::unordered_map<StringId, int> long_calls;
-  for (const auto& t : trace.timelines)
-    if (t.worker == worker && t.kind == TimelineKind::kHostThread)
-      for (size_t i = 0; i < t.ev.size(); ++i)
-        if (t.ev.kind[i] == EventKind::kRuntime && t.ev.dur_ns[i] > kOneOffRuntimeNs && t.ev.start_ns[i] >= lo &&
-            t.ev.start_ns[i] < hi)
-          ++long_calls[t.ev.name[i]];
   std::unordered_map<StringId, bool> long_per_step;
-  for (const auto& [name, count] : long_calls)
+  for (const auto& [name, count] : edges.long_calls)
     if (count >= 2 && 2 * count >= int(windows.steps.size())) long_per_step[name] = true;
 
   for (const auto& t : trace.timelines) {
@@ -289,7 +296,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     claim_other(sync_set, &sync_x);
     IntervalSet host_busy = Union(Union(col.sets[int(StepCategory::kHostCompute)], col.sets[int(StepCategory::kKernelLaunch)]),
                                   Union(col.input_wait, sync_set));
-    claim_other(QueuedGaps(trace, worker, col.device_busy, host_busy), &queued_x);
+    claim_other(QueuedGaps(edges, col.device_busy, host_busy), &queued_x);
     claim_other(MakeIntervalSet(std::move(startup_raw)), &startup_x);
     for (auto c : {StepCategory::kInput, StepCategory::kKernelLaunch, StepCategory::kHostCompute}) assign(c);
     // Gaps inside host annotations: short ones are framework/Python overhead between
