@@ -81,6 +81,18 @@ TEST(Coverage, RuntimeQueriesAloneAreCpuOnly) {
   EXPECT_EQ(r.coverage.device_activity, "cpu_only");
 }
 
+// Allocator events on a CUDA device (Kineto's [memory] instants) with no kernels: missing.
+TEST(Coverage, DeviceAllocatorEventsWithoutActivityAreMissing) {
+  std::string ev = X("cpu_op", "aten::empty", 1, 1, 0, 900);
+  ev += ",{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,"
+        "\"ts\":100,\"args\":{\"Device Type\":1,\"Device Id\":0,\"Total Allocated\":4096,\"Total Reserved\":8192}}";
+  Report r = AnalyzeJson(Doc(ev));
+  EXPECT_EQ(r.coverage.device_activity, "missing");
+  bool allocator = false;
+  for (const auto& e : r.coverage.evidence) allocator |= e.find("allocator events") != std::string::npos;
+  EXPECT_TRUE(allocator);
+}
+
 // deviceProperties alone (no launches recorded) still says a GPU was there.
 TEST(Coverage, DevicePropertiesWithoutActivityAreMissing) {
   std::string ev = X("cpu_op", "aten::mm", 1, 1, 0, 900);

@@ -5,17 +5,15 @@
 #include <algorithm>
 #include <map>
 
+#include "stepdoctor/model/series_names.h"
+
 namespace stepdoctor {
 namespace {
 
-bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool EndsWith(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
-
-// Allocator series on an accelerator, from Kineto's [memory] events (gpuN_memory_*_bytes).
+// Allocator series on an accelerator, from Kineto's [memory] events (model/series_names.h).
 bool IsDeviceMemorySeries(std::string_view name) {
-  return StartsWith(name, "gpu") && EndsWith(name, "_bytes") && name.find("_memory_") != std::string_view::npos;
+  return series::IsGpuSeries(name, series::GpuMetric::kAllocatedBytes, nullptr) ||
+         series::IsGpuSeries(name, series::GpuMetric::kReservedBytes, nullptr);
 }
 
 // Runtime calls that only ask (cudaGetDeviceCount, cudaDriverGetVersion, cudaPeekAtLastError):
