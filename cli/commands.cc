@@ -145,6 +145,10 @@ const std::vector<Command>& Commands() {
         "stepdoctor tfrecord verify /data/shards/*.tfrecord", "stepdoctor tfrecord inspect /data/shards/train-00000-of-00064.tfrecord"}},
       {"watch", "attach read-only to a running job's process tree, sample it, then diagnose", &SetupWatch,
        {"stepdoctor watch 4242", "stepdoctor watch --duration 10m --no-gpu -q 4242"}},
+      {"whatif", "predict the step time each fix would give (input workers, launch overhead, stalls, mixed precision)",
+       &SetupWhatIf,
+       {"stepdoctor whatif examples/dataloader_input_bound.pt.trace.json.gz --fix input:workers=2 --cores 2",
+        "stepdoctor whatif -f json examples/gpu/gpu_dataloader_workers0.pt.trace.json.gz"}},
   };
   return kCommands;
 }

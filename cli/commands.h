@@ -82,6 +82,7 @@ std::function<int()> SetupRun(CLI::App& sub);
 std::function<int()> SetupScalars(CLI::App& sub);
 std::function<int()> SetupTfrecord(CLI::App& sub);
 std::function<int()> SetupWatch(CLI::App& sub);
+std::function<int()> SetupWhatIf(CLI::App& sub);
 
 // Shared by run and watch (defined in cmd_run.cc): the default samples file name.
 std::string DefaultSamplesPath();

@@ -32,7 +32,7 @@ TEST(Cli, JsonReportHasTheDocumentedFields) {
   simdjson::dom::parser p;
   simdjson::dom::element doc;
   ASSERT_EQ(p.parse(r.out).get(doc), simdjson::SUCCESS) << r.out.substr(0, 200);
-  EXPECT_EQ(int64_t(doc["schema_version"]), 2);
+  EXPECT_EQ(int64_t(doc["schema_version"]), 3);
   EXPECT_EQ(std::string_view(doc["coverage"]["framework"]), "pytorch");
   EXPECT_EQ(std::string_view(doc["coverage"]["device_activity"]), "cpu_only");
   EXPECT_EQ(std::string_view(doc["coverage"]["steps"]), "markers");
@@ -44,8 +44,16 @@ TEST(Cli, JsonReportHasTheDocumentedFields) {
   simdjson::dom::array findings = doc["findings"];
   ASSERT_GT(findings.size(), 0u);
   auto f0 = findings.at(0);
-  for (const char* k : {"id", "severity", "share_pct", "gain_upper_bound", "evidence", "fix"})
+  for (const char* k : {"id", "severity", "share_pct", "gain_upper_bound", "predicted_step_ms", "evidence", "fix"})
     EXPECT_EQ(f0[k].error(), simdjson::SUCCESS) << k;
+  // input_bound on a CPU-only trace with no core count: the replay still predicts the hidden input
+  // (enough workers and cores assumed, and said).
+  EXPECT_EQ(std::string_view(f0["id"]), "input_bound");
+  EXPECT_GT(double(f0["predicted_step_ms"]), 0);
+  EXPECT_LT(double(f0["predicted_step_ms"]), double(doc["steps"]["mean_ms"]));
+  EXPECT_LE(double(f0["predicted_low_ms"]), double(f0["predicted_step_ms"]));
+  EXPECT_GE(double(f0["predicted_high_ms"]), double(f0["predicted_step_ms"]));
+  EXPECT_GT(simdjson::dom::array(f0["assumptions"]).size(), 0u);
   EXPECT_EQ(doc["devices"].error(), simdjson::SUCCESS);
   EXPECT_EQ(doc["diagnostics"].error(), simdjson::SUCCESS);
 }

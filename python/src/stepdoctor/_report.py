@@ -1,4 +1,4 @@
-"""Dataclasses mirroring `stepdoctor diagnose --format json` (docs/json-report.md, schema 2).
+"""Dataclasses mirroring `stepdoctor diagnose --format json` (docs/json-report.md, schema 3).
 
 Field names are the JSON keys; times are milliseconds unless the name says otherwise, shares
 are percent (0-100). Every field has a default so a report from an older CLI still loads.
@@ -86,6 +86,14 @@ class Finding:
     share_pct: float = 0.0
     gain_upper_bound: float = 1.0
     gain: str = ""
+    # The what-if replay of the finding's fix (docs/whatif.md); None where there is none.
+    predicted_step_ms: Optional[float] = None
+    predicted_low_ms: Optional[float] = None
+    predicted_high_ms: Optional[float] = None
+    predicted_speedup: Optional[float] = None
+    predicted_bound_by: str = ""
+    assumptions: List[str] = field(default_factory=list)
+    prediction_unavailable: str = ""
     evidence: List[Evidence] = field(default_factory=list)
     top_events: List[TopEvent] = field(default_factory=list)
     fix: Fix = field(default_factory=Fix)

@@ -15,6 +15,7 @@
 #include "stepdoctor/analysis/trace_to_device_utilization.h"
 #include "stepdoctor/analysis/trace_to_step_signals.h"
 #include "stepdoctor/analysis/trace_to_steps.h"
+#include "stepdoctor/analysis/trace_to_whatif.h"
 #include "stepdoctor/analysis/verdict.h"
 #include "stepdoctor/model/series_names.h"
 
@@ -286,6 +287,16 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
   std::unique_ptr<TfSignals> tf = ComputeTfSignals(trace, sig.steps);
   sig.tf = tf.get();
   r.findings = RunRules(sig, &r.diagnostics);
+  if (steps.step_count > 0) {
+    WhatIfOptions wo;
+    wo.cores = opts.cores > 0 ? opts.cores : resources ? resources->cores : 0;
+    StepModel model = TraceToStepModel(trace, worker, windows, steps.cpu_only         ? DeviceCoverage::kCpuOnly
+                                                               : steps.device_missing ? DeviceCoverage::kMissing
+                                                                                      : DeviceCoverage::kCaptured);
+    model.loader_workers = applied.loader_workers || applied.prefetch;
+    model.cores = wo.cores;
+    AttachPredictions(model, wo, &r.findings);
+  }
   r.verdict = MakeVerdict(r.findings, sig.steps);
   if (steps.device_missing && steps.step_count > 0) r.verdict = HostOnlyVerdict(r.findings);
   if (r.verdict.bottleneck == Bottleneck::kUnknown && r.findings.empty() && trace.EventCount() == 0 &&

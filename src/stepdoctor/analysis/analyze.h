@@ -15,6 +15,8 @@ struct AnalyzeOptions {
   int max_top_events = 10;
   int max_lanes = 32;       // timeline lanes kept for the HTML chart
   int lane_buckets = 600;   // busy intervals per lane after downsampling
+  int cores = 0;            // CPU cores of the machine that ran the job, for predictions (0: from
+                            // live samples where the input has them, else unknown)
 };
 
 Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts = {});

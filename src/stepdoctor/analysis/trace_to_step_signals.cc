@@ -8,6 +8,7 @@
 
 #include "stepdoctor/analysis/event_totals.h"
 #include "stepdoctor/analysis/interval_set.h"
+#include "stepdoctor/analysis/runtime_calls.h"
 #include "stepdoctor/analysis/statistics.h"
 #include "stepdoctor/analysis/trace_to_coverage.h"
 #include "stepdoctor/model/device_work_classify.h"
@@ -24,16 +25,6 @@ struct Collected {
   IntervalSet device_busy;  // any device activity
 };
 
-bool Contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
-
-// Runtime calls by what they make the host do. A blocking copy (cudaMemcpy, hipMemcpyWithStream)
-// is a transfer; a synchronize call is the host waiting on the device; the rest launch work.
-enum class RuntimeRole : uint8_t { kLaunch, kBlockingCopy, kSync };
-RuntimeRole RuntimeRoleOf(std::string_view n) {
-  if (Contains(n, "Synchronize")) return RuntimeRole::kSync;
-  if (Contains(n, "Memcpy") && (!Contains(n, "Async") || Contains(n, "WithStream"))) return RuntimeRole::kBlockingCopy;
-  return RuntimeRole::kLaunch;
-}
 
 // Launch -> device-work edges by correlation id, and the long runtime calls, from one pass over
 // the worker's events.
@@ -212,30 +203,23 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
       } else if (!s.cpu_only) {
         if (k == EventKind::kRuntime) {
           std::string_view n = trace.str(t.ev.name[i]);
-          RuntimeRole role = RuntimeRoleOf(n);
-          const bool long_call = t.ev.dur_ns[i] > kOneOffRuntimeNs;
-          // A copy call that long blocked (pageable memory, or waiting on queued kernels).
-          if (long_call && role == RuntimeRole::kLaunch && n.find("Memcpy") != std::string_view::npos)
-            role = RuntimeRole::kBlockingCopy;
-          // A long call that recurs step after step is the host blocked on the device (a cudaFree
-          // or allocation that synchronises), not start-up.
-          if (long_call && role == RuntimeRole::kLaunch && long_per_step.count(t.ev.name[i])) role = RuntimeRole::kSync;
-          if (long_call && role == RuntimeRole::kLaunch) {
+          const RuntimeCallRole role = RuntimeCallRoleOf(n, t.ev.dur_ns[i], long_per_step.count(t.ev.name[i]) > 0);
+          if (role == RuntimeCallRole::kStartup) {
             startup_raw.push_back(iv);
             if (iv.start >= lo && iv.start < hi) {
               auto& v = startup_names[t.ev.name[i]];
               v.first += t.ev.dur_ns[i];
               ++v.second;
             }
-          } else if (role == RuntimeRole::kBlockingCopy) {
+          } else if (role == RuntimeCallRole::kBlockingCopy) {
             raw[int(StepCategory::kMemcpy)].push_back(iv);
-          } else if (role == RuntimeRole::kSync) {
+          } else if (role == RuntimeCallRole::kSync) {
             sync_raw.push_back(iv);
           } else {
             raw[int(StepCategory::kKernelLaunch)].push_back(iv);
             // A kernel launch: by name (cudaLaunchKernel, hipLaunchKernel, cuLaunchKernel), or any
             // runtime call whose correlation id reaches a kernel (MTIA's runFunction, XPU enqueues).
-            bool launch = n.find("LaunchKernel") != std::string_view::npos ||
+            bool launch = IsKernelLaunchName(n) ||
                           (t.ev.corr[i] != 0 && kernel_corrs.count(t.ev.corr[i]));
             if (launch && iv.start >= lo && iv.start < hi && iv.end > iv.start) launch_us.push_back(t.ev.dur_ns[i] / 1e3);
           }
@@ -400,8 +384,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   s.top_level_ops_per_step = top_count / int64_t(n);
   s.fp16_kernel_pct = kernel_ns_total > 0 ? 100.0 * kernel_ns_reduced / kernel_ns_total : 0;
   for (const auto& d : trace.devices)
-    if (d.worker == worker && d.kind == DeviceKind::kGpu && (d.compute_major >= 7 || d.vendor == "amd"))
-      s.tensor_core_capable = true;
+    if (d.worker == worker && HasMatrixUnits(d)) s.tensor_core_capable = true;
 
   for (const auto& [name, v] : input_names) {
     TopEvent e;

@@ -14,6 +14,7 @@
 //                   operators, and the time between operators: Python/framework).
 #pragma once
 
+#include "stepdoctor/analysis/runtime_calls.h"  // kOneOffRuntimeNs
 #include "stepdoctor/analysis/signals.h"
 #include "stepdoctor/analysis/trace_to_steps.h"
 #include "stepdoctor/model/trace.h"
@@ -22,9 +23,6 @@ namespace stepdoctor {
 
 // A top-level operator shorter than this is dominated by dispatch cost: host overhead.
 inline constexpr int64_t kTinyOpNs = 10'000;
-// One runtime call longer than this is one-off start-up (lazy module loading, cudaFree at
-// context creation, stream and event creation), not per-step launch overhead.
-inline constexpr int64_t kOneOffRuntimeNs = 50'000'000;
 // Device idle while the work that ends the gap had been queued this long before: the device
 // was not waiting on the host (untraced device work, queue latency or a clock offset).
 inline constexpr int64_t kQueuedSlackNs = 1'000'000;

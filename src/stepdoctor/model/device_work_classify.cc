@@ -59,6 +59,11 @@ constexpr std::array kTensorCore = {std::string_view{"884"},   std::string_view{
                                     std::string_view{"_mi16x16"}, std::string_view{"_mi32x32"},
                                     std::string_view{"tensor_core"}, std::string_view{"nvjet"}};
 
+// GEMMs and convolutions by name (cuBLAS/cuBLASLt, cuDNN, CUTLASS, hipBLASLt, ATen's own).
+constexpr std::array kMatrix = {std::string_view{"gemm"},  std::string_view{"conv"},   std::string_view{"cudnn"},
+                                std::string_view{"cutlass"}, std::string_view{"cijk_"}, std::string_view{"nvjet"},
+                                std::string_view{"matmul"}, std::string_view{"wgrad"},  std::string_view{"dgrad"}};
+
 constexpr std::array kLibrary = {
     Pattern{"nvjet", "cublaslt"}, Pattern{"cublas", "cublas"}, Pattern{"gemm", "cublas"},
     Pattern{"cudnn", "cudnn"},    Pattern{"cutlass", "cutlass"}, Pattern{"cijk_", "hipblaslt"},
@@ -109,6 +114,7 @@ DeviceWorkClass ClassifyDeviceWork(std::string_view name) {
   else if (Any(lower, kTf32)) out.precision = KernelPrecision::kTf32;
   else if (Any(lower, kFp32)) out.precision = KernelPrecision::kFp32;
   out.tensor_core = Any(lower, kTensorCore);
+  out.matrix = out.role == DeviceWorkRole::kCompute && (out.tensor_core || Any(lower, kMatrix));
   if (out.library.empty())
     for (const Pattern& p : kLibrary)
       if (lower.find(p.text) != std::string::npos) {

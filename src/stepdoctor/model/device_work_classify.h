@@ -31,6 +31,8 @@ struct DeviceWorkClass {
   DeviceWorkRole role = DeviceWorkRole::kCompute;
   KernelPrecision precision = KernelPrecision::kUnstated;
   bool tensor_core = false;        // matrix units: HMMA/xmma/wgmma/MFMA/tensorop, cuBLASLt nvjet
+  bool matrix = false;             // a GEMM or convolution (on matrix units or not): compute-bound
+                                   // work that 16-bit math speeds up most; the rest is memory-bound
   std::string_view library;        // "nccl", "deepep", "cublas", "cudnn", "cutlass", "hipblaslt", "triton", ... or empty
 };
 

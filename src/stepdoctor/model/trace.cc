@@ -139,4 +139,8 @@ size_t Trace::EventCount() const {
   return n;
 }
 
+bool HasMatrixUnits(const Device& d) {
+  return d.kind == DeviceKind::kGpu && (d.compute_major >= 7 || d.vendor == "amd");
+}
+
 }  // namespace stepdoctor

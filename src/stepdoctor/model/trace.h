@@ -52,6 +52,10 @@ struct Device {
   std::string vendor;         // nvidia, amd, google
 };
 
+// Whether a device has 16-bit matrix units: an NVIDIA GPU of compute capability 7 or later
+// (TensorCores), or an AMD GPU (MFMA).
+bool HasMatrixUnits(const Device& d);
+
 enum class TimelineKind : uint8_t {
   kHostThread,    // a CPU thread of the training process
   kDeviceStream,  // a GPU stream / TPU core line with device activity

@@ -6,6 +6,7 @@
 #include "stepdoctor/render/html_svg.h"
 #include "stepdoctor/render/html_util.h"
 #include "stepdoctor/render/render.h"
+#include "stepdoctor/render/whatif_render.h"
 
 namespace stepdoctor {
 namespace {
@@ -76,6 +77,7 @@ std::string FindingArticle(const Finding& f) {
   s += fmt::format("<h3>{} {} <code class=\"meta\">{}</code></h3>\n", Badge(FindingSeverityName(f.severity), SeverityClass(f.severity)),
                    HtmlEscape(f.title), HtmlEscape(f.id));
   std::string gain = f.gain_text.empty() ? "" : " &middot; " + HtmlEscape(f.gain_text);
+  if (f.prediction && f.prediction->predicted) gain += " &middot; " + HtmlEscape(PredictionLine(*f.prediction));
   s += fmt::format("<p class=\"gain\">{} of step time{}</p>\n", FormatPct(f.share_pct), gain);
   if (!f.evidence.empty()) {
     s += "<h4>Evidence</h4>\n<table class=\"evidence\"><tbody>\n";

@@ -158,6 +158,19 @@ std::string RenderJson(const Report& r, const RenderOptions&) {
     j.Key("share_pct").Number(f.share_pct, 2);
     j.Key("gain_upper_bound").Number(f.gain_upper_bound, 3);
     j.Key("gain").String(f.gain_text);
+    // The what-if replay of the finding's fix (docs/whatif.md); null where there is none.
+    j.Key("predicted_step_ms");
+    if (f.prediction && f.prediction->predicted) {
+      j.Number(f.prediction->predicted_step_ms, 3);
+      j.Key("predicted_low_ms").Number(f.prediction->low_ms, 3);
+      j.Key("predicted_high_ms").Number(f.prediction->high_ms, 3);
+      j.Key("predicted_speedup").Number(f.prediction->speedup, 3);
+      j.Key("predicted_bound_by").String(f.prediction->bound_by);
+      j.Key("assumptions").StringArray(f.prediction->assumptions);
+    } else {
+      j.Null();
+      if (f.prediction) j.Key("prediction_unavailable").String(f.prediction->why_not);
+    }
     j.Key("evidence").BeginArray();
     for (const auto& e : f.evidence) {
       j.BeginObject();

@@ -4,6 +4,7 @@
 
 #include "stepdoctor/render/html_util.h"
 #include "stepdoctor/render/render.h"
+#include "stepdoctor/render/whatif_render.h"
 
 namespace stepdoctor {
 namespace {
@@ -18,7 +19,8 @@ std::string FindingsTable(const Report& r) {
   std::string s = "| Severity | Finding | Share of step | Possible gain |\n|---|---|---:|---|\n";
   for (const auto& f : r.findings)
     s += fmt::format("| **{}** | {} {} | {} | {} |\n", FindingSeverityName(f.severity), MdText(f.title), MdCode(f.id),
-                     FormatPct(f.share_pct), MdText(f.gain_text));
+                     FormatPct(f.share_pct),
+                     MdText(f.gain_text + (f.prediction && f.prediction->predicted ? "; " + PredictionLine(*f.prediction) : "")));
   s += "\n";
   for (const auto& f : r.findings) {
     bool has_fix = !f.fix.summary.empty() || !f.fix.pytorch.empty() || !f.fix.tensorflow.empty();

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "stepdoctor/render/render.h"
+#include "stepdoctor/render/whatif_render.h"
 
 namespace stepdoctor {
 namespace {
@@ -96,6 +97,7 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
       out += st.sev(f.severity, head) + "\n";
       Wrapped(out, f.title, W, "   ");
       if (!f.gain_text.empty()) Wrapped(out, "gain: " + f.gain_text, W, "   ");
+      if (f.prediction) Wrapped(out, PredictionLine(*f.prediction), W, "   ");
       for (const auto& e : f.evidence) Wrapped(out, "- " + e.label + ": " + e.value, W, "   ");
       for (const auto& t : f.top_events)
         out += fmt::format("   * {}  {:.1f} ms total, {} calls\n", Ellipsize(t.name, W - 40), t.total_ms, t.count);

@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "stepdoctor/model/import_diagnostics.h"
+#include "stepdoctor/report/whatif.h"
 
 namespace stepdoctor {
 
 // 2: `coverage` (what the input holds), `steps.warmup`, `steps.inferred`, `tensorflow_view`.
-inline constexpr int kReportSchemaVersion = 2;
+// 3: findings[].prediction (the what-if replay's step time once the finding's fix is made).
+inline constexpr int kReportSchemaVersion = 3;
 
 // The fixed set of primary bottlenecks a verdict names.
 // Each is named by at least one rule (tested); host-device copies show in the step breakdown.
@@ -49,6 +51,9 @@ struct Finding {
   double share_pct = 0;    // share of step time the finding is about
   double gain_upper_bound = 1.0;  // speed-up factor if fixed completely (>= 1)
   std::string gain_text;   // "up to 1.4x if the input wait is fully hidden"
+  // The step time the what-if replay predicts once the fix this finding advises is made
+  // (analysis/trace_to_whatif); absent where the replay has no such fix.
+  std::optional<Prediction> prediction;
   std::vector<EvidenceItem> evidence;
   std::vector<TopEvent> top_events;
   Fix fix;

@@ -1,0 +1,22 @@
+#include "stepdoctor/analysis/runtime_calls.h"
+
+namespace stepdoctor {
+namespace {
+bool Contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+}  // namespace
+
+RuntimeCallRole RuntimeCallRoleOf(std::string_view n, int64_t dur_ns, bool recurs_each_step) {
+  if (Contains(n, "Synchronize")) return RuntimeCallRole::kSync;
+  const bool copy = Contains(n, "Memcpy");
+  if (copy && (!Contains(n, "Async") || Contains(n, "WithStream"))) return RuntimeCallRole::kBlockingCopy;
+  if (dur_ns <= kOneOffRuntimeNs) return RuntimeCallRole::kLaunch;
+  // A copy call that long blocked (pageable memory, or waiting on queued kernels).
+  if (copy) return RuntimeCallRole::kBlockingCopy;
+  // A long call that recurs step after step is the host blocked on the device (a cudaFree or
+  // allocation that synchronises), not start-up.
+  return recurs_each_step ? RuntimeCallRole::kSync : RuntimeCallRole::kStartup;
+}
+
+bool IsKernelLaunchName(std::string_view n) { return Contains(n, "LaunchKernel"); }
+
+}  // namespace stepdoctor

@@ -1,0 +1,164 @@
+#include "stepdoctor/analysis/step_model.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "stepdoctor/analysis/interval_set.h"
+#include "stepdoctor/analysis/runtime_calls.h"
+
+namespace stepdoctor {
+namespace {
+
+// Cuts [lo, hi) into segments: input waits first, then waits on the device, then start-up calls;
+// the rest is the host's own work. REQUIRED: the sets are sorted and disjoint (MakeIntervalSet).
+std::vector<HostSegment> CutHostPath(int64_t lo, int64_t hi, const IntervalSet& input, const IntervalSet& sync,
+                                     const IntervalSet& startup) {
+  const IntervalSet window = MakeIntervalSet({{lo, hi}});
+  const IntervalSet in = Intersect(input, window);
+  const IntervalSet sy = Subtract(Intersect(sync, window), in);
+  const IntervalSet st = Subtract(Subtract(Intersect(startup, window), in), sy);
+  std::vector<HostSegment> marked;
+  for (const auto& iv : in) marked.push_back({iv.start, iv.end, HostPart::kInput});
+  for (const auto& iv : sy) marked.push_back({iv.start, iv.end, HostPart::kSync});
+  for (const auto& iv : st) marked.push_back({iv.start, iv.end, HostPart::kStartup});
+  std::sort(marked.begin(), marked.end(), [](const HostSegment& a, const HostSegment& b) { return a.start_ns < b.start_ns; });
+  std::vector<HostSegment> out;
+  int64_t t = lo;
+  for (const auto& m : marked) {
+    if (m.start_ns > t) out.push_back({t, m.start_ns, HostPart::kWork});
+    out.push_back(m);
+    t = m.end_ns;
+  }
+  if (t < hi) out.push_back({t, hi, HostPart::kWork});
+  return out;
+}
+
+// Splits segments at every step boundary, so each lies within one step (or a gap between steps).
+std::vector<HostSegment> SplitAtSteps(const std::vector<HostSegment>& in, const std::vector<StepWindow>& steps) {
+  std::vector<int64_t> cuts;
+  for (const auto& s : steps) {
+    cuts.push_back(s.start_ns);
+    cuts.push_back(s.end_ns);
+  }
+  std::sort(cuts.begin(), cuts.end());
+  std::vector<HostSegment> out;
+  auto c = cuts.begin();
+  for (HostSegment seg : in) {
+    while (c != cuts.end() && *c <= seg.start_ns) ++c;
+    for (; c != cuts.end() && *c < seg.end_ns; ++c) {
+      out.push_back({seg.start_ns, *c, seg.part});
+      seg.start_ns = *c;
+    }
+    out.push_back(seg);
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* HostPartName(HostPart p) {
+  switch (p) {
+    case HostPart::kWork: return "work";
+    case HostPart::kInput: return "input";
+    case HostPart::kSync: return "sync";
+    case HostPart::kStartup: return "startup";
+  }
+  return "?";
+}
+
+StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindows& windows, DeviceCoverage device) {
+  StepModel m;
+  if (windows.steps.empty()) return m;
+  m.steps = windows.steps;
+  const int64_t lo = m.lo(), hi = m.hi();
+  m.cpu_only = device == DeviceCoverage::kCpuOnly;
+  m.device_missing = device == DeviceCoverage::kMissing;
+
+  // Host runtime calls: launch ends by correlation id, and long calls counted by name (a long call
+  // recurring each step is a wait on the device, a single one is start-up).
+  std::unordered_map<int64_t, int64_t> launch_end;
+  std::unordered_map<StringId, int> long_calls;
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      if (t.ev.kind[i] != EventKind::kRuntime) continue;
+      if (t.ev.corr[i] != 0) launch_end[t.ev.corr[i]] = t.end_ns(uint32_t(i));
+      if (t.ev.dur_ns[i] > kOneOffRuntimeNs && t.ev.start_ns[i] >= lo && t.ev.start_ns[i] < hi) ++long_calls[t.ev.name[i]];
+    }
+  }
+  const int n_steps = int(m.steps.size());
+  std::vector<Interval> input, sync, startup;
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      const Interval iv{t.ev.start_ns[i], t.end_ns(uint32_t(i))};
+      if (iv.end <= lo || iv.start >= hi) continue;
+      const EventKind k = t.ev.kind[i];
+      if (k == EventKind::kInputWait) {
+        input.push_back(iv);
+      } else if (k == EventKind::kSync) {
+        sync.push_back(iv);
+      } else if (k == EventKind::kRuntime && !m.cpu_only) {
+        auto it = long_calls.find(t.ev.name[i]);
+        const bool recurs = it != long_calls.end() && it->second >= 2 && 2 * it->second >= n_steps;
+        switch (RuntimeCallRoleOf(trace.str(t.ev.name[i]), t.ev.dur_ns[i], recurs)) {
+          case RuntimeCallRole::kSync:
+          case RuntimeCallRole::kBlockingCopy: sync.push_back(iv); break;
+          case RuntimeCallRole::kStartup: startup.push_back(iv); break;
+          case RuntimeCallRole::kLaunch: break;
+        }
+      }
+    }
+  }
+  m.host = SplitAtSteps(CutHostPath(lo, hi, MakeIntervalSet(std::move(input)), MakeIntervalSet(std::move(sync)),
+                                    MakeIntervalSet(std::move(startup))),
+                        m.steps);
+  double input_ns = 0, work_ns = 0;
+  for (const auto& h : m.host) {
+    if (h.part == HostPart::kInput) input_ns += double(h.end_ns - h.start_ns);
+    if (h.part == HostPart::kWork) work_ns += double(h.end_ns - h.start_ns);
+  }
+  m.input_ms_per_step = input_ns / n_steps / 1e6;
+  m.work_ms_per_step = work_ns / n_steps / 1e6;
+
+  // Device work: what starts within the steps, and what the steps launched that runs after them.
+  std::unordered_map<StringId, DeviceWorkClass> classes;  // names repeat: classify each once
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker || t.kind != TimelineKind::kDeviceStream) continue;
+    const uint32_t stream = m.stream_count++;
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      const EventKind k = t.ev.kind[i];
+      if (!IsDeviceActivity(k)) continue;
+      DeviceOp op;
+      op.start_ns = t.ev.start_ns[i];
+      op.dur_ns = t.ev.dur_ns[i];
+      op.stream = stream;
+      if (t.ev.corr[i] != 0)
+        if (auto l = launch_end.find(t.ev.corr[i]); l != launch_end.end()) op.launch_ns = l->second;
+      const bool launched_here = op.launch_ns != DeviceOp::kNoLaunch && op.launch_ns >= lo && op.launch_ns < hi;
+      if (!(op.start_ns >= lo && op.start_ns < hi) && !launched_here) continue;
+      if (op.launch_ns > op.start_ns) op.launch_ns = op.start_ns;  // clocks disagree: the device's start bounds it
+      if (k == EventKind::kKernel) {
+        auto c = classes.find(t.ev.name[i]);
+        if (c == classes.end()) c = classes.emplace(t.ev.name[i], ClassifyDeviceWork(trace.str(t.ev.name[i]))).first;
+        op.precision = c->second.precision;
+        op.tensor_core = c->second.tensor_core;
+        op.matrix = c->second.matrix;
+      }
+      op.role = k == EventKind::kKernel       ? DeviceWorkRole::kCompute
+                : k == EventKind::kCollective ? DeviceWorkRole::kCollective
+                : k == EventKind::kMemset     ? DeviceWorkRole::kMemset
+                                              : DeviceWorkRole::kCopy;
+      if (op.launch_ns != DeviceOp::kNoLaunch) ++m.ops_with_launch;
+      m.device.push_back(op);
+    }
+  }
+  for (const auto& d : trace.devices)
+    if (d.worker == worker && HasMatrixUnits(d)) m.tensor_core_device = true;
+  std::sort(m.device.begin(), m.device.end(), [](const DeviceOp& a, const DeviceOp& b) {
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.stream < b.stream;
+  });
+  return m;
+}
+
+}  // namespace stepdoctor

@@ -1,0 +1,70 @@
+// Trace + step windows -> StepModel: the steps of one worker as a replay sees them. The host's
+// path through the steps is cut into segments (its own work, input waits, waits on the device,
+// one-off start-up); the device work is a list of operations, each with its stream and, where
+// the trace links them by correlation id, the end of the host call that launched it. The
+// what-if (analysis/whatif) edits this model and replays it along those edges.
+//
+// Known limits: the host's threads are taken as one path (their union); cross-stream waits on
+// events are kept as each operation's observed extra delay, not as edges.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "stepdoctor/analysis/trace_to_coverage.h"
+#include "stepdoctor/analysis/trace_to_steps.h"
+#include "stepdoctor/model/device_work_classify.h"
+#include "stepdoctor/model/trace.h"
+
+namespace stepdoctor {
+
+enum class HostPart : uint8_t {
+  kWork,     // operators, launches, Python and framework code: the host's own time
+  kInput,    // waiting on the input pipeline (DataLoader __next__, IteratorGetNext)
+  kSync,     // waiting on the device (synchronize calls, blocking copies)
+  kStartup,  // one-off start-up calls (see RuntimeCallRole::kStartup)
+};
+const char* HostPartName(HostPart p);  // "work", "input", "sync", "startup"
+
+struct HostSegment {
+  int64_t start_ns = 0, end_ns = 0;
+  HostPart part = HostPart::kWork;
+};
+
+struct DeviceOp {
+  int64_t start_ns = 0, dur_ns = 0;
+  // End of the host call that launched it; kNoLaunch where no correlation id links one.
+  int64_t launch_ns = kNoLaunch;
+  uint32_t stream = 0;  // index among the worker's device streams
+  DeviceWorkRole role = DeviceWorkRole::kCompute;
+  KernelPrecision precision = KernelPrecision::kUnstated;
+  bool tensor_core = false;
+  bool matrix = false;  // a GEMM or convolution (DeviceWorkClass::matrix)
+
+  static constexpr int64_t kNoLaunch = INT64_MIN;
+};
+
+struct StepModel {
+  std::vector<StepWindow> steps;     // the worker's steps (warm-up excluded), sorted
+  std::vector<HostSegment> host;     // covers [steps.front().start_ns, steps.back().end_ns) in order
+  std::vector<DeviceOp> device;      // work launched or started within the steps, sorted by start
+  uint32_t stream_count = 0;
+  bool cpu_only = false;             // no accelerator: the host's work is the compute
+  bool device_missing = false;       // an accelerator was used but its work was not recorded
+  int64_t ops_with_launch = 0;       // device ops linked to their launch call
+  double input_ms_per_step = 0;      // mean input wait per step (the loader's deficit, or its whole
+                                     // cost when the training process loads in-process)
+  double work_ms_per_step = 0;       // mean host work per step
+  bool loader_workers = false;       // a multi-process DataLoader / parallel tf.data is in use
+  int cores = 0;                     // CPU cores of the machine that ran the job; 0 unknown
+  bool tensor_core_device = false;   // a device with 16-bit matrix units (compute capability >= 7, AMD MFMA)
+
+  int64_t lo() const { return steps.empty() ? 0 : steps.front().start_ns; }
+  int64_t hi() const { return steps.empty() ? 0 : steps.back().end_ns; }
+};
+
+// REQUIRED: `windows` are TraceToSteps(trace, worker); `device` is what TraceToDeviceEvidence
+// found for the worker. An empty model (no steps) where there are none.
+StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindows& windows, DeviceCoverage device);
+
+}  // namespace stepdoctor
