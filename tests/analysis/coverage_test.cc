@@ -40,6 +40,7 @@ std::string X(const char* cat, const char* name, int pid, int tid, double ts, do
          ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + std::to_string(ts) + ",\"dur\":" + std::to_string(dur) +
          (args.empty() ? "" : ",\"args\":" + args) + "}";
 }
+std::string Corr(int c) { return "{\"correlation\":" + std::to_string(c) + "}"; }
 std::string Doc(const std::string& events, const std::string& top = "") {
   return "{\"schemaVersion\":1" + top + ",\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,"
          "\"args\":{\"name\":\"python\"}}" + events + "]}";
@@ -64,6 +65,54 @@ TEST(Coverage, LaunchesWithoutDeviceEventsAreMissingNotCpuOnly) {
 }
 
 // The same operators with no runtime calls: a CPU-only job, where the CPU is the device.
+// A tracer that writes runtime/driver calls without categories (eBPF, LD_PRELOAD): the calls are
+// known by their names, so the job used an accelerator whose work is not in the trace.
+TEST(Coverage, DriverCallsWithoutCategoriesAreAcceleratorEvidence) {
+  std::string ev = R"(,{"ph":"X","name":"cuMemAlloc_v2","pid":7,"tid":7,"ts":0,"dur":200})"
+                   R"(,{"ph":"X","name":"cuLaunchKernel","pid":7,"tid":7,"ts":300,"dur":20})"
+                   R"(,{"ph":"X","name":"cuMemcpyDtoHAsync_v2","pid":7,"tid":7,"ts":5000,"dur":50})"
+                   R"(,{"ph":"X","name":"cuStreamSynchronize","pid":7,"tid":7,"ts":5100,"dur":3000})";
+  Report r = AnalyzeJson("{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":7,\"args\":{\"name\":\"app\"}}" + ev + "]}");
+  EXPECT_EQ(r.coverage.device_activity, "missing");
+  EXPECT_EQ(r.verdict.summary.find("compute"), std::string::npos) << r.verdict.summary;
+  EXPECT_EQ(r.verdict.summary.rfind("device activity not captured", 0), 0u) << r.verdict.summary;
+}
+
+// Runtime calls that only wait, allocate or ask: nothing was issued inside the window, so the
+// advice is to profile training steps, not to turn device tracing on.
+TEST(Coverage, NothingLaunchedInTheWindowIsSaid) {
+  std::string ev = X("cuda_runtime", "cudaGetDeviceProperties_v2", 1, 1, 0, 1300) +
+                   X("cuda_runtime", "cudaDeviceSynchronize", 1, 1, 2000, 185000, Corr(1));
+  Report r = AnalyzeJson(Doc(ev));
+  EXPECT_EQ(r.coverage.device_activity, "missing");
+  EXPECT_EQ(r.verdict.summary.rfind("no device work in the window", 0), 0u) << r.verdict.summary;
+  const Finding* f = Find(r, "device_activity_missing");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("no device work was issued"), std::string::npos) << f->title;
+  // With a launch among the calls, device tracing was off: the other advice.
+  Report launched = AnalyzeJson(Doc(ev + X("cuda_runtime", "cudaLaunchKernel", 1, 1, 1500, 10, Corr(2))));
+  EXPECT_EQ(launched.verdict.summary.rfind("device activity not captured", 0), 0u) << launched.verdict.summary;
+}
+
+// The older autograd profiler records operators only; cuDNN operators show the job ran on a GPU.
+TEST(Coverage, AcceleratorOperatorsAreEvidence) {
+  std::string ev = X("Operator", "aten::cudnn_convolution", 1, 1, 0, 2000) + X("Operator", "aten::relu", 1, 1, 2000, 100);
+  Report r = AnalyzeJson("[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"python\"}}" + ev + "]");
+  EXPECT_EQ(r.coverage.device_activity, "missing");
+  EXPECT_EQ(r.verdict.summary.find("CPU computes"), std::string::npos) << r.verdict.summary;
+}
+
+// Without device properties, HIP runtime calls say the GPU is AMD's (matrix cores: MFMA).
+TEST(Coverage, HipRuntimeMeansAnAmdGpu) {
+  std::string ev = X("cuda_runtime", "hipLaunchKernel", 1, 1, 0, 10, Corr(1)) +
+                   X("kernel", "Cijk_Ailk_Bljk_SB_MT64x64", 2, 0, 20, 500, "{\"correlation\":1,\"device\":0,\"stream\":0}");
+  Trace t;
+  AnalyzeJson(Doc(ev), &t);
+  bool amd = false;
+  for (const auto& d : t.devices) amd |= d.kind == DeviceKind::kGpu && d.vendor == "amd" && HasMatrixUnits(d);
+  EXPECT_TRUE(amd);
+}
+
 TEST(Coverage, OperatorsAloneAreCpuOnly) {
   std::string ev;
   for (int i = 0; i < 5; ++i) ev += X("cpu_op", "aten::mm", 1, 1, i * 1000.0, 900);
@@ -152,6 +201,19 @@ struct Builder {
 
 double Cat(const StepSignals& s, StepCategory c) { return s.category_ms[int(c)]; }
 
+// Queries (cudaGetDeviceCount, cudaStreamIsCapturing) launch nothing: not kernel-launch time.
+TEST(Coverage, RuntimeQueriesAreNotLaunchOverhead) {
+  Builder b;
+  b.Host(0, 10 * kMs, EventKind::kStepMarker, "ProfilerStep#1");
+  b.Host(0, 2 * kMs, EventKind::kRuntime, "cudaGetDeviceProperties_v2");
+  b.Host(2 * kMs, kMs, EventKind::kRuntime, "cudaStreamIsCapturing");
+  b.Host(3 * kMs, kMs, EventKind::kRuntime, "cudaLaunchKernel", 1);
+  b.Dev(4 * kMs, 6 * kMs, 1);
+  StepSignals s = b.Run();
+  EXPECT_DOUBLE_EQ(Cat(s, StepCategory::kKernelLaunch), 1.0);
+  EXPECT_DOUBLE_EQ(Cat(s, StepCategory::kHostCompute), 3.0);
+}
+
 // Work queued at 1 ms that the device starts at 8 ms, the host done at 3 ms: the 7 ms between
 // are the device's (untraced device work, queue latency, clock offset), not the host's.
 TEST(Coverage, DeviceIdleWithWorkQueuedIsNotHostTime) {
@@ -177,7 +239,9 @@ TEST(Coverage, DeviceIdleWithWorkQueuedIsNotHostTime) {
   h.Dev(8 * kMs, 12 * kMs, 1);
   StepSignals sh = h.Run();
   EXPECT_DOUBLE_EQ(sh.device_queued_ms, 0.0);
-  EXPECT_DOUBLE_EQ(Cat(sh, StepCategory::kHostCompute), 7.0);
+  // 1-8 ms in Python, and 0-0.5 ms with nothing recorded: a gap under 1 ms inside the step is
+  // overhead between operators, the host's too.
+  EXPECT_DOUBLE_EQ(Cat(sh, StepCategory::kHostCompute), 7.5);
   // Started right after its launch (within kQueuedSlackNs): the host was late, nothing queued.
   Builder c;
   c.Host(0, 20 * kMs, EventKind::kStepMarker, "ProfilerStep#1");
@@ -205,6 +269,22 @@ TEST(Coverage, LongGapsInsideAnnotationsAreUntraced) {
 }
 
 // One 300 ms cudaFree in a whole-window trace: one-off start-up, not launch overhead.
+// CPU-only: short gaps between operators are overhead; a long gap with nothing recorded (no
+// Python frames) is untraced host time, not "framework overhead between operators".
+TEST(Coverage, CpuOnlyLongGapsAreUntracedNotOverhead) {
+  std::string ev = X("cpu_op", "aten::linear", 1, 1, 0, 2000) + X("cpu_op", "aten::add", 1, 1, 2050, 500) +
+                   X("cpu_op", "aten::mm", 1, 1, 13000, 500);  // a 10.45 ms gap before it
+  Report r = AnalyzeJson(Doc(ev));
+  EXPECT_EQ(r.coverage.device_activity, "cpu_only");
+  const Finding* f = Find(r, "untraced_time");
+  ASSERT_NE(f, nullptr) << r.verdict.summary;
+  EXPECT_NEAR(f->share_pct, 100.0 * 10.45 / 13.5, 0.5);
+  EXPECT_EQ(Find(r, "host_bound"), nullptr);
+  // The same gap inside recorded Python frames is Python time, the host's.
+  Report py = AnalyzeJson(Doc(ev + X("python_function", "train.py(42): step", 1, 1, 2550, 10450)));
+  EXPECT_EQ(Find(py, "untraced_time"), nullptr);
+}
+
 TEST(Coverage, OneOffRuntimeCallsAreStartupNotLaunchOverhead) {
   Builder b;
   b.Host(0, 300 * kMs, EventKind::kRuntime, "cudaFree");

@@ -159,6 +159,21 @@ TEST(RuleColdStart, Thresholds) {
   EXPECT_EQ(Eval(rules::ColdStart, s)->severity, FindingSeverity::kModerate);
 }
 
+TEST(RuleUntracedTime, Thresholds) {
+  StepSignals s = Step(0, 0, 0, 0, 90);
+  s.step_count = 1;
+  s.untraced_host_ms = kUntracedModeratePct - 0.1;  // of a 100 ms step
+  EXPECT_FALSE(Eval(rules::UntracedTime, s));
+  s.untraced_host_ms = kUntracedModeratePct + 0.1;
+  auto f = Eval(rules::UntracedTime, s);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->severity, FindingSeverity::kModerate);
+  s.untraced_host_ms = kUntracedHighPct - 0.1;
+  EXPECT_EQ(Eval(rules::UntracedTime, s)->severity, FindingSeverity::kModerate);
+  s.untraced_host_ms = kUntracedHighPct + 0.1;
+  EXPECT_EQ(Eval(rules::UntracedTime, s)->severity, FindingSeverity::kHigh);
+}
+
 // No threshold: it fires exactly where the step signals say device activity is missing.
 TEST(RuleDeviceActivityMissing, FiresOnlyWhereDeviceWorkIsMissing) {
   Trace t;

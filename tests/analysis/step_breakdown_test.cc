@@ -70,9 +70,11 @@ TEST(StepBreakdown, CpuOnlyOperatorsAreTheDevice) {
   EXPECT_TRUE(s.cpu_only);
   EXPECT_DOUBLE_EQ(Cat(s, StepCategory::kInput), 40);
   EXPECT_DOUBLE_EQ(Cat(s, StepCategory::kDeviceCompute), 30);
-  // The rest (40-50, 80-100: tiny ops and the gaps between operators) is host overhead.
-  EXPECT_DOUBLE_EQ(Cat(s, StepCategory::kHostCompute), 30);
-  EXPECT_DOUBLE_EQ(Cat(s, StepCategory::kOther), 0);
+  // Tiny ops and the short gaps between them (85-90 ms) are host overhead; the gaps of 1 ms or
+  // more with nothing recorded (40-50, 80-85, 90-100) are host time the trace does not explain.
+  EXPECT_NEAR(Cat(s, StepCategory::kHostCompute), 5, 0.05);
+  EXPECT_NEAR(Cat(s, StepCategory::kOther), 25, 0.05);
+  EXPECT_NEAR(s.untraced_host_ms, 25, 0.05);
   EXPECT_EQ(s.step_numbers[0], 3);
 }
 

@@ -71,6 +71,19 @@ TEST(HorovodTimeline, PhasesAreWaitsAndTransfers) {
   EXPECT_EQ(KindOf(t, "1"), EventKind::kOther);  // rank 1 ready
 }
 
+// Negotiation is waiting for the other ranks, not data moving: 0-40 ms is peer wait, 40-100 ms the
+// all-reduce.
+TEST(HorovodTimeline, NegotiationIsPeerWaitNotTransfer) {
+  Report r = AnalyzeTrace(ImportInline(kHorovod));
+  double collectives = -1, peer = -1;
+  for (const auto& b : r.breakdown)
+    if (b.category == "collectives") collectives = b.ms_per_step;
+  for (const auto& b : r.breakdown_detail)
+    if (b.category == "other_peer_wait") peer = b.ms_per_step;
+  EXPECT_NEAR(collectives, 60, 0.1);
+  EXPECT_NEAR(peer, 40, 0.1);
+}
+
 TEST(HorovodTimeline, CollectiveAdviceSpeaksHorovod) {
   Trace t = ImportInline(kHorovod);
   Report r = AnalyzeTrace(t);

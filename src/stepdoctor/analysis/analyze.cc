@@ -245,16 +245,19 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
     if (steps.step_count > 0) r.breakdown.push_back(e);
   }
 
-  if (steps.step_count > 0 && !steps.cpu_only) {
+  if (steps.step_count > 0) {
     const std::pair<const char*, double> detail[] = {
         {"device_compute_16bit", steps.device_compute_16bit_ms}, {"device_compute_32bit", steps.device_compute_32bit_ms},
         {"memcpy_h2d", steps.memcpy_h2d_ms}, {"memcpy_d2h", steps.memcpy_d2h_ms},
         {"memcpy_d2d", steps.memcpy_d2d_ms}, {"memcpy_other", steps.memcpy_other_ms},
         {"other_sync_wait", steps.sync_wait_ms}, {"other_device_queued", steps.device_queued_ms},
-        {"other_untraced_host", steps.untraced_host_ms}, {"other_startup", steps.startup_ms}};
+        {"other_untraced_host", steps.untraced_host_ms}, {"other_startup", steps.startup_ms},
+        {"other_peer_wait", steps.peer_wait_ms}};
     for (const auto& [id, ms] : detail) {
-      // The `other` parts appear only where they hold time; the TF profiler's splits always.
-      if (std::string_view(id).substr(0, 6) == "other_" && ms <= 0) continue;
+      // The `other` parts appear only where they hold time; the TF profiler's splits always, but
+      // only where there is a device.
+      const bool other_part = std::string_view(id).substr(0, 6) == "other_";
+      if ((other_part && ms <= 0) || (!other_part && steps.cpu_only)) continue;
       r.breakdown_detail.push_back({id, ms, steps.mean_step_ms > 0 ? 100.0 * ms / steps.mean_step_ms : 0});
     }
   }
@@ -298,7 +301,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
     AttachPredictions(model, wo, &r.findings);
   }
   r.verdict = MakeVerdict(r.findings, sig.steps);
-  if (steps.device_missing && steps.step_count > 0) r.verdict = HostOnlyVerdict(r.findings);
+  if (steps.device_missing && steps.step_count > 0) r.verdict = HostOnlyVerdict(r.findings, steps.device_nothing_launched);
   if (r.verdict.bottleneck == Bottleneck::kUnknown && r.findings.empty() && trace.EventCount() == 0 &&
       trace.counters.empty() && !trace.scalars.empty()) {
     // Event files alone say what was logged, not where step time goes.

@@ -39,6 +39,7 @@ struct StepSignals {
   bool cpu_only = false;           // no device activity and no sign of one: the CPU is the device
   bool device_missing = false;     // an accelerator was used but its activity was not recorded
   std::vector<std::string> device_evidence;  // what shows an accelerator was used (DeviceEvidence)
+  bool device_nothing_launched = false;  // device_missing, and no call in the window issued device work
   int step_count = 0;
   std::vector<int64_t> step_numbers;
   std::vector<double> step_ms;     // per step
@@ -54,8 +55,9 @@ struct StepSignals {
   double memcpy_h2d_ms = 0, memcpy_d2h_ms = 0, memcpy_d2d_ms = 0, memcpy_other_ms = 0;
   double input_wait_ms = 0;        // mean host-side input wait per step, hidden or not
   // Parts of `other` by cause (ms per step): host syncs waiting on the device; device idle
-  // while its next work was already queued; untraced host time; one-off start-up calls.
-  double sync_wait_ms = 0, device_queued_ms = 0, untraced_host_ms = 0, startup_ms = 0;
+  // while its next work was already queued; untraced host time; one-off start-up calls; waiting
+  // for other ranks before a collective can start (Horovod's negotiation).
+  double sync_wait_ms = 0, device_queued_ms = 0, untraced_host_ms = 0, startup_ms = 0, peer_wait_ms = 0;
   std::vector<TopEvent> startup_events;  // the one-off runtime calls behind startup_ms
   double device_span_busy_pct = 0; // device busy over its own active span within the steps
   double device_span_ms = 0;       // that span: first device start to last device end

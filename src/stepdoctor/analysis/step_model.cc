@@ -4,7 +4,7 @@
 #include <unordered_map>
 
 #include "stepdoctor/analysis/interval_set.h"
-#include "stepdoctor/analysis/runtime_calls.h"
+#include "stepdoctor/model/runtime_calls.h"
 
 namespace stepdoctor {
 namespace {
@@ -105,7 +105,8 @@ StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindow
           case RuntimeCallRole::kSync:
           case RuntimeCallRole::kBlockingCopy: sync.push_back(iv); break;
           case RuntimeCallRole::kStartup: startup.push_back(iv); break;
-          case RuntimeCallRole::kLaunch: break;
+          case RuntimeCallRole::kLaunch:
+          case RuntimeCallRole::kQuery: break;
         }
       }
     }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "stepdoctor/model/runtime_calls.h"
 #include "stepdoctor/model/series_names.h"
 
 namespace stepdoctor {
@@ -18,9 +19,15 @@ bool IsDeviceMemorySeries(std::string_view name) {
 
 // Runtime calls that only ask (cudaGetDeviceCount, cudaDriverGetVersion, cudaPeekAtLastError):
 // a CPU-only job may make them; they are no sign that work went to a device.
-bool IsQueryCall(std::string_view name) {
-  return name.find("Get") != std::string_view::npos || name.find("Peek") != std::string_view::npos ||
-         name.find("Version") != std::string_view::npos;
+bool IsQueryCall(std::string_view name) { return RuntimeCallRoleOf(name, 0, false) == RuntimeCallRole::kQuery; }
+
+// Framework operators that only run on an accelerator, by the library their names call
+// (aten::cudnn_convolution, miopen_batch_norm, cublas handles, NCCL collectives): a job whose
+// trace holds them used one, whether or not its device work was recorded.
+bool IsAcceleratorOpName(std::string_view name) {
+  for (std::string_view lib : {"cudnn", "miopen", "cublas", "hipblas", "nccl", "rccl"})
+    if (name.find(lib) != std::string_view::npos) return true;
+  return false;
 }
 
 }  // namespace
@@ -36,8 +43,9 @@ const char* DeviceCoverageName(DeviceCoverage c) {
 
 DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
   DeviceEvidence out;
-  int64_t runtime_calls = 0, profiler_ranges = 0;
+  int64_t runtime_calls = 0, profiler_ranges = 0, work_calls = 0, accelerator_ops = 0;
   std::map<std::string_view, int64_t> runtime_names;
+  std::string_view accelerator_op;
   for (const auto& t : trace.timelines) {
     if (t.worker != worker) continue;
     for (size_t i = 0; i < t.ev.size(); ++i) {
@@ -49,6 +57,9 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
       if (k == EventKind::kRuntime && !IsQueryCall(trace.str(t.ev.name[i]))) {
         ++runtime_calls;
         ++runtime_names[trace.str(t.ev.name[i])];
+        if (IsDeviceWorkCallName(trace.str(t.ev.name[i]))) ++work_calls;
+      } else if (k == EventKind::kFrameworkOp && IsAcceleratorOpName(trace.str(t.ev.name[i]))) {
+        if (accelerator_ops++ == 0) accelerator_op = trace.str(t.ev.name[i]);
       } else if (trace.str(t.ev.name[i]) == "cuda_profiler_range") {
         ++profiler_ranges;
       }
@@ -63,7 +74,15 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
     for (size_t i = 0; i < top.size() && i < 3; ++i)
       names += fmt::format("{}{} x{}", i ? ", " : "", top[i].second, top[i].first);
     out.evidence.push_back(fmt::format("{} accelerator runtime calls ({}) but no device events", runtime_calls, names));
+    // Calls that only wait or allocate: the window launched nothing (its work ran before it, or
+    // the window holds set-up alone), which recording device activity would not change.
+    out.nothing_launched = work_calls == 0;
+    if (out.nothing_launched)
+      out.evidence.push_back("none of those calls launches a kernel or a copy: no device work was issued inside the window");
   }
+  if (accelerator_ops > 0)
+    out.evidence.push_back(fmt::format("{} operators that run on an accelerator ({}{})", accelerator_ops, accelerator_op,
+                                       accelerator_ops > 1 ? ", ..." : ""));
   if (profiler_ranges > 0)
     out.evidence.push_back(fmt::format("{} cuda_profiler_range events (CUPTI range-profiler mode records no kernels)",
                                        profiler_ranges));

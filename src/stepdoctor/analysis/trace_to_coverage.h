@@ -27,6 +27,9 @@ const char* DeviceCoverageName(DeviceCoverage c);  // "captured", "missing", "cp
 struct DeviceEvidence {
   DeviceCoverage coverage = DeviceCoverage::kCpuOnly;
   std::vector<std::string> evidence;  // "236 accelerator runtime calls (cudaLaunchKernel ...) but no device events"
+  // kMissing with runtime calls none of which launches work (only waits, allocations, queries):
+  // no device work was issued inside the window, so recording device activity would show none.
+  bool nothing_launched = false;
 };
 
 DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker);

@@ -8,7 +8,7 @@
 
 #include "stepdoctor/analysis/event_totals.h"
 #include "stepdoctor/analysis/interval_set.h"
-#include "stepdoctor/analysis/runtime_calls.h"
+#include "stepdoctor/model/runtime_calls.h"
 #include "stepdoctor/analysis/statistics.h"
 #include "stepdoctor/analysis/trace_to_coverage.h"
 #include "stepdoctor/model/device_work_classify.h"
@@ -134,10 +134,14 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   s.cpu_only = device.coverage == DeviceCoverage::kCpuOnly;
   s.device_missing = device.coverage == DeviceCoverage::kMissing;
   s.device_evidence = std::move(device.evidence);
+  s.device_nothing_launched = device.nothing_launched;
   if (windows.steps.empty()) return s;
 
   std::vector<Interval> raw[kStepCategoryCount];
   std::vector<Interval> input_raw, busy_raw, sync_raw, startup_raw, annotation_raw;
+  // Waiting for other ranks before a collective can start (Horovod's NEGOTIATE_*): no data moves.
+  std::vector<Interval> peer_raw;
+  std::vector<Interval> python_raw;  // Python frames the profiler recorded (with_stack)
   std::unordered_map<StringId, std::pair<int64_t, int64_t>> startup_names;  // name -> (ns, count)
   std::vector<Interval> reduced_raw, h2d_raw, d2h_raw, d2d_raw;  // for the finer splits
   std::vector<double> kernel_us, launch_us;
@@ -215,6 +219,8 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
             raw[int(StepCategory::kMemcpy)].push_back(iv);
           } else if (role == RuntimeCallRole::kSync) {
             sync_raw.push_back(iv);
+          } else if (role == RuntimeCallRole::kQuery) {
+            raw[int(StepCategory::kHostCompute)].push_back(iv);  // asks, launches nothing
           } else {
             raw[int(StepCategory::kKernelLaunch)].push_back(iv);
             // A kernel launch: by name (cudaLaunchKernel, hipLaunchKernel, cuLaunchKernel), or any
@@ -227,17 +233,21 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
           sync_raw.push_back(iv);
         } else if (k == EventKind::kUserAnnotation) {
           annotation_raw.push_back(iv);  // a container: what ran inside it decides
-        } else if (k == EventKind::kFrameworkOp || k == EventKind::kPythonFunction || k == EventKind::kCollective ||
-                   k == EventKind::kCollectiveWait) {
+        } else if (k == EventKind::kCollectiveWait) {
+          peer_raw.push_back(iv);
+        } else if (k == EventKind::kFrameworkOp || k == EventKind::kPythonFunction || k == EventKind::kCollective) {
           raw[int(StepCategory::kHostCompute)].push_back(iv);
         }
       }
     }
     if (s.cpu_only) {
       // Host collectives (gloo, c10d): the wait for the other ranks, where no operator runs.
-      for (size_t i = 0; i < t.ev.size(); ++i)
-        if (t.ev.kind[i] == EventKind::kCollective || t.ev.kind[i] == EventKind::kCollectiveWait)
-          raw[int(StepCategory::kCollectives)].push_back({t.ev.start_ns[i], t.end_ns(uint32_t(i))});
+      for (size_t i = 0; i < t.ev.size(); ++i) {
+        const Interval iv{t.ev.start_ns[i], t.end_ns(uint32_t(i))};
+        if (t.ev.kind[i] == EventKind::kCollective) raw[int(StepCategory::kCollectives)].push_back(iv);
+        else if (t.ev.kind[i] == EventKind::kCollectiveWait) peer_raw.push_back(iv);
+        else if (t.ev.kind[i] == EventKind::kPythonFunction) python_raw.push_back(iv);
+      }
       ForEachTopLevelOp(trace, t, [&](uint32_t, int64_t b, int64_t e) {
         bool tiny = e - b < kTinyOpNs;
         raw[int(tiny ? StepCategory::kHostCompute : StepCategory::kDeviceCompute)].push_back({b, e});
@@ -266,7 +276,20 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     claimed = Union(claimed, col.sets[int(c)]);
   };
   // Causes that go to `other` and outrank the host categories (see the header).
-  IntervalSet sync_x, queued_x, startup_x, untraced_x;
+  IntervalSet sync_x, queued_x, startup_x, untraced_x, peer_x;
+  // The steps themselves contain what runs in them: time inside a step with nothing recorded is
+  // the host's, untraced (long gaps) or overhead between operators (short ones).
+  for (const StepWindow& w : windows.steps) annotation_raw.push_back({w.start_ns, w.end_ns});
+  // Operators on lines a profiler derived (TF1's op-level lanes: an op from launch to completion)
+  // record something there: a gap they cover is not untraced, whatever its category. (Derived
+  // lines of bookkeeping alone, such as the profiler's own spans, record nothing of the job.)
+  std::vector<Interval> derived_raw;
+  for (const auto& t : trace.timelines)
+    if (t.worker == worker && t.kind == TimelineKind::kDerived)
+      for (size_t i = 0; i < t.ev.size(); ++i)
+        if (t.ev.dur_ns[i] > 0 && t.ev.kind[i] == EventKind::kFrameworkOp)
+          derived_raw.push_back({t.ev.start_ns[i], t.end_ns(uint32_t(i))});
+  const IntervalSet derived = MakeIntervalSet(std::move(derived_raw));
   auto claim_other = [&](IntervalSet set, IntervalSet* mine) {
     *mine = Subtract(set, claimed);
     claimed = Union(claimed, set);
@@ -274,10 +297,22 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   };
   if (s.cpu_only) {
     for (auto c : kCpuPriority) assign(c);
+    claim_other(MakeIntervalSet(std::move(peer_raw)), &peer_x);
+    // Time between operators: Python where the profiler recorded frames, else framework overhead
+    // when short; a long gap with nothing recorded is host time the trace does not explain.
+    IntervalSet gaps = Subtract(Subtract(MakeIntervalSet(std::move(annotation_raw)), claimed), derived);
+    IntervalSet python = Intersect(gaps, MakeIntervalSet(std::move(python_raw)));
+    gaps = Subtract(gaps, python);
+    IntervalSet long_gaps = LongGaps(gaps, kUntracedGapNs);
+    exclusive[int(StepCategory::kHostCompute)] =
+        Union(exclusive[int(StepCategory::kHostCompute)], Union(python, Subtract(gaps, long_gaps)));
+    claimed = Union(claimed, Union(python, Subtract(gaps, long_gaps)));
+    claim_other(long_gaps, &untraced_x);
   } else {
     for (auto c : {StepCategory::kDeviceCompute, StepCategory::kCollectives, StepCategory::kMemcpy}) assign(c);
     const IntervalSet sync_set = MakeIntervalSet(std::move(sync_raw));
     claim_other(sync_set, &sync_x);
+    claim_other(MakeIntervalSet(std::move(peer_raw)), &peer_x);
     IntervalSet host_busy = Union(Union(col.sets[int(StepCategory::kHostCompute)], col.sets[int(StepCategory::kKernelLaunch)]),
                                   Union(col.input_wait, sync_set));
     claim_other(QueuedGaps(edges, col.device_busy, host_busy), &queued_x);
@@ -285,15 +320,16 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     for (auto c : {StepCategory::kInput, StepCategory::kKernelLaunch, StepCategory::kHostCompute}) assign(c);
     // Gaps inside host annotations: short ones are framework/Python overhead between
     // operators; long ones are host time the profiler did not record.
-    IntervalSet gaps = Subtract(MakeIntervalSet(std::move(annotation_raw)), claimed);
+    IntervalSet gaps = Subtract(Subtract(MakeIntervalSet(std::move(annotation_raw)), claimed), derived);
     IntervalSet long_gaps = LongGaps(gaps, kUntracedGapNs);
     IntervalSet short_gaps = Subtract(gaps, long_gaps);
     exclusive[int(StepCategory::kHostCompute)] = Union(exclusive[int(StepCategory::kHostCompute)], short_gaps);
     claimed = Union(claimed, short_gaps);
     claim_other(long_gaps, &untraced_x);
   }
-  // Time no category claims: idle on a device trace; Python/framework time on a CPU trace.
-  const StepCategory unclaimed = s.cpu_only ? StepCategory::kHostCompute : StepCategory::kOther;
+  // Time no category claims (the steps' gaps are claimed above: what is left lies outside any
+  // step's recorded span, e.g. device idle the step windows do not cover).
+  const StepCategory unclaimed = StepCategory::kOther;
 
   // Finer splits, inside the exclusive device-compute and memcpy time.
   const IntervalSet dc16 = Intersect(exclusive[int(StepCategory::kDeviceCompute)], MakeIntervalSet(std::move(reduced_raw)));
@@ -310,7 +346,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   s.step_count = int(n);
   s.per_step_category_ms.assign(n, std::vector<double>(kStepCategoryCount, 0.0));
   double input_wait_ns = 0, busy_ns = 0, total_ns = 0;
-  double sync_ns = 0, queued_ns = 0, startup_ns = 0, untraced_ns = 0;
+  double sync_ns = 0, queued_ns = 0, startup_ns = 0, untraced_ns = 0, peer_ns = 0;
   for (size_t w = 0; w < n; ++w) {
     const StepWindow& sw = windows.steps[w];
     double dur = double(sw.dur_ns());
@@ -332,6 +368,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     queued_ns += double(LengthWithin(queued_x, sw.start_ns, sw.end_ns));
     startup_ns += double(LengthWithin(startup_x, sw.start_ns, sw.end_ns));
     untraced_ns += double(LengthWithin(untraced_x, sw.start_ns, sw.end_ns));
+    peer_ns += double(LengthWithin(peer_x, sw.start_ns, sw.end_ns));
     total_ns += dur;
   }
   for (int c = 0; c < kStepCategoryCount; ++c) {
@@ -351,6 +388,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   s.device_queued_ms = queued_ns / double(n) / 1e6;
   s.startup_ms = startup_ns / double(n) / 1e6;
   s.untraced_host_ms = untraced_ns / double(n) / 1e6;
+  s.peer_wait_ms = peer_ns / double(n) / 1e6;
   // The device's own span within the steps, and where host and device activity end.
   {
     IntervalSet in_steps = Intersect(col.device_busy, MakeIntervalSet({{lo, hi}}));

@@ -14,7 +14,7 @@
 //                   operators, and the time between operators: Python/framework).
 #pragma once
 
-#include "stepdoctor/analysis/runtime_calls.h"  // kOneOffRuntimeNs
+#include "stepdoctor/model/runtime_calls.h"  // kOneOffRuntimeNs
 #include "stepdoctor/analysis/signals.h"
 #include "stepdoctor/analysis/trace_to_steps.h"
 #include "stepdoctor/model/trace.h"

@@ -85,7 +85,7 @@ Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps
   return v;
 }
 
-Verdict HostOnlyVerdict(const std::vector<Finding>& ranked) {
+Verdict HostOnlyVerdict(const std::vector<Finding>& ranked, bool nothing_launched) {
   Verdict out;
   for (const Finding& f : ranked)
     if (f.severity >= FindingSeverity::kModerate && BottleneckOfFinding(f.id) == Bottleneck::kInput) {
@@ -94,8 +94,11 @@ Verdict HostOnlyVerdict(const std::vector<Finding>& ranked) {
       return out;
     }
   out.bottleneck = Bottleneck::kUnknown;
-  out.summary = "device activity not captured: the job used an accelerator but the trace holds no device work; "
-                "only the host side is diagnosed";
+  out.summary = nothing_launched
+                    ? "no device work in the window: the job used an accelerator, but no call inside the window "
+                      "launched work (set-up, or a wait on work issued before it); profile training steps"
+                    : "device activity not captured: the job used an accelerator but the trace holds no device work; "
+                      "only the host side is diagnosed";
   return out;
 }
 

@@ -25,7 +25,7 @@ Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps
 // Where device activity was not captured: the host-side finding that won, if any, is stated as
 // a host-side view (only input waits can bound a step from the host's view alone); otherwise
 // the verdict says what is missing. Never a device-side verdict.
-Verdict HostOnlyVerdict(const std::vector<Finding>& ranked);
+Verdict HostOnlyVerdict(const std::vector<Finding>& ranked, bool nothing_launched = false);
 
 inline constexpr double kComputeVerdictPct = 70.0;  // device compute share that wins over moderate findings
 

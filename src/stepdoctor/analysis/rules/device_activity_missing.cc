@@ -29,6 +29,12 @@ std::optional<Finding> DeviceActivityMissing(const Signals& sig) {
       "tf.profiler.experimental.start('./log', options=options)\n"
       "# ... a few training steps ...\n"
       "tf.profiler.experimental.stop()";
+  if (sig.steps->device_nothing_launched) {
+    // Recording device activity would show nothing: the window missed the training steps.
+    f.title = "no device work was issued inside the profiled window: it holds set-up or a wait on earlier work";
+    f.fix.summary = "Profile a window that covers training steps (after warm-up), with device activity on: "
+                    "step the profiler once per iteration.";
+  }
   return f;
 }
 

@@ -111,6 +111,10 @@ const std::vector<RuleDef>& AllRules() {
        .summary = "one tf.data stage blocks the input pipeline",
        .bottleneck = B::kInput,
        .evaluate = &Infallible<rules::TfDataBottleneckStage>},
+      // Host time with nothing recorded names no bottleneck: what runs there is unknown.
+      {.id = "untraced_time",
+       .summary = "much of each step is host time with nothing recorded",
+       .evaluate = &Infallible<rules::UntracedTime>},
   };
   return kRules;
 }

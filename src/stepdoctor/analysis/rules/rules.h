@@ -38,5 +38,6 @@ std::optional<Finding> MemoryPressure(const Signals& s);         // memory_press
 std::optional<Finding> PeriodicStall(const Signals& s);          // periodic_stall.cc
 std::optional<Finding> Retracing(const Signals& s);              // retracing.cc
 std::optional<Finding> TfDataBottleneckStage(const Signals& s);  // tfdata_bottleneck_stage.cc
+std::optional<Finding> UntracedTime(const Signals& s);      // untraced_time.cc
 
 }  // namespace stepdoctor::rules

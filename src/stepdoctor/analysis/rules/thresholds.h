@@ -41,6 +41,10 @@ inline constexpr double kDipMaxPeriodCv = 0.3;          // ... whose spacing var
 inline constexpr int kMinSamples = 5;                   // fewer samples than this: no resource signals
 inline constexpr double kCpuWaitEvidencePct = 10.0;     // the job waiting >= 10% of a core for a CPU: worth a line of evidence
 
+// --- untraced_time (gaps with nothing recorded: kUntracedGapNs, trace_to_step_signals.h)
+inline constexpr double kUntracedModeratePct = 25.0;  // untraced host time >= 25% of the step: moderate
+inline constexpr double kUntracedHighPct = 50.0;      // >= 50%: high (the trace explains under half the step)
+
 // --- cold_start (fires at kColdWindowStartupPct of the window, trace_to_coverage.h)
 inline constexpr double kColdStartModeratePct = 50.0;  // start-up >= 50% of the window: moderate
 

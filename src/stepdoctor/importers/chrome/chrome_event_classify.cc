@@ -1,6 +1,7 @@
 #include "stepdoctor/importers/chrome/chrome_event_classify.h"
 
 #include "stepdoctor/model/device_work_classify.h"
+#include "stepdoctor/model/runtime_calls.h"
 
 namespace stepdoctor::chrome {
 namespace {
@@ -60,7 +61,8 @@ EventKind ClassifyDeviceLineEvent(std::string_view name) {
 }
 
 EventKind ClassifyEvent(std::string_view cat, std::string_view name) {
-  if (cat.empty()) return HostKind(name, EventKind::kFrameworkOp);
+  // No category: a runtime or driver call by its name (eBPF and LD_PRELOAD tracers), else an op.
+  if (cat.empty()) return HostKind(name, IsAcceleratorApiName(name) ? EventKind::kRuntime : EventKind::kFrameworkOp);
   switch (cat[0]) {
     case 'k':
     case 'K':

@@ -573,6 +573,22 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
     }
     if (d.name.empty()) d.name = "GPU " + std::to_string(d.index);
   }
+  // Without device properties, the runtime the host called says whose GPUs they are (HIP: AMD).
+  {
+    int hip = 0, cuda = 0;
+    for (const auto& tl : s.tls) {
+      const Timeline& t = trace.timeline(tl.id);
+      for (size_t i = 0; i < t.ev.size(); ++i)
+        if (t.ev.kind[i] == EventKind::kRuntime) {
+          std::string_view n = trace.str(t.ev.name[i]);
+          if (n.substr(0, 3) == "hip") ++hip;
+          else if (n.substr(0, 2) == "cu") ++cuda;
+        }
+    }
+    for (auto& d : trace.devices)
+      if (d.worker == s.worker && d.kind == DeviceKind::kGpu && d.vendor.empty() && hip + cuda > 0)
+        d.vendor = hip > cuda ? "amd" : "nvidia";
+  }
 
   // Format label.
   if (s.schema_version || s.saw_kineto_cat) {

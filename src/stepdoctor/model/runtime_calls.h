@@ -1,6 +1,7 @@
-// What a host runtime call (cudaLaunchKernel, hipMemcpyWithStream, cudaStreamSynchronize, ...)
-// makes the host do: the one classification the step breakdown (trace_to_step_signals) and the
-// step model the what-if replays (step_model) both read.
+// What a host runtime or driver call (cudaLaunchKernel, cuLaunchKernel, hipMemcpyWithStream,
+// cudaStreamSynchronize, ...) makes the host do: the one classification the importers (a call
+// with no category), the device evidence, the step breakdown (trace_to_step_signals) and the step
+// model the what-if replays (step_model) all read.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,8 @@ enum class RuntimeCallRole : uint8_t {
   kBlockingCopy,  // a copy the host waits for (cudaMemcpy, hipMemcpyWithStream, a long copy call)
   kSync,          // the host waits on the device (a *Synchronize, or a long call recurring each step)
   kStartup,       // one long call that does not recur: start-up, not a per-step cost
+  kQuery,         // only asks (cudaGetDeviceCount, cudaDriverGetVersion, cudaPeekAtLastError,
+                  // cudaStreamIsCapturing, cudaEventQuery): no device work, no launch cost
 };
 
 // REQUIRED: `recurs_each_step` says whether calls of this name over kOneOffRuntimeNs occur in at
@@ -26,5 +29,14 @@ RuntimeCallRole RuntimeCallRoleOf(std::string_view name, int64_t dur_ns, bool re
 // Whether a runtime call launches a kernel by its name (cudaLaunchKernel, hipLaunchKernel,
 // cuLaunchKernel, ...). Calls of other names launch one where their correlation id reaches a kernel.
 bool IsKernelLaunchName(std::string_view name);
+
+// Whether a call hands the device work to do: launches (kernels, graphs, modules), copies and
+// memsets. A window whose runtime calls include none of these launched nothing.
+bool IsDeviceWorkCallName(std::string_view name);
+
+// Whether a name is an accelerator runtime or driver API call by its spelling: CUDA runtime
+// (cudaX), driver (cuX), HIP (hipX), HSA (hsa_x), with X an upper-case letter. Traces written
+// without categories (eBPF or LD_PRELOAD tracers) name their events so.
+bool IsAcceleratorApiName(std::string_view name);
 
 }  // namespace stepdoctor

@@ -1,4 +1,4 @@
-#include "stepdoctor/analysis/runtime_calls.h"
+#include "stepdoctor/model/runtime_calls.h"
 
 namespace stepdoctor {
 namespace {
@@ -9,7 +9,11 @@ RuntimeCallRole RuntimeCallRoleOf(std::string_view n, int64_t dur_ns, bool recur
   if (Contains(n, "Synchronize")) return RuntimeCallRole::kSync;
   const bool copy = Contains(n, "Memcpy");
   if (copy && (!Contains(n, "Async") || Contains(n, "WithStream"))) return RuntimeCallRole::kBlockingCopy;
-  if (dur_ns <= kOneOffRuntimeNs) return RuntimeCallRole::kLaunch;
+  if (dur_ns <= kOneOffRuntimeNs) {
+    const bool query = Contains(n, "Get") || Contains(n, "Peek") || Contains(n, "Version") ||
+                       Contains(n, "IsCapturing") || Contains(n, "Query");
+    return query ? RuntimeCallRole::kQuery : RuntimeCallRole::kLaunch;
+  }
   // A copy call that long blocked (pageable memory, or waiting on queued kernels).
   if (copy) return RuntimeCallRole::kBlockingCopy;
   // A long call that recurs step after step is the host blocked on the device (a cudaFree or
@@ -18,5 +22,16 @@ RuntimeCallRole RuntimeCallRoleOf(std::string_view n, int64_t dur_ns, bool recur
 }
 
 bool IsKernelLaunchName(std::string_view n) { return Contains(n, "LaunchKernel"); }
+
+bool IsDeviceWorkCallName(std::string_view n) {
+  return Contains(n, "Launch") || Contains(n, "Memcpy") || Contains(n, "Memset") || Contains(n, "memcpy");
+}
+
+bool IsAcceleratorApiName(std::string_view n) {
+  auto upper_after = [&](std::string_view p) {
+    return n.size() > p.size() && n.substr(0, p.size()) == p && n[p.size()] >= 'A' && n[p.size()] <= 'Z';
+  };
+  return upper_after("cuda") || upper_after("cu") || upper_after("hip") || (n.size() > 4 && n.substr(0, 4) == "hsa_");
+}
 
 }  // namespace stepdoctor

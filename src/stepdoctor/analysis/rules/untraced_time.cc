@@ -1,0 +1,42 @@
+// untraced_time: much of each step is host time with nothing recorded (gaps of kUntracedGapNs or
+// more inside a step while the device idles): Python the profiler did not record, a trace that
+// records only some activity (communication phases, driver calls), or time outside the traced
+// process. No bottleneck is named: the advice is to record what runs there.
+#include "stepdoctor/analysis/rule.h"
+#include "stepdoctor/analysis/rules/rule_util.h"
+#include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
+#include "stepdoctor/analysis/trace_to_step_signals.h"
+
+namespace stepdoctor::rules {
+std::optional<Finding> UntracedTime(const Signals& sig) {
+  if (!sig.steps || sig.steps->step_count == 0) return std::nullopt;
+  const StepSignals& s = *sig.steps;
+  double share = s.mean_step_ms > 0 ? 100.0 * s.untraced_host_ms / s.mean_step_ms : 0;
+  if (share < kUntracedModeratePct) return std::nullopt;
+  Finding f;
+  f.id = "untraced_time";
+  f.severity = share >= kUntracedHighPct ? FindingSeverity::kHigh : FindingSeverity::kModerate;
+  f.share_pct = share;
+  f.title = fmt::format("{} of each {} step has nothing recorded: host time the trace does not explain", Pct(share),
+                        Ms(s.mean_step_ms));
+  f.gain_upper_bound = 1.0;
+  f.gain_text = "unknown until what runs there is recorded";
+  f.evidence.push_back({fmt::format("gaps of {} ms or more with no event, the device idle", kUntracedGapNs / 1'000'000),
+                        fmt::format("{} per step ({})", Ms(s.untraced_host_ms), Pct(share))});
+  f.evidence.push_back({"steps measured", fmt::format("{} (mean {})", s.step_count, Ms(s.mean_step_ms))});
+  f.fix.summary = "Record what runs in those gaps: Python call stacks and named ranges around data preparation, "
+                  "evaluation and logging; then diagnose again.";
+  f.fix.pytorch =
+      "with torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],\n"
+      "                            with_stack=True) as prof:   # Python frames too\n"
+      "    with torch.profiler.record_function(\"prepare_batch\"):\n"
+      "        batch = prepare(batch)";
+  f.fix.tensorflow =
+      "with tf.profiler.experimental.Trace(\"prepare_batch\", step_num=step):\n"
+      "    batch = prepare(batch)\n"
+      "# and python tracing: tf.profiler.experimental.ProfilerOptions(python_tracer_level=1)";
+  return f;
+}
+
+}  // namespace stepdoctor::rules
