@@ -107,6 +107,19 @@ TEST(RuleComputeBound, SuggestsMixedPrecisionOnlyWhenFp32OnTensorCores) {
   EXPECT_EQ(Eval(rules::ComputeBound, s)->fix.summary.find("mixed precision"), std::string::npos);
 }
 
+// A step of GEMMs and convolutions gets no "fuse elementwise ops" advice: nothing is around them.
+TEST(RuleComputeBound, MatrixBoundStepsGetNoFusionAdvice) {
+  StepSignals s = Step(0, 0, 0, 0, 90);
+  s.tensor_core_capable = true;
+  s.fp16_kernel_pct = 100;
+  s.matrix_kernel_pct = kMatrixBoundPct - 0.1;
+  EXPECT_NE(Eval(rules::ComputeBound, s)->fix.pytorch.find("fuse elementwise"), std::string::npos);
+  s.matrix_kernel_pct = kMatrixBoundPct + 0.1;
+  auto f = Eval(rules::ComputeBound, s);
+  EXPECT_EQ(f->fix.pytorch.find("fuse"), std::string::npos) << f->fix.pytorch;
+  EXPECT_NE(f->fix.summary.find("matrix math"), std::string::npos);
+}
+
 StepSignals Steps(std::vector<double> ms) {
   StepSignals s;
   s.has_steps = true;

@@ -77,6 +77,7 @@ struct StepSignals {
   double fp16_kernel_pct = 0;      // reduced precision (16-bit, fp8, fp4: model/device_work_classify) share
                                    // of the kernel time whose names state a precision
   bool tensor_core_capable = false;
+  double matrix_kernel_pct = 0;    // share of kernel time in GEMMs and convolutions (DeviceWorkClass::matrix)
   std::vector<TopEvent> top_kernels;
   std::vector<TopEvent> top_ops;
 };

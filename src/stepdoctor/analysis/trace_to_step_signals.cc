@@ -145,13 +145,14 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   std::unordered_map<StringId, std::pair<int64_t, int64_t>> startup_names;  // name -> (ns, count)
   std::vector<Interval> reduced_raw, h2d_raw, d2h_raw, d2d_raw;  // for the finer splits
   std::vector<double> kernel_us, launch_us;
-  double kernel_ns_total = 0, kernel_ns_reduced = 0;
+  double kernel_ns_total = 0, kernel_ns_reduced = 0, kernel_ns_all = 0, kernel_ns_matrix = 0;
   int64_t tiny_ns = 0, top_ns = 0, top_count = 0;
   std::unordered_map<StringId, std::pair<int64_t, int64_t>> input_names;  // name -> (ns, count)
   const int64_t lo = windows.steps.front().start_ns, hi = windows.steps.back().end_ns;
   // Names repeat: classify each distinct kernel name once (-1 not yet, 0 full precision stated,
   // 1 reduced precision, 2 precision unstated).
   std::vector<int8_t> reduced(trace.strings.size(), -1);
+  std::vector<int8_t> matrix(trace.strings.size(), 0);  // 1: a GEMM or convolution (set with `reduced`)
 
   const LaunchEdges edges = CollectLaunchEdges(trace, worker, lo, hi);
   const auto& kernel_corrs = edges.kernel_corrs;
@@ -178,8 +179,9 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
         if (k == EventKind::kKernel) {
           int8_t& r = reduced[t.ev.name[i].v];
           if (r < 0) {
-            KernelPrecision p = KernelPrecisionOf(trace.str(t.ev.name[i]));
-            r = IsReducedPrecision(p) ? 1 : p == KernelPrecision::kUnstated ? 2 : 0;
+            const DeviceWorkClass c = ClassifyDeviceWork(trace.str(t.ev.name[i]));
+            r = IsReducedPrecision(c.precision) ? 1 : c.precision == KernelPrecision::kUnstated ? 2 : 0;
+            matrix[t.ev.name[i].v] = c.matrix ? 1 : 0;
           }
           if (r == 1) reduced_raw.push_back(iv);
         }
@@ -189,6 +191,8 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
           // nvjet GEMMs, Triton kernels) is no evidence of fp32.
           if (reduced[t.ev.name[i].v] != 2) kernel_ns_total += double(t.ev.dur_ns[i]);
           if (reduced[t.ev.name[i].v] == 1) kernel_ns_reduced += double(t.ev.dur_ns[i]);
+          kernel_ns_all += double(t.ev.dur_ns[i]);
+          if (matrix[t.ev.name[i].v] == 1) kernel_ns_matrix += double(t.ev.dur_ns[i]);
         }
       }
       continue;
@@ -421,6 +425,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   s.tiny_op_share_pct = top_ns > 0 ? 100.0 * double(tiny_ns) / double(top_ns) : 0;
   s.top_level_ops_per_step = top_count / int64_t(n);
   s.fp16_kernel_pct = kernel_ns_total > 0 ? 100.0 * kernel_ns_reduced / kernel_ns_total : 0;
+  s.matrix_kernel_pct = kernel_ns_all > 0 ? 100.0 * kernel_ns_matrix / kernel_ns_all : 0;
   for (const auto& d : trace.devices)
     if (d.worker == worker && HasMatrixUnits(d)) s.tensor_core_capable = true;
 

@@ -75,6 +75,18 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
   }
   // Already in reduced precision (or no TensorCores): the levers are the kernels themselves.
   const bool compiled = sig.applied && sig.applied->any_compilation();
+  if (s.matrix_kernel_pct >= kMatrixBoundPct) {
+    // GEMMs and convolutions are the step: there is little around them to fuse.
+    f.evidence.push_back({"kernel time in GEMMs / convolutions", Pct(s.matrix_kernel_pct)});
+    f.fix.summary = "The step is matrix math: do less of it or feed the matrix units better: shapes that are "
+                    "multiples of 8 (16-bit) or 16 (fp8), a batch large enough to fill the device, and no work the "
+                    "model does not need.";
+    f.fix.tensorflow = "# pad matrix dimensions (hidden sizes, vocabulary) to multiples of 8; raise the batch size";
+    f.fix.pytorch =
+        "# pad matrix dimensions (hidden sizes, vocabulary) to multiples of 8; raise the batch size;\n"
+        "# check the GEMMs: prof.key_averages(group_by_input_shape=True).table(sort_by='cuda_time_total')";
+    return f;
+  }
   f.fix.tensorflow = compiled ? "# XLA is already in use: profile the top kernels (tf.profiler) and try a larger batch"
                               : "@tf.function(jit_compile=True)   # fuse elementwise ops into the big kernels\n"
                                 "def train_step(x, y): ...";

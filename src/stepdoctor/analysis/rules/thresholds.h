@@ -48,6 +48,9 @@ inline constexpr double kUntracedHighPct = 50.0;      // >= 50%: high (the trace
 // --- cold_start (fires at kColdWindowStartupPct of the window, trace_to_coverage.h)
 inline constexpr double kColdStartModeratePct = 50.0;  // start-up >= 50% of the window: moderate
 
+// --- compute_bound
+inline constexpr double kMatrixBoundPct = 80.0;  // GEMMs/convolutions >= 80% of kernel time: no fusion advice
+
 // --- collective_bound
 inline constexpr double kCollectiveMinSharePct = 15.0;   // exposed collective time >= 15% of the step: fires
 inline constexpr double kCollectiveHighSharePct = 30.0;  // >= 30%: high
