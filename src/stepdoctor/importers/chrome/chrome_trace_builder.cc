@@ -58,7 +58,9 @@ struct TlState {
 // ("PyTorch Profiler (0)" over the whole window) and instants scoped to the process or the
 // whole trace ("Iteration Start", "Record Window End"), which belong to no thread.
 bool IsProfilerBookkeeping(const ParsedEvent& e) {
-  if (e.cat == "Trace") return true;
+  // "Trace": the profiler's span; "overhead": Kineto's own cost (Activity Buffer Request,
+  // Instrumentation, Resource), on its own pid -1 lane: the profiler's time, not the program's.
+  if (e.cat == "Trace" || e.cat == "overhead") return true;
   bool instant = e.ph == 'i' || e.ph == 'I' || e.ph == 'R';
   return instant && (e.scope == "g" || e.scope == "p");
 }
