@@ -285,6 +285,21 @@ TEST(Coverage, CpuOnlyLongGapsAreUntracedNotOverhead) {
   EXPECT_EQ(Find(py, "untraced_time"), nullptr);
 }
 
+// A first call far slower than the operator's later ones (cuDNN autotuning, lazy loading) is
+// warm-up: start-up, and the window a cold first pass; a first call only somewhat slower is not.
+TEST(Coverage, SlowFirstCallsAreWarmup) {
+  auto doc = [](double first_ms) {
+    std::string ev = X("cpu_op", "aten::conv2d", 1, 1, 0, first_ms * 1000);
+    double t = first_ms * 1000;
+    for (int i = 0; i < 3; ++i, t += 6000) ev += X("cpu_op", "aten::conv2d", 1, 1, t, 5000);
+    return Doc(ev);
+  };
+  Report cold = AnalyzeJson(doc(2000));
+  EXPECT_NE(Find(cold, "cold_start"), nullptr) << cold.verdict.summary;
+  Report warm = AnalyzeJson(doc(40));  // under kOneOffRuntimeNs: an operator, however slow
+  EXPECT_EQ(Find(warm, "cold_start"), nullptr);
+}
+
 TEST(Coverage, OneOffRuntimeCallsAreStartupNotLaunchOverhead) {
   Builder b;
   b.Host(0, 300 * kMs, EventKind::kRuntime, "cudaFree");

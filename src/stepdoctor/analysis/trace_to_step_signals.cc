@@ -86,6 +86,44 @@ IntervalSet QueuedGaps(const LaunchEdges& edges, const IntervalSet& busy, const 
   return MakeIntervalSet(std::move(out));
 }
 
+// Per operator name, its first call in [lo, hi) where that call took over kOneOffRuntimeNs and
+// over kSlowFirstCallFactor times the mean of the name's later calls.
+struct FirstCall {
+  Interval iv;
+  StringId name;
+};
+std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi) {
+  struct Calls {
+    int64_t first_start = INT64_MAX, first_dur = 0;
+    double later_ns = 0;
+    int64_t count = 0;
+  };
+  std::unordered_map<StringId, Calls> by_name;
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      if (t.ev.kind[i] != EventKind::kFrameworkOp || t.ev.start_ns[i] < lo || t.ev.start_ns[i] >= hi) continue;
+      Calls& c = by_name[t.ev.name[i]];
+      ++c.count;
+      if (t.ev.start_ns[i] < c.first_start) {
+        if (c.first_start != INT64_MAX) c.later_ns += double(c.first_dur);
+        c.first_start = t.ev.start_ns[i];
+        c.first_dur = t.ev.dur_ns[i];
+      } else {
+        c.later_ns += double(t.ev.dur_ns[i]);
+      }
+    }
+  }
+  std::vector<FirstCall> out;
+  for (const auto& [name, c] : by_name) {
+    if (c.count < 2 || c.first_dur <= kOneOffRuntimeNs) continue;
+    const double later_mean = c.later_ns / double(c.count - 1);
+    if (double(c.first_dur) > kSlowFirstCallFactor * later_mean)
+      out.push_back({{c.first_start, c.first_start + c.first_dur}, name});
+  }
+  return out;
+}
+
 // Gaps of `gaps` at least `min_ns` long.
 IntervalSet LongGaps(const IntervalSet& gaps, int64_t min_ns) {
   IntervalSet out;
@@ -161,6 +199,15 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   for (const auto& [name, count] : edges.long_calls)
     if (count >= 2 && 2 * count >= int(windows.steps.size())) long_per_step[name] = true;
 
+  // First calls of an operator far slower than its later calls (cuDNN autotuning, lazy module
+  // loading, allocator growth inside the first convolution): warm-up, not the step's cost.
+  std::vector<Interval> first_call_raw;
+  for (const FirstCall& f : SlowFirstCalls(trace, worker, lo, hi)) {
+    first_call_raw.push_back(f.iv);
+    auto& v = startup_names[f.name];
+    v.first += f.iv.end - f.iv.start;
+    ++v.second;
+  }
   for (const auto& t : trace.timelines) {
     if (t.worker != worker) continue;
     if (t.kind == TimelineKind::kDeviceStream) {
@@ -300,6 +347,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     exclusive[int(StepCategory::kOther)] = Union(exclusive[int(StepCategory::kOther)], *mine);
   };
   if (s.cpu_only) {
+    claim_other(MakeIntervalSet(first_call_raw), &startup_x);
     for (auto c : kCpuPriority) assign(c);
     claim_other(MakeIntervalSet(std::move(peer_raw)), &peer_x);
     // Time between operators: Python where the profiler recorded frames, else framework overhead
@@ -320,6 +368,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     IntervalSet host_busy = Union(Union(col.sets[int(StepCategory::kHostCompute)], col.sets[int(StepCategory::kKernelLaunch)]),
                                   Union(col.input_wait, sync_set));
     claim_other(QueuedGaps(edges, col.device_busy, host_busy), &queued_x);
+    for (const Interval& iv : first_call_raw) startup_raw.push_back(iv);
     claim_other(MakeIntervalSet(std::move(startup_raw)), &startup_x);
     for (auto c : {StepCategory::kInput, StepCategory::kKernelLaunch, StepCategory::kHostCompute}) assign(c);
     // Gaps inside host annotations: short ones are framework/Python overhead between

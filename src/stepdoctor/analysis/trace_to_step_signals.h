@@ -26,6 +26,9 @@ inline constexpr int64_t kTinyOpNs = 10'000;
 // Device idle while the work that ends the gap had been queued this long before: the device
 // was not waiting on the host (untraced device work, queue latency or a clock offset).
 inline constexpr int64_t kQueuedSlackNs = 1'000'000;
+// An operator's first call longer than kOneOffRuntimeNs and this many times the mean of its later
+// calls is warm-up (autotuning, lazy loading), counted as one-off start-up.
+inline constexpr double kSlowFirstCallFactor = 10.0;
 // A gap inside a host annotation with no operator, Python frame or runtime call this long is
 // untraced host time (Python the profiler did not record), not framework overhead.
 inline constexpr int64_t kUntracedGapNs = 1'000'000;
