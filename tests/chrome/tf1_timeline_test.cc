@@ -118,6 +118,69 @@ TEST(Tf1Timeline, CpuOnlyOpsAreOperatorsOnAHostThread) {
     }
 }
 
+// An early TF 1.x timeline (sunblaze, TF ~1.2) names its lanes with legacy device names: "/gpu:0/...",
+// ".../task:0/gpu:0", ".../cpu:0". One sess.run of random_normal + MatMul: the op-level lane holds
+// 439 ms of one-time GPU start-up inside RandomStandardNormal, whose kernel runs 0.2 ms; the GPU's
+// streams are busy 3.2 ms of the 694.6 ms window.
+std::string LegacyNamedTf1GpuTrace() {
+  std::string j = R"({"traceEvents": [)";
+  j += Process(0, "Allocators");
+  j += Process(1, "/job:localhost/replica:0/task:0/cpu:0 Compute");
+  j += Process(2, "/job:localhost/replica:0/task:0/cpu:0 Tensors");
+  j += Process(3, "/job:localhost/replica:0/task:0/gpu:0 Compute");
+  j += Process(5, "/gpu:0/stream:all Compute");
+  j += Process(7, "/gpu:0/stream:12 Compute");
+  j += Process(9, "/gpu:0/memcpy Compute");
+  j += Process(13, "/gpu:0/stream:14 Compute");
+  j += Op(1, "NoOp", 12, 21);
+  j += Op(3, "NoOp", 0, 12781);
+  j += Op(3, "RandomStandardNormal", 13000, 439210);
+  j += Op(3, "MatMul", 452300, 237216);
+  for (int pid : {5, 7}) {
+    j += Op(pid, "RandomStandardNormal", 452024, 213);
+    j += Op(pid, "MatMul", 689484, 2406);
+  }
+  j += Op(9, "MEMCPYDtoH", 694000, 600);
+  j += Op(13, "MEMCPYDtoH", 694000, 600);
+  j += "{}]}";
+  return j;
+}
+
+TEST(Tf1Timeline, LegacyDeviceNamesAreGpuLanes) {
+  Trace t = ImportInline(LegacyNamedTf1GpuTrace());
+  EXPECT_EQ(t.framework, Framework::kTensorFlow);
+  const Timeline* op_level = Lane(t, "/job:localhost/replica:0/task:0/device:GPU:0");
+  const Timeline* all = Lane(t, "/device:GPU:0/stream:all");
+  const Timeline* s12 = Lane(t, "/device:GPU:0/stream:12");
+  const Timeline* s14 = Lane(t, "/device:GPU:0/stream:14");
+  const Timeline* memcpy = Lane(t, "/device:GPU:0/memcpy");
+  const Timeline* cpu = Lane(t, "/job:localhost/replica:0/task:0/device:CPU:0");
+  ASSERT_TRUE(op_level && all && s12 && s14 && memcpy && cpu);
+  EXPECT_EQ(op_level->kind, TimelineKind::kDerived);
+  EXPECT_EQ(all->kind, TimelineKind::kDerived);
+  EXPECT_EQ(memcpy->kind, TimelineKind::kDerived);
+  EXPECT_EQ(s12->kind, TimelineKind::kDeviceStream);
+  EXPECT_EQ(s14->kind, TimelineKind::kDeviceStream);
+  EXPECT_EQ(s14->ev.kind[0], EventKind::kMemcpyD2H);
+  EXPECT_EQ(cpu->kind, TimelineKind::kHostThread);
+  EXPECT_EQ(t.device(s12->device).kind, DeviceKind::kGpu);
+
+  Report r = AnalyzeTrace(t);
+  EXPECT_EQ(r.coverage.framework, "tensorflow");
+  EXPECT_EQ(r.coverage.device_activity, "captured");
+  EXPECT_NEAR(r.window_ms, 694.6, 0.1);
+  EXPECT_NEAR(DevicePct(r), 100.0 * 3219 / 694588, 0.05);
+  // Each kernel once (not on stream:all and stream:12 both); the op-level lane is no host operator.
+  for (const auto& k : r.top_kernels) {
+    if (k.name == "RandomStandardNormal") {
+      EXPECT_EQ(k.count, 1);
+    }
+  }
+  for (const auto& o : r.top_ops) EXPECT_NE(o.name, "RandomStandardNormal");
+  EXPECT_NE(r.verdict.bottleneck, Bottleneck::kDeviceCompute);
+  EXPECT_EQ(r.verdict.summary.find("CPU"), std::string::npos) << r.verdict.summary;
+}
+
 // kittibox (wild/SOURCES.md): one inference sess.run whose op-level Conv2D lane holds 2.4 s of
 // cuDNN autotuning; the GPU's streams are busy 1849 ms of the 4352 ms window, about 42%.
 TEST(Tf1Timeline, KittiboxDeviceBusyIsTheStreamsNotTheOpLane) {

@@ -171,7 +171,9 @@ struct ChromeTraceBuilder::State {
   void OnMetadata(const ParsedEvent& e) {
     IdKey pid = Key(e.pid);
     const ParsedArg* a = e.arg("name");
-    if (e.name == "process_name" && a && a->type == ArgType::kString) process_name[pid] = std::string(a->s);
+    // TensorFlow's legacy device names ("/gpu:0/stream:all Compute") take the "/device:GPU:0" form
+    // here, once: every check below reads that form only.
+    if (e.name == "process_name" && a && a->type == ArgType::kString) process_name[pid] = CanonicalTfDeviceName(a->s);
     else if (e.name == "process_labels" && (a = e.arg("labels")) && a->type == ArgType::kString)
       process_label[pid] = std::string(a->s);
     else if (e.name == "thread_name" && a && a->type == ArgType::kString)
@@ -441,7 +443,8 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   for (const auto& [pid, name] : s.process_name)
     if (is_tf_plane(name) || ClassifyTf1Lane(name) != Tf1Lane::kNone) tensorflow = true;
   for (const auto& tl : s.tls)
-    if (tl.pid.is_string && !s.process_name.count(tl.pid) && is_tf_plane(s.KeyText(tl.pid))) tensorflow = true;
+    if (tl.pid.is_string && !s.process_name.count(tl.pid) && is_tf_plane(CanonicalTfDeviceName(s.KeyText(tl.pid))))
+      tensorflow = true;
   DeviceId host = trace.GetOrAddDevice(s.worker, DeviceKind::kHostCpu, 0, "host CPU");
   // TF1 timelines record a GPU's work on several lanes at once: which ones each GPU has decides
   // which lanes are its streams (tf1_timeline_lanes.h).
@@ -467,7 +470,7 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
     auto tn = s.thread_name.find({tl.pid, tl.tid});
     std::string tname = tn != s.thread_name.end() ? tn->second : std::string();
     // A string pid is the process's name, where no metadata event names it.
-    if (pname.empty() && tl.pid.is_string) pname = s.KeyText(tl.pid);
+    if (pname.empty() && tl.pid.is_string) pname = CanonicalTfDeviceName(s.KeyText(tl.pid));
     int gpu = -1, tpu = -1;
     if (tensorflow) {
       gpu = TrailingDeviceNumber(pname, "/device:GPU:");
