@@ -42,6 +42,29 @@ std::string Op(int pid, const std::string& name, int ts, int dur) {
          R"(, "tid": 0, "ts": )" + std::to_string(ts) + R"(, "dur": )" + std::to_string(dur) + "},";
 }
 
+std::string OpOn(int pid, int tid, const std::string& name, int ts, int dur, const std::string& node = "") {
+  std::string args = node.empty() ? "" : R"(, "args": {"name": ")" + node + R"(", "op": ")" + name + R"("})";
+  return R"({"ph": "X", "cat": "Op", "name": ")" + name + R"(", "pid": )" + std::to_string(pid) + R"(, "tid": )" +
+         std::to_string(tid) + R"(, "ts": )" + std::to_string(ts) + R"(, "dur": )" + std::to_string(dur) + args + "},";
+}
+
+// The kind of the first event named `name` on the lane (any of its threads) of the local CPU.
+EventKind CpuKindOf(const Trace& t, const std::string& name) {
+  for (const auto& tl : t.timelines) {
+    if (tl.name != "/job:localhost/replica:0/task:0/device:CPU:0") continue;
+    EXPECT_EQ(tl.kind, TimelineKind::kHostThread);
+    for (size_t i = 0; i < tl.ev.size(); ++i)
+      if (t.str(tl.ev.name[i]) == name) return tl.ev.kind[i];
+  }
+  return EventKind::kCount_;
+}
+
+double CategoryPct(const Report& r, const std::string& category) {
+  for (const auto& b : r.breakdown)
+    if (b.category == category) return b.pct;
+  return 0;
+}
+
 // One Conv2D whose op-level lane spans 1000 us (cuDNN autotuning on the host), while the GPU runs
 // a 100 us kernel and a 10 us copy: the GPU is busy 110 us of the 1010 us window.
 std::string Tf1GpuTrace(bool per_stream_lanes) {
@@ -116,6 +139,70 @@ TEST(Tf1Timeline, CpuOnlyOpsAreOperatorsOnAHostThread) {
     if (b.category == "device_compute") {
       EXPECT_NEAR(b.pct, 90.0, 0.5);
     }
+}
+
+// A CPU-only TF1 training step of softmax regression (peterz5): the executor's _SOURCE NoOp takes
+// 1168 us of the 1715 us step; the other bookkeeping ops (VariableV2, Const, _Arg, the train op's
+// NoOp) 60 us; the ops that compute 411 us. The framework's per-run cost bounds the step.
+std::string CpuStepWithExecutorOverhead() {
+  std::string j = R"({"traceEvents": [)";
+  j += Process(1, "/job:localhost/replica:0/task:0/device:CPU:0 Compute");
+  j += OpOn(1, 0, "NoOp", 0, 1168, "_SOURCE");
+  j += OpOn(1, 0, "VariableV2", 1200, 26, "Variable");
+  j += OpOn(1, 0, "Const", 1230, 19, "gradients/add_grad/Shape_1");
+  j += OpOn(1, 0, "_Arg", 1260, 10, "_arg_Placeholder_0_0");
+  j += OpOn(1, 1, "MatMul", 1280, 125, "MatMul");
+  j += OpOn(1, 0, "Add", 1410, 18, "add");
+  j += OpOn(1, 0, "SparseSoftmaxCrossEntropyWithLogits", 1430, 55, "xentropy");
+  j += OpOn(1, 0, "ApplyGradientDescent", 1490, 11, "GradientDescent/update_Variable");
+  j += OpOn(1, 1, "MatMul", 1500, 202, "gradients/MatMul_grad/MatMul_1");
+  j += OpOn(1, 0, "NoOp", 1710, 5, "GradientDescent");
+  j += "{}]}";
+  return j;
+}
+
+TEST(Tf1Timeline, ExecutorBookkeepingOpsAreFrameworkOverheadNotCompute) {
+  Trace t = ImportInline(CpuStepWithExecutorOverhead());
+  for (const char* op : {"NoOp", "VariableV2", "Const", "_Arg"}) EXPECT_EQ(CpuKindOf(t, op), EventKind::kFrameworkOverhead) << op;
+  for (const char* op : {"MatMul", "Add", "SparseSoftmaxCrossEntropyWithLogits", "ApplyGradientDescent"})
+    EXPECT_EQ(CpuKindOf(t, op), EventKind::kFrameworkOp) << op;
+
+  Report r = AnalyzeTrace(t);
+  // Operators >= 10 us compute 411 us; bookkeeping (1228 us) and the gaps between ops are overhead.
+  EXPECT_NEAR(CategoryPct(r, "device_compute"), 100.0 * 411 / 1715, 0.5);
+  EXPECT_NEAR(CategoryPct(r, "host_compute"), 100.0 * (1715 - 411) / 1715, 0.5);
+  // The headline and the findings say the same thing: host-bound, never compute-bound.
+  EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kHost) << r.verdict.summary;
+  ASSERT_FALSE(r.findings.empty());
+  EXPECT_EQ(r.findings[0].id, "host_bound");
+  for (const auto& f : r.findings) EXPECT_NE(f.id, "compute_bound");
+  EXPECT_NE(r.findings[0].title.find("bookkeeping"), std::string::npos) << r.findings[0].title;
+  ASSERT_FALSE(r.findings[0].top_events.empty());
+  EXPECT_EQ(r.findings[0].top_events[0].name, "NoOp");
+  bool evidence = false;
+  for (const auto& e : r.findings[0].evidence)
+    if (e.label.find("bookkeeping") != std::string::npos) {
+      evidence = true;
+      EXPECT_NE(e.value.find("1.2 ms"), std::string::npos) << e.value;  // 1228 us, none under an operator
+    }
+  EXPECT_TRUE(evidence);
+}
+
+// _Send/_Recv hand a tensor over inside one process (bookkeeping); between tasks a _Recv waits on
+// the network, so a trace that names two tasks keeps them as operators.
+TEST(Tf1Timeline, RecvIsBookkeepingOnlyInsideOneTask) {
+  std::string one = R"({"traceEvents": [)";
+  one += Process(1, "/job:localhost/replica:0/task:0/device:CPU:0 Compute");
+  one += Op(1, "_Recv", 0, 500);
+  one += Op(1, "MatMul", 500, 100);
+  std::string two = one + Process(2, "/job:worker/replica:0/task:1/device:CPU:0 Compute") + Op(2, "MatMul", 0, 100);
+  one += "{}]}";
+  two += "{}]}";
+  Trace t1 = ImportInline(one);
+  EXPECT_EQ(CpuKindOf(t1, "_Recv"), EventKind::kFrameworkOverhead);
+  Trace t2 = ImportInline(two);
+  EXPECT_EQ(CpuKindOf(t2, "_Recv"), EventKind::kFrameworkOp);
+  EXPECT_EQ(CpuKindOf(t2, "MatMul"), EventKind::kFrameworkOp);
 }
 
 // An early TF 1.x timeline (sunblaze, TF ~1.2) names its lanes with legacy device names: "/gpu:0/...",

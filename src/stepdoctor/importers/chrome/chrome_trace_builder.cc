@@ -4,6 +4,7 @@
 #include <charconv>
 #include <limits>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "stepdoctor/importers/chrome/horovod_phases.h"
 #include "stepdoctor/importers/chrome/tf1_timeline_lanes.h"
 #include "stepdoctor/model/series_names.h"
+#include "stepdoctor/model/tf_op_classify.h"
 
 namespace stepdoctor::chrome {
 namespace {
@@ -459,6 +461,13 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
       if (lane == Tf1Lane::kStream) tf1_gpu_lanes[gpu].first = true;
       if (lane == Tf1Lane::kAllStreams) tf1_gpu_lanes[gpu].second = true;
     }
+  // The tasks TF1's lanes name. With one, _Send/_Recv hand tensors over inside the process: the
+  // executor's bookkeeping. With several, a _Recv may wait on the network, and stays an operator.
+  std::set<std::string_view> tf1_tasks;
+  if (tensorflow)
+    for (const auto& [pid, name] : s.process_name)
+      if (ClassifyTf1Lane(name) != Tf1Lane::kNone)
+        if (std::string_view task = Tf1LaneTask(name); !task.empty()) tf1_tasks.insert(task);
   std::unordered_map<IdKey, size_t, IdKeyHash> events_per_host_pid;
   std::unordered_set<IdKey, IdKeyHash> host_pids;  // processes with host-side categories
   for (const auto& tl : s.tls)
@@ -534,6 +543,10 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
                : tf1 == Tf1Lane::kHostOps ? pname.substr(0, pname.size() - std::string_view(" Compute").size())
                                           : "thread " + s.KeyText(tl.tid);
       if (!derived) events_per_host_pid[tl.pid] += t.ev.size();
+      if (tf1 == Tf1Lane::kHostOps && tf1_tasks.size() <= 1)
+        for (size_t i = 0; i < t.ev.size(); ++i)
+          if (t.ev.kind[i] == EventKind::kFrameworkOp && ClassifyTfOp(trace.str(t.ev.name[i])) == TfOpRole::kRendezvous)
+            t.ev.kind[i] = EventKind::kFrameworkOverhead;
     }
   }
   if (tensorflow) {

@@ -66,6 +66,12 @@ Tf1Lane ClassifyTf1Lane(std::string_view n) {
   return Tf1Lane::kNone;
 }
 
+std::string_view Tf1LaneTask(std::string_view n) {
+  if (n.substr(0, 5) != "/job:") return {};
+  size_t dev = n.find("/device:");
+  return dev == std::string_view::npos ? std::string_view() : n.substr(0, dev);
+}
+
 bool Tf1LaneIsDeviceStream(Tf1Lane lane, bool gpu_has_streams, bool gpu_has_all_streams) {
   switch (lane) {
     case Tf1Lane::kStream: return true;

@@ -35,6 +35,11 @@ std::string CanonicalTfDeviceName(std::string_view name);
 // What a TF1 process name says its lane is. REQUIRED: the name is canonical (CanonicalTfDeviceName). "... Tensors" lanes (object snapshots) are kNone.
 Tf1Lane ClassifyTf1Lane(std::string_view process_name);
 
+// The task a job-qualified lane belongs to: "/job:localhost/replica:0/task:0" of
+// "/job:localhost/replica:0/task:0/device:CPU:0 Compute"; empty for the per-GPU lanes
+// ("/device:GPU:0/stream:all Compute"), which are the local process's. REQUIRED: canonical name.
+std::string_view Tf1LaneTask(std::string_view process_name);
+
 // REQUIRED: the lane is on a GPU. Whether a lane of `lane` kind is the device's own record of busy
 // time, given which lanes the same GPU has: per-stream lanes where there are any, else stream:all,
 // else the memcpy lane. Op-level lanes never are (they include queueing and autotuning on the host).
