@@ -205,6 +205,33 @@ TEST(Tf1Timeline, RecvIsBookkeepingOnlyInsideOneTask) {
   EXPECT_EQ(CpuKindOf(t2, "MatMul"), EventKind::kFrameworkOp);
 }
 
+// A TF1 timeline is one sess.run: with no step markers its window is one step, inferred from the
+// run (one _SOURCE per device lane), not "no steps". A file that merges several runs' StepStats
+// (two _SOURCE on one lane) stays one region.
+TEST(Tf1Timeline, OneSessionRunIsOneInferredStep) {
+  Trace t = ImportInline(CpuStepWithExecutorOverhead());
+  ASSERT_EQ(t.workers.size(), 1u);
+  EXPECT_TRUE(t.workers[0].single_run);
+  Report r = AnalyzeTrace(t);
+  EXPECT_EQ(r.steps.count, 1);
+  EXPECT_FALSE(r.steps.whole_window);
+  EXPECT_TRUE(r.steps.inferred);
+  EXPECT_NEAR(r.steps.median_ms, 1.715, 1e-6);
+  EXPECT_NE(r.steps.source.find("sess.run"), std::string::npos) << r.steps.source;
+  EXPECT_EQ(r.coverage.steps, "inferred");
+  bool said = false;
+  for (const auto& e : r.coverage.evidence) said |= e.find("sess.run") != std::string::npos;
+  EXPECT_TRUE(said);
+
+  std::string two_runs = CpuStepWithExecutorOverhead();
+  two_runs.insert(two_runs.rfind("{}]}"), OpOn(1, 0, "NoOp", 5000, 900, "_SOURCE") + OpOn(1, 0, "MatMul", 6000, 100, "MatMul"));
+  Trace m = ImportInline(two_runs);
+  EXPECT_FALSE(m.workers[0].single_run);
+  Report rm = AnalyzeTrace(m);
+  EXPECT_TRUE(rm.steps.whole_window);
+  EXPECT_EQ(rm.coverage.steps, "whole_window");
+}
+
 // An early TF 1.x timeline (sunblaze, TF ~1.2) names its lanes with legacy device names: "/gpu:0/...",
 // ".../task:0/gpu:0", ".../cpu:0". One sess.run of random_normal + MatMul: the op-level lane holds
 // 439 ms of one-time GPU start-up inside RandomStandardNormal, whose kernel runs 0.2 ms; the GPU's

@@ -95,6 +95,9 @@ struct ChromeTraceBuilder::State {
   std::string host_name, backend;
   int rank = -1, world_size = -1;
   bool schema_version = false, saw_kineto_cat = false, horovod = false;
+  // TF1 timeline ops of the executor's _SOURCE node, per process (lane): each run of a graph
+  // starts with one on every device it uses, so more than one on a lane means several runs.
+  std::unordered_map<IdKey, int, IdKeyHash> tf1_source_ops;
   uint64_t events = 0;
   uint64_t skipped = 0;                   // events counted under a diagnostic and not kept
   ImportIssue first_skip = ImportIssue::kMalformedEvent;  // the reason the first of them was
@@ -309,6 +312,9 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
       Timeline& t = s.trace.timeline(tl.id);
       uint32_t idx = t.Add(e.ts_ns, dur, s.trace.strings.Intern(e.name), kind, State::Correlation(e));
       s.AddArgs(t, idx, e);
+      if (e.cat == "Op")
+        if (const ParsedArg* node = e.arg("name"); node && node->type == ArgType::kString && node->s == "_SOURCE")
+          ++s.tf1_source_ops[tl.pid];
       if (!e.cat.empty() && IsHostCategory(e.cat)) tl.host_category = true;
       if (device_cat) {
         tl.device_category = true;
@@ -440,10 +446,17 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   }
 
   // Devices and timeline kinds.
-  bool tensorflow = false;
+  bool tensorflow = false, tf1_timeline = false;
   auto is_tf_plane = [](std::string_view name) { return name.rfind("/host:", 0) == 0 || name.rfind("/device:", 0) == 0; };
-  for (const auto& [pid, name] : s.process_name)
+  for (const auto& [pid, name] : s.process_name) {
+    if (ClassifyTf1Lane(name) != Tf1Lane::kNone) tf1_timeline = true;
     if (is_tf_plane(name) || ClassifyTf1Lane(name) != Tf1Lane::kNone) tensorflow = true;
+  }
+  // A TF1 timeline is the StepStats of one sess.run: its window is that run, unless a lane starts
+  // more than one (files that merge several runs' StepStats).
+  int most_sources = 0;
+  for (const auto& [pid, n] : s.tf1_source_ops) most_sources = std::max(most_sources, n);
+  w.single_run = tf1_timeline && most_sources <= 1;
   for (const auto& tl : s.tls)
     if (tl.pid.is_string && !s.process_name.count(tl.pid) && is_tf_plane(CanonicalTfDeviceName(s.KeyText(tl.pid))))
       tensorflow = true;
