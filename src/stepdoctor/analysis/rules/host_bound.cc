@@ -34,7 +34,8 @@ std::optional<Finding> HostBound(const Signals& sig) {
                                 Pct(share), Ms(s.mean_step_ms), Pct(bookkeeping))
                   : fmt::format("{} of each {} step is Python/framework overhead between operators", Pct(share),
                                 Ms(s.mean_step_ms));
-    f.gain_text = GainText(f.gain_upper_bound, "if the overhead between operators were removed");
+    f.gain_text = GainText(f.gain_upper_bound, s.framework_overhead_ms > 0 ? "if the framework overhead were removed"
+                                                                           : "if the overhead between operators were removed");
     f.evidence.push_back({"host overhead per step", fmt::format("{} ({})", Ms(s.category_ms[int(StepCategory::kHostCompute)]), Pct(share))});
     f.evidence.push_back({"top-level operators per step", fmt::format("{}", s.top_level_ops_per_step)});
     f.evidence.push_back({fmt::format("operator time in tiny operators (< {} us)", kTinyOpNs / 1000), Pct(s.tiny_op_share_pct)});
