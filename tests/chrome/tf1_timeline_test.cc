@@ -205,6 +205,40 @@ TEST(Tf1Timeline, RecvIsBookkeepingOnlyInsideOneTask) {
   EXPECT_EQ(CpuKindOf(t2, "MatMul"), EventKind::kFrameworkOp);
 }
 
+// An MNIST CNN training sess.run on a GPU (mnistxla): IteratorGetNext on the CPU lane waits
+// 16.9 ms before the GPU's kernels (recorded on stream:all and again on stream:13) run 12.5 ms;
+// the executor's bookkeeping ops (_Arg, NoOp, _Retval) sit on the CPU lane too. Input-bound.
+TEST(Tf1Timeline, InputWaitBeforeTheKernelsIsInputBound) {
+  std::string j = R"({"traceEvents": [)";
+  j += Process(5, "/job:localhost/replica:0/task:0/device:CPU:0 Compute");
+  j += Process(9, "/device:GPU:0/memcpy Compute");
+  j += Process(11, "/device:GPU:0/stream:all Compute");
+  j += Process(13, "/job:localhost/replica:0/task:0/device:GPU:0 Compute");
+  j += Process(15, "/device:GPU:0/stream:13 Compute");
+  j += OpOn(5, 0, "NoOp", 0, 6, "_SOURCE");
+  j += OpOn(5, 0, "_Arg", 8, 11, "_arg_handle_0_0");
+  j += OpOn(5, 0, "IteratorGetNext", 20, 16900, "IteratorGetNext");
+  j += OpOn(5, 0, "_Retval", 30300, 3, "_retval_loss_0_0");
+  j += OpOn(13, 0, "Conv2D", 16950, 300, "conv1/Conv2D");
+  j += OpOn(13, 0, "MatMul", 17300, 200, "fc/MatMul");
+  for (int pid : {11, 15}) {
+    j += OpOn(pid, 0, "MEMCPYHtoD", 16925, 60, "edge_1_IteratorGetNext");
+    j += OpOn(pid, 0, "Conv2D", 17000, 8000, "conv1/Conv2D");
+    j += OpOn(pid, 0, "MatMul", 25000, 4500, "fc/MatMul");
+  }
+  j += OpOn(9, 0, "MEMCPYHtoD", 16925, 60, "edge_1_IteratorGetNext");
+  j += "{}]}";
+  Trace t = ImportInline(j);
+  Report r = AnalyzeTrace(t);
+  EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kInput) << r.verdict.summary;
+  EXPECT_NEAR(r.window_ms, 30.303, 0.001);
+  EXPECT_NEAR(CategoryPct(r, "input"), 100.0 * 16900 / 30303, 0.5);  // the device idles all of it
+  EXPECT_NEAR(DevicePct(r), 100.0 * 12560 / 30303, 0.5);
+  for (const auto& k : r.top_kernels) EXPECT_EQ(k.count, 1) << k.name;  // once each, not per lane
+  EXPECT_EQ(r.steps.count, 1);
+  EXPECT_EQ(r.coverage.steps, "inferred");
+}
+
 // A TF1 timeline is one sess.run: with no step markers its window is one step, inferred from the
 // run (one _SOURCE per device lane), not "no steps". A file that merges several runs' StepStats
 // (two _SOURCE on one lane) stays one region.
