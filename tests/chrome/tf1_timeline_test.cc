@@ -42,6 +42,29 @@ std::string Op(int pid, const std::string& name, int ts, int dur) {
          R"(, "tid": 0, "ts": )" + std::to_string(ts) + R"(, "dur": )" + std::to_string(dur) + "},";
 }
 
+std::string OpOn(int pid, int tid, const std::string& name, int ts, int dur, const std::string& node = "") {
+  std::string args = node.empty() ? "" : R"(, "args": {"name": ")" + node + R"(", "op": ")" + name + R"("})";
+  return R"({"ph": "X", "cat": "Op", "name": ")" + name + R"(", "pid": )" + std::to_string(pid) + R"(, "tid": )" +
+         std::to_string(tid) + R"(, "ts": )" + std::to_string(ts) + R"(, "dur": )" + std::to_string(dur) + args + "},";
+}
+
+// The kind of the first event named `name` on the lane (any of its threads) of the local CPU.
+EventKind CpuKindOf(const Trace& t, const std::string& name) {
+  for (const auto& tl : t.timelines) {
+    if (tl.name != "/job:localhost/replica:0/task:0/device:CPU:0") continue;
+    EXPECT_EQ(tl.kind, TimelineKind::kHostThread);
+    for (size_t i = 0; i < tl.ev.size(); ++i)
+      if (t.str(tl.ev.name[i]) == name) return tl.ev.kind[i];
+  }
+  return EventKind::kCount_;
+}
+
+double CategoryPct(const Report& r, const std::string& category) {
+  for (const auto& b : r.breakdown)
+    if (b.category == category) return b.pct;
+  return 0;
+}
+
 // One Conv2D whose op-level lane spans 1000 us (cuDNN autotuning on the host), while the GPU runs
 // a 100 us kernel and a 10 us copy: the GPU is busy 110 us of the 1010 us window.
 std::string Tf1GpuTrace(bool per_stream_lanes) {
@@ -116,6 +139,194 @@ TEST(Tf1Timeline, CpuOnlyOpsAreOperatorsOnAHostThread) {
     if (b.category == "device_compute") {
       EXPECT_NEAR(b.pct, 90.0, 0.5);
     }
+}
+
+// A CPU-only TF1 training step of softmax regression (peterz5): the executor's _SOURCE NoOp takes
+// 1168 us of the 1715 us step; the other bookkeeping ops (VariableV2, Const, _Arg, the train op's
+// NoOp) 60 us; the ops that compute 411 us. The framework's per-run cost bounds the step.
+std::string CpuStepWithExecutorOverhead() {
+  std::string j = R"({"traceEvents": [)";
+  j += Process(1, "/job:localhost/replica:0/task:0/device:CPU:0 Compute");
+  j += OpOn(1, 0, "NoOp", 0, 1168, "_SOURCE");
+  j += OpOn(1, 0, "VariableV2", 1200, 26, "Variable");
+  j += OpOn(1, 0, "Const", 1230, 19, "gradients/add_grad/Shape_1");
+  j += OpOn(1, 0, "_Arg", 1260, 10, "_arg_Placeholder_0_0");
+  j += OpOn(1, 1, "MatMul", 1280, 125, "MatMul");
+  j += OpOn(1, 0, "Add", 1410, 18, "add");
+  j += OpOn(1, 0, "SparseSoftmaxCrossEntropyWithLogits", 1430, 55, "xentropy");
+  j += OpOn(1, 0, "ApplyGradientDescent", 1490, 11, "GradientDescent/update_Variable");
+  j += OpOn(1, 1, "MatMul", 1500, 202, "gradients/MatMul_grad/MatMul_1");
+  j += OpOn(1, 0, "NoOp", 1710, 5, "GradientDescent");
+  j += "{}]}";
+  return j;
+}
+
+TEST(Tf1Timeline, ExecutorBookkeepingOpsAreFrameworkOverheadNotCompute) {
+  Trace t = ImportInline(CpuStepWithExecutorOverhead());
+  for (const char* op : {"NoOp", "VariableV2", "Const", "_Arg"}) EXPECT_EQ(CpuKindOf(t, op), EventKind::kFrameworkOverhead) << op;
+  for (const char* op : {"MatMul", "Add", "SparseSoftmaxCrossEntropyWithLogits", "ApplyGradientDescent"})
+    EXPECT_EQ(CpuKindOf(t, op), EventKind::kFrameworkOp) << op;
+
+  Report r = AnalyzeTrace(t);
+  // Operators >= 10 us compute 411 us; bookkeeping (1228 us) and the gaps between ops are overhead.
+  EXPECT_NEAR(CategoryPct(r, "device_compute"), 100.0 * 411 / 1715, 0.5);
+  EXPECT_NEAR(CategoryPct(r, "host_compute"), 100.0 * (1715 - 411) / 1715, 0.5);
+  // The headline and the findings say the same thing: host-bound, never compute-bound.
+  EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kHost) << r.verdict.summary;
+  ASSERT_FALSE(r.findings.empty());
+  EXPECT_EQ(r.findings[0].id, "host_bound");
+  for (const auto& f : r.findings) EXPECT_NE(f.id, "compute_bound");
+  EXPECT_NE(r.findings[0].title.find("bookkeeping"), std::string::npos) << r.findings[0].title;
+  ASSERT_FALSE(r.findings[0].top_events.empty());
+  EXPECT_EQ(r.findings[0].top_events[0].name, "NoOp");
+  bool evidence = false;
+  for (const auto& e : r.findings[0].evidence)
+    if (e.label.find("bookkeeping") != std::string::npos) {
+      evidence = true;
+      EXPECT_NE(e.value.find("1.2 ms"), std::string::npos) << e.value;  // 1228 us, none under an operator
+    }
+  EXPECT_TRUE(evidence);
+}
+
+// _Send/_Recv hand a tensor over inside one process (bookkeeping); between tasks a _Recv waits on
+// the network, so a trace that names two tasks keeps them as operators.
+TEST(Tf1Timeline, RecvIsBookkeepingOnlyInsideOneTask) {
+  std::string one = R"({"traceEvents": [)";
+  one += Process(1, "/job:localhost/replica:0/task:0/device:CPU:0 Compute");
+  one += Op(1, "_Recv", 0, 500);
+  one += Op(1, "MatMul", 500, 100);
+  std::string two = one + Process(2, "/job:worker/replica:0/task:1/device:CPU:0 Compute") + Op(2, "MatMul", 0, 100);
+  one += "{}]}";
+  two += "{}]}";
+  Trace t1 = ImportInline(one);
+  EXPECT_EQ(CpuKindOf(t1, "_Recv"), EventKind::kFrameworkOverhead);
+  Trace t2 = ImportInline(two);
+  EXPECT_EQ(CpuKindOf(t2, "_Recv"), EventKind::kFrameworkOp);
+  EXPECT_EQ(CpuKindOf(t2, "MatMul"), EventKind::kFrameworkOp);
+}
+
+// An MNIST CNN training sess.run on a GPU (mnistxla): IteratorGetNext on the CPU lane waits
+// 16.9 ms before the GPU's kernels (recorded on stream:all and again on stream:13) run 12.5 ms;
+// the executor's bookkeeping ops (_Arg, NoOp, _Retval) sit on the CPU lane too. Input-bound.
+TEST(Tf1Timeline, InputWaitBeforeTheKernelsIsInputBound) {
+  std::string j = R"({"traceEvents": [)";
+  j += Process(5, "/job:localhost/replica:0/task:0/device:CPU:0 Compute");
+  j += Process(9, "/device:GPU:0/memcpy Compute");
+  j += Process(11, "/device:GPU:0/stream:all Compute");
+  j += Process(13, "/job:localhost/replica:0/task:0/device:GPU:0 Compute");
+  j += Process(15, "/device:GPU:0/stream:13 Compute");
+  j += OpOn(5, 0, "NoOp", 0, 6, "_SOURCE");
+  j += OpOn(5, 0, "_Arg", 8, 11, "_arg_handle_0_0");
+  j += OpOn(5, 0, "IteratorGetNext", 20, 16900, "IteratorGetNext");
+  j += OpOn(5, 0, "_Retval", 30300, 3, "_retval_loss_0_0");
+  j += OpOn(13, 0, "Conv2D", 16950, 300, "conv1/Conv2D");
+  j += OpOn(13, 0, "MatMul", 17300, 200, "fc/MatMul");
+  for (int pid : {11, 15}) {
+    j += OpOn(pid, 0, "MEMCPYHtoD", 16925, 60, "edge_1_IteratorGetNext");
+    j += OpOn(pid, 0, "Conv2D", 17000, 8000, "conv1/Conv2D");
+    j += OpOn(pid, 0, "MatMul", 25000, 4500, "fc/MatMul");
+  }
+  j += OpOn(9, 0, "MEMCPYHtoD", 16925, 60, "edge_1_IteratorGetNext");
+  j += "{}]}";
+  Trace t = ImportInline(j);
+  Report r = AnalyzeTrace(t);
+  EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kInput) << r.verdict.summary;
+  EXPECT_NEAR(r.window_ms, 30.303, 0.001);
+  EXPECT_NEAR(CategoryPct(r, "input"), 100.0 * 16900 / 30303, 0.5);  // the device idles all of it
+  EXPECT_NEAR(DevicePct(r), 100.0 * 12560 / 30303, 0.5);
+  for (const auto& k : r.top_kernels) EXPECT_EQ(k.count, 1) << k.name;  // once each, not per lane
+  EXPECT_EQ(r.steps.count, 1);
+  EXPECT_EQ(r.coverage.steps, "inferred");
+}
+
+// A TF1 timeline is one sess.run: with no step markers its window is one step, inferred from the
+// run (one _SOURCE per device lane), not "no steps". A file that merges several runs' StepStats
+// (two _SOURCE on one lane) stays one region.
+TEST(Tf1Timeline, OneSessionRunIsOneInferredStep) {
+  Trace t = ImportInline(CpuStepWithExecutorOverhead());
+  ASSERT_EQ(t.workers.size(), 1u);
+  EXPECT_TRUE(t.workers[0].single_run);
+  Report r = AnalyzeTrace(t);
+  EXPECT_EQ(r.steps.count, 1);
+  EXPECT_FALSE(r.steps.whole_window);
+  EXPECT_TRUE(r.steps.inferred);
+  EXPECT_NEAR(r.steps.median_ms, 1.715, 1e-6);
+  EXPECT_NE(r.steps.source.find("sess.run"), std::string::npos) << r.steps.source;
+  EXPECT_EQ(r.coverage.steps, "inferred");
+  bool said = false;
+  for (const auto& e : r.coverage.evidence) said |= e.find("sess.run") != std::string::npos;
+  EXPECT_TRUE(said);
+
+  std::string two_runs = CpuStepWithExecutorOverhead();
+  two_runs.insert(two_runs.rfind("{}]}"), OpOn(1, 0, "NoOp", 5000, 900, "_SOURCE") + OpOn(1, 0, "MatMul", 6000, 100, "MatMul"));
+  Trace m = ImportInline(two_runs);
+  EXPECT_FALSE(m.workers[0].single_run);
+  Report rm = AnalyzeTrace(m);
+  EXPECT_TRUE(rm.steps.whole_window);
+  EXPECT_EQ(rm.coverage.steps, "whole_window");
+}
+
+// An early TF 1.x timeline (sunblaze, TF ~1.2) names its lanes with legacy device names: "/gpu:0/...",
+// ".../task:0/gpu:0", ".../cpu:0". One sess.run of random_normal + MatMul: the op-level lane holds
+// 439 ms of one-time GPU start-up inside RandomStandardNormal, whose kernel runs 0.2 ms; the GPU's
+// streams are busy 3.2 ms of the 694.6 ms window.
+std::string LegacyNamedTf1GpuTrace() {
+  std::string j = R"({"traceEvents": [)";
+  j += Process(0, "Allocators");
+  j += Process(1, "/job:localhost/replica:0/task:0/cpu:0 Compute");
+  j += Process(2, "/job:localhost/replica:0/task:0/cpu:0 Tensors");
+  j += Process(3, "/job:localhost/replica:0/task:0/gpu:0 Compute");
+  j += Process(5, "/gpu:0/stream:all Compute");
+  j += Process(7, "/gpu:0/stream:12 Compute");
+  j += Process(9, "/gpu:0/memcpy Compute");
+  j += Process(13, "/gpu:0/stream:14 Compute");
+  j += Op(1, "NoOp", 12, 21);
+  j += Op(3, "NoOp", 0, 12781);
+  j += Op(3, "RandomStandardNormal", 13000, 439210);
+  j += Op(3, "MatMul", 452300, 237216);
+  for (int pid : {5, 7}) {
+    j += Op(pid, "RandomStandardNormal", 452024, 213);
+    j += Op(pid, "MatMul", 689484, 2406);
+  }
+  j += Op(9, "MEMCPYDtoH", 694000, 600);
+  j += Op(13, "MEMCPYDtoH", 694000, 600);
+  j += "{}]}";
+  return j;
+}
+
+TEST(Tf1Timeline, LegacyDeviceNamesAreGpuLanes) {
+  Trace t = ImportInline(LegacyNamedTf1GpuTrace());
+  EXPECT_EQ(t.framework, Framework::kTensorFlow);
+  const Timeline* op_level = Lane(t, "/job:localhost/replica:0/task:0/device:GPU:0");
+  const Timeline* all = Lane(t, "/device:GPU:0/stream:all");
+  const Timeline* s12 = Lane(t, "/device:GPU:0/stream:12");
+  const Timeline* s14 = Lane(t, "/device:GPU:0/stream:14");
+  const Timeline* memcpy = Lane(t, "/device:GPU:0/memcpy");
+  const Timeline* cpu = Lane(t, "/job:localhost/replica:0/task:0/device:CPU:0");
+  ASSERT_TRUE(op_level && all && s12 && s14 && memcpy && cpu);
+  EXPECT_EQ(op_level->kind, TimelineKind::kDerived);
+  EXPECT_EQ(all->kind, TimelineKind::kDerived);
+  EXPECT_EQ(memcpy->kind, TimelineKind::kDerived);
+  EXPECT_EQ(s12->kind, TimelineKind::kDeviceStream);
+  EXPECT_EQ(s14->kind, TimelineKind::kDeviceStream);
+  EXPECT_EQ(s14->ev.kind[0], EventKind::kMemcpyD2H);
+  EXPECT_EQ(cpu->kind, TimelineKind::kHostThread);
+  EXPECT_EQ(t.device(s12->device).kind, DeviceKind::kGpu);
+
+  Report r = AnalyzeTrace(t);
+  EXPECT_EQ(r.coverage.framework, "tensorflow");
+  EXPECT_EQ(r.coverage.device_activity, "captured");
+  EXPECT_NEAR(r.window_ms, 694.6, 0.1);
+  EXPECT_NEAR(DevicePct(r), 100.0 * 3219 / 694588, 0.05);
+  // Each kernel once (not on stream:all and stream:12 both); the op-level lane is no host operator.
+  for (const auto& k : r.top_kernels) {
+    if (k.name == "RandomStandardNormal") {
+      EXPECT_EQ(k.count, 1);
+    }
+  }
+  for (const auto& o : r.top_ops) EXPECT_NE(o.name, "RandomStandardNormal");
+  EXPECT_NE(r.verdict.bottleneck, Bottleneck::kDeviceCompute);
+  EXPECT_EQ(r.verdict.summary.find("CPU"), std::string::npos) << r.verdict.summary;
 }
 
 // kittibox (wild/SOURCES.md): one inference sess.run whose op-level Conv2D lane holds 2.4 s of

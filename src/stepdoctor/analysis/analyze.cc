@@ -200,7 +200,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
                                              : DeviceCoverage::kCaptured;
     device.evidence = steps.device_evidence;
     // One cold pass: the only region analysed is dominated by one-off start-up calls.
-    bool cold = windows.whole_window && steps.mean_step_ms > 0 && steps.startup_ms >= kColdWindowStartupPct / 100.0 * steps.mean_step_ms;
+    bool cold = (windows.whole_window || windows.single_run) && steps.mean_step_ms > 0 && steps.startup_ms >= kColdWindowStartupPct / 100.0 * steps.mean_step_ms;
     r.coverage = TraceToCoverage(trace, windows, device, applied, cold);
     if (trace.EventCount() == 0) {
       // Samples or a GPU log alone: how busy each device was, not what it did.

@@ -19,7 +19,8 @@ std::vector<TopEvent> TotalsByName(const Trace& trace, TotalsScope scope, Worker
     if (scope == TotalsScope::kDeviceKernels ? !device : !host) continue;
     for (size_t i = 0; i < t.ev.size(); ++i) {
       EventKind k = t.ev.kind[i];
-      bool keep = scope == TotalsScope::kDeviceKernels ? IsDeviceActivity(k) : k == EventKind::kFrameworkOp;
+      bool keep = scope == TotalsScope::kDeviceKernels ? IsDeviceActivity(k)
+                                                       : k == EventKind::kFrameworkOp || k == EventKind::kFrameworkOverhead;
       if (!keep) continue;
       auto& a = acc[t.ev.name[i]];
       a.ns += t.ev.dur_ns[i];

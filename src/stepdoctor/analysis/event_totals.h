@@ -10,7 +10,8 @@ namespace stepdoctor {
 
 enum class TotalsScope {
   kDeviceKernels,  // kernels, communication kernels, memcpy and memset on device streams
-  kHostOps,        // framework ops on host threads (every level: totals are inclusive)
+  kHostOps,        // framework ops on host threads, bookkeeping ops (kFrameworkOverhead) included
+                   // (every level: totals are inclusive)
 };
 
 // Sorted by total time, descending; share_pct is of the summed total. `worker` invalid = all.

@@ -72,6 +72,9 @@ struct StepSignals {
   double median_launch_us = 0;     // median kernel-launch runtime call duration
   double device_busy_pct = 0;      // union of device activity / step time
   double tiny_op_share_pct = 0;    // CPU-only: share of top-level op time in ops under kTinyOpUs
+  // Mean ms per step of host_compute spent in the framework's bookkeeping ops
+  // (EventKind::kFrameworkOverhead: TF's NoOp/_SOURCE, _Arg, Const, ...), a part of that category.
+  double framework_overhead_ms = 0;
   int64_t top_level_ops_per_step = 0;
   // Precision (devices that have TensorCores): share of kernel time in fp32 vs 16-bit kernels.
   double fp16_kernel_pct = 0;      // reduced precision (16-bit, fp8, fp4: model/device_work_classify) share

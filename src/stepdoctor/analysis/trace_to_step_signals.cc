@@ -176,7 +176,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   if (windows.steps.empty()) return s;
 
   std::vector<Interval> raw[kStepCategoryCount];
-  std::vector<Interval> input_raw, busy_raw, sync_raw, startup_raw, annotation_raw;
+  std::vector<Interval> input_raw, busy_raw, sync_raw, startup_raw, annotation_raw, overhead_raw;
   // Waiting for other ranks before a collective can start (Horovod's NEGOTIATE_*): no data moves.
   std::vector<Interval> peer_raw;
   std::vector<Interval> python_raw;  // Python frames the profiler recorded (with_stack)
@@ -248,7 +248,11 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     for (size_t i = 0; i < t.ev.size(); ++i) {
       EventKind k = t.ev.kind[i];
       Interval iv{t.ev.start_ns[i], t.end_ns(uint32_t(i))};
-      if (k == EventKind::kInputWait) {
+      if (k == EventKind::kFrameworkOverhead) {
+        // The framework's bookkeeping: host time on any trace, never an operator's compute.
+        raw[int(StepCategory::kHostCompute)].push_back(iv);
+        overhead_raw.push_back(iv);
+      } else if (k == EventKind::kInputWait) {
         input_raw.push_back(iv);
         if (iv.start >= lo && iv.start < hi) {
           auto& n = input_names[t.ev.name[i]];
@@ -393,7 +397,8 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     by_dir[d] = Intersect(mem_left, MakeIntervalSet(std::move(*dir_raw[d])));
     mem_left = Subtract(mem_left, by_dir[d]);
   }
-  double dc16_ns = 0, dir_ns[3] = {0, 0, 0}, comm_ns = 0;
+  const IntervalSet overhead_x = Intersect(exclusive[int(StepCategory::kHostCompute)], MakeIntervalSet(std::move(overhead_raw)));
+  double dc16_ns = 0, dir_ns[3] = {0, 0, 0}, comm_ns = 0, overhead_ns = 0;
 
   const size_t n = windows.steps.size();
   s.step_count = int(n);
@@ -414,6 +419,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     s.step_numbers.push_back(sw.number);
     input_wait_ns += double(LengthWithin(col.input_wait, sw.start_ns, sw.end_ns));
     dc16_ns += double(LengthWithin(dc16, sw.start_ns, sw.end_ns));
+    overhead_ns += double(LengthWithin(overhead_x, sw.start_ns, sw.end_ns));
     comm_ns += double(LengthWithin(col.sets[int(StepCategory::kCollectives)], sw.start_ns, sw.end_ns));
     for (int d = 0; d < 3; ++d) dir_ns[d] += double(LengthWithin(by_dir[d], sw.start_ns, sw.end_ns));
     busy_ns += double(LengthWithin(col.device_busy, sw.start_ns, sw.end_ns));
@@ -472,6 +478,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   s.median_kernel_us = Median(kernel_us);
   s.median_launch_us = Median(launch_us);
   s.tiny_op_share_pct = top_ns > 0 ? 100.0 * double(tiny_ns) / double(top_ns) : 0;
+  s.framework_overhead_ms = overhead_ns / double(n) / 1e6;
   s.top_level_ops_per_step = top_count / int64_t(n);
   s.fp16_kernel_pct = kernel_ns_total > 0 ? 100.0 * kernel_ns_reduced / kernel_ns_total : 0;
   s.matrix_kernel_pct = kernel_ns_all > 0 ? 100.0 * kernel_ns_matrix / kernel_ns_all : 0;

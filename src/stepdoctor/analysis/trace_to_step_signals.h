@@ -11,7 +11,10 @@
 //   device missing: the same priorities with no device lines: a host-side view only.
 //   CPU only:       input > device_compute (top-level operators) > collectives (host
 //                   collectives: waiting for other ranks) > host_compute (tiny top-level
-//                   operators, and the time between operators: Python/framework).
+//                   operators, the framework's bookkeeping ops, and the time between
+//                   operators: Python/framework).
+// The framework's bookkeeping ops (EventKind::kFrameworkOverhead: TF's executor NoOp, _Arg,
+// Const ...) are host_compute on every trace, never operators: they do no math.
 #pragma once
 
 #include "stepdoctor/model/runtime_calls.h"  // kOneOffRuntimeNs

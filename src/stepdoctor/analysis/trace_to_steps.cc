@@ -197,6 +197,13 @@ StepWindows TraceToSteps(const Trace& trace, WorkerId worker) {
     }
   }
   if (out.steps.empty()) InferSteps(trace, worker, &out);
+  if (out.steps.empty() && worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).single_run &&
+      hi > lo) {
+    // The trace is one run of the step (a TF1 timeline's sess.run): its window is that step.
+    out.single_run = out.inferred = true;
+    out.source = "the one sess.run a TF1 timeline records (no step markers)";
+    out.steps.push_back({1, lo, hi});
+  }
   if (out.steps.empty()) {
     out.whole_window = true;
     out.source = "whole window (no step markers)";

@@ -27,7 +27,10 @@ struct StepWindows {
   std::vector<StepWindow> warmup; // leading steps excluded as warm-up (see kWarmupStepFactor)
   std::string source;             // what the steps came from, for the report
   bool whole_window = false;      // no markers: one region spanning the trace
-  bool inferred = false;          // no markers: iterations inferred from repeated host structure
+  bool inferred = false;          // no markers: iterations inferred from repeated host structure,
+                                  // or the one run the trace records (single_run)
+  bool single_run = false;        // no markers: the window is the one run the trace records
+                                  // (Worker::single_run), one inferred step
   // Steps left out: empty markers, markers overlapping a step already kept, and inferred
   // iterations cut by the window edges.
   int excluded_partial = 0;

@@ -26,6 +26,8 @@ enum class EventKind : uint8_t {
   kMemoryEvent,     // allocation/free instant events
   kSync,            // cuda_sync / device synchronisation markers
   kCollectiveWait,  // waiting for peers before a collective can start (Horovod NEGOTIATE_*): no data moves
+  kFrameworkOverhead,  // an op the framework runs for its own bookkeeping, doing no math (TF's NoOp,
+                       // _Arg, Const: model/tf_op_classify.h): host overhead, not operator compute
   kCount_
 };
 

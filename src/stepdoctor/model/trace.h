@@ -29,6 +29,9 @@ struct Worker {
   int world_size = -1;
   std::string backend;     // nccl, gloo, ...
   std::string source_path; // the file this worker came from
+  // The trace records one run of the training step and nothing else: a TF 1.x timeline is the
+  // StepStats of one sess.run. Step inference reads such a window as one step (inferred).
+  bool single_run = false;
 };
 
 // The framework that wrote the input, set by the importers from what the file holds (Kineto

@@ -2,6 +2,7 @@
 
 #include "stepdoctor/model/device_work_classify.h"
 #include "stepdoctor/model/runtime_calls.h"
+#include "stepdoctor/model/tf_op_classify.h"
 
 namespace stepdoctor::chrome {
 namespace {
@@ -89,8 +90,13 @@ EventKind ClassifyEvent(std::string_view cat, std::string_view name) {
       if (cat == "Runtime") return EventKind::kRuntime;
       break;
     case 'O':
-      // "Operator": Kineto's old name for cpu_op; "Op": TF1 timeline.Timeline's op executions.
-      if (cat == "Operator" || cat == "Op") return HostKind(name, EventKind::kFrameworkOp);
+      // "Operator": Kineto's old name for cpu_op.
+      if (cat == "Operator") return HostKind(name, EventKind::kFrameworkOp);
+      // "Op": TF1 timeline.Timeline's op executions, named by op type. The executor's bookkeeping
+      // ops are overhead; _Send/_Recv are decided by the builder, which knows the trace's tasks.
+      if (cat == "Op")
+        return ClassifyTfOp(name) == TfOpRole::kBookkeeping ? EventKind::kFrameworkOverhead
+                                                            : HostKind(name, EventKind::kFrameworkOp);
       break;
     case 'u':
       if (cat == "user_annotation") return HostKind(name, EventKind::kUserAnnotation);

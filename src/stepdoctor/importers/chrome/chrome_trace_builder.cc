@@ -4,6 +4,7 @@
 #include <charconv>
 #include <limits>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "stepdoctor/importers/chrome/horovod_phases.h"
 #include "stepdoctor/importers/chrome/tf1_timeline_lanes.h"
 #include "stepdoctor/model/series_names.h"
+#include "stepdoctor/model/tf_op_classify.h"
 
 namespace stepdoctor::chrome {
 namespace {
@@ -95,6 +97,9 @@ struct ChromeTraceBuilder::State {
   std::string host_name, backend;
   int rank = -1, world_size = -1;
   bool schema_version = false, saw_kineto_cat = false, horovod = false;
+  // TF1 timeline ops of the executor's _SOURCE node, per process (lane): each run of a graph
+  // starts with one on every device it uses, so more than one on a lane means several runs.
+  std::unordered_map<IdKey, int, IdKeyHash> tf1_source_ops;
   uint64_t events = 0;
   uint64_t skipped = 0;                   // events counted under a diagnostic and not kept
   ImportIssue first_skip = ImportIssue::kMalformedEvent;  // the reason the first of them was
@@ -173,7 +178,9 @@ struct ChromeTraceBuilder::State {
   void OnMetadata(const ParsedEvent& e) {
     IdKey pid = Key(e.pid);
     const ParsedArg* a = e.arg("name");
-    if (e.name == "process_name" && a && a->type == ArgType::kString) process_name[pid] = std::string(a->s);
+    // TensorFlow's legacy device names ("/gpu:0/stream:all Compute") take the "/device:GPU:0" form
+    // here, once: every check below reads that form only.
+    if (e.name == "process_name" && a && a->type == ArgType::kString) process_name[pid] = CanonicalTfDeviceName(a->s);
     else if (e.name == "process_labels" && (a = e.arg("labels")) && a->type == ArgType::kString)
       process_label[pid] = std::string(a->s);
     else if (e.name == "thread_name" && a && a->type == ArgType::kString)
@@ -307,6 +314,9 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
       Timeline& t = s.trace.timeline(tl.id);
       uint32_t idx = t.Add(e.ts_ns, dur, s.trace.strings.Intern(e.name), kind, State::Correlation(e));
       s.AddArgs(t, idx, e);
+      if (e.cat == "Op")
+        if (const ParsedArg* node = e.arg("name"); node && node->type == ArgType::kString && node->s == "_SOURCE")
+          ++s.tf1_source_ops[tl.pid];
       if (!e.cat.empty() && IsHostCategory(e.cat)) tl.host_category = true;
       if (device_cat) {
         tl.device_category = true;
@@ -438,12 +448,20 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   }
 
   // Devices and timeline kinds.
-  bool tensorflow = false;
+  bool tensorflow = false, tf1_timeline = false;
   auto is_tf_plane = [](std::string_view name) { return name.rfind("/host:", 0) == 0 || name.rfind("/device:", 0) == 0; };
-  for (const auto& [pid, name] : s.process_name)
+  for (const auto& [pid, name] : s.process_name) {
+    if (ClassifyTf1Lane(name) != Tf1Lane::kNone) tf1_timeline = true;
     if (is_tf_plane(name) || ClassifyTf1Lane(name) != Tf1Lane::kNone) tensorflow = true;
+  }
+  // A TF1 timeline is the StepStats of one sess.run: its window is that run, unless a lane starts
+  // more than one (files that merge several runs' StepStats).
+  int most_sources = 0;
+  for (const auto& [pid, n] : s.tf1_source_ops) most_sources = std::max(most_sources, n);
+  w.single_run = tf1_timeline && most_sources <= 1;
   for (const auto& tl : s.tls)
-    if (tl.pid.is_string && !s.process_name.count(tl.pid) && is_tf_plane(s.KeyText(tl.pid))) tensorflow = true;
+    if (tl.pid.is_string && !s.process_name.count(tl.pid) && is_tf_plane(CanonicalTfDeviceName(s.KeyText(tl.pid))))
+      tensorflow = true;
   DeviceId host = trace.GetOrAddDevice(s.worker, DeviceKind::kHostCpu, 0, "host CPU");
   // TF1 timelines record a GPU's work on several lanes at once: which ones each GPU has decides
   // which lanes are its streams (tf1_timeline_lanes.h).
@@ -458,6 +476,13 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
       if (lane == Tf1Lane::kStream) tf1_gpu_lanes[gpu].first = true;
       if (lane == Tf1Lane::kAllStreams) tf1_gpu_lanes[gpu].second = true;
     }
+  // The tasks TF1's lanes name. With one, _Send/_Recv hand tensors over inside the process: the
+  // executor's bookkeeping. With several, a _Recv may wait on the network, and stays an operator.
+  std::set<std::string_view> tf1_tasks;
+  if (tensorflow)
+    for (const auto& [pid, name] : s.process_name)
+      if (ClassifyTf1Lane(name) != Tf1Lane::kNone)
+        if (std::string_view task = Tf1LaneTask(name); !task.empty()) tf1_tasks.insert(task);
   std::unordered_map<IdKey, size_t, IdKeyHash> events_per_host_pid;
   std::unordered_set<IdKey, IdKeyHash> host_pids;  // processes with host-side categories
   for (const auto& tl : s.tls)
@@ -469,7 +494,7 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
     auto tn = s.thread_name.find({tl.pid, tl.tid});
     std::string tname = tn != s.thread_name.end() ? tn->second : std::string();
     // A string pid is the process's name, where no metadata event names it.
-    if (pname.empty() && tl.pid.is_string) pname = s.KeyText(tl.pid);
+    if (pname.empty() && tl.pid.is_string) pname = CanonicalTfDeviceName(s.KeyText(tl.pid));
     int gpu = -1, tpu = -1;
     if (tensorflow) {
       gpu = TrailingDeviceNumber(pname, "/device:GPU:");
@@ -533,6 +558,10 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
                : tf1 == Tf1Lane::kHostOps ? pname.substr(0, pname.size() - std::string_view(" Compute").size())
                                           : "thread " + s.KeyText(tl.tid);
       if (!derived) events_per_host_pid[tl.pid] += t.ev.size();
+      if (tf1 == Tf1Lane::kHostOps && tf1_tasks.size() <= 1)
+        for (size_t i = 0; i < t.ev.size(); ++i)
+          if (t.ev.kind[i] == EventKind::kFrameworkOp && ClassifyTfOp(trace.str(t.ev.name[i])) == TfOpRole::kRendezvous)
+            t.ev.kind[i] = EventKind::kFrameworkOverhead;
     }
   }
   if (tensorflow) {

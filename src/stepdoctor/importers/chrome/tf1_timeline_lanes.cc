@@ -14,7 +14,35 @@ bool AllDigits(std::string_view s) {
   return true;
 }
 
+// "gpu:0 Compute" -> "GPU"; "cpu:12" -> "CPU"; anything else -> empty.
+std::string_view LegacyDeviceType(std::string_view component) {
+  if (component.size() < 5 || component[3] != ':' || component[4] < '0' || component[4] > '9') return {};
+  std::string_view type = component.substr(0, 3);
+  if (type == "gpu" || type == "GPU") return "GPU";
+  if (type == "cpu" || type == "CPU") return "CPU";
+  return {};
+}
+
 }  // namespace
+
+std::string CanonicalTfDeviceName(std::string_view name) {
+  if (name.empty() || name.front() != '/') return std::string(name);
+  std::string out;
+  out.reserve(name.size() + 8);
+  while (!name.empty()) {  // name starts at a '/'
+    size_t next = name.find('/', 1);
+    std::string_view component = name.substr(1, next == std::string_view::npos ? std::string_view::npos : next - 1);
+    out += '/';
+    if (std::string_view type = LegacyDeviceType(component); !type.empty()) {
+      out += "device:";
+      out += type;
+      component.remove_prefix(3);  // keeps ":N ..." after the type
+    }
+    out += component;
+    name = next == std::string_view::npos ? std::string_view() : name.substr(next);
+  }
+  return out;
+}
 
 Tf1Lane ClassifyTf1Lane(std::string_view n) {
   constexpr std::string_view kCompute = " Compute";
@@ -36,6 +64,12 @@ Tf1Lane ClassifyTf1Lane(std::string_view n) {
   if (sub == "memcpy") return Tf1Lane::kMemcpy;
   if (sub.substr(0, 7) == "stream:" && AllDigits(sub.substr(7))) return Tf1Lane::kStream;
   return Tf1Lane::kNone;
+}
+
+std::string_view Tf1LaneTask(std::string_view n) {
+  if (n.substr(0, 5) != "/job:") return {};
+  size_t dev = n.find("/device:");
+  return dev == std::string_view::npos ? std::string_view() : n.substr(0, dev);
 }
 
 bool Tf1LaneIsDeviceStream(Tf1Lane lane, bool gpu_has_streams, bool gpu_has_all_streams) {
