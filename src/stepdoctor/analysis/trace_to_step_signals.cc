@@ -11,6 +11,7 @@
 #include "stepdoctor/analysis/statistics.h"
 #include "stepdoctor/analysis/trace_to_coverage.h"
 #include "stepdoctor/model/device_work_classify.h"
+#include "stepdoctor/core/checked_time.h"
 
 namespace stepdoctor {
 namespace {
@@ -206,7 +207,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
         input_raw.push_back(iv);
         if (iv.start >= lo && iv.start < hi) {
           auto& n = input_names[t.ev.name[i]];
-          n.first += t.ev.dur_ns[i];
+          n.first = SaturatingAdd(n.first, t.ev.dur_ns[i]);  // waits may nest
           ++n.second;
         }
       } else if (!s.cpu_only) {
@@ -224,7 +225,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
             startup_raw.push_back(iv);
             if (iv.start >= lo && iv.start < hi) {
               auto& v = startup_names[t.ev.name[i]];
-              v.first += t.ev.dur_ns[i];
+              v.first = SaturatingAdd(v.first, t.ev.dur_ns[i]);
               ++v.second;
             }
           } else if (role == RuntimeRole::kBlockingCopy) {

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "stepdoctor/core/checked_time.h"
 #include "stepdoctor/live/live_sampler.h"
 #include "stepdoctor/live/monitor.h"
 #include "stepdoctor/live/samples_writer.h"
@@ -21,7 +22,12 @@ Result<int64_t> ParseDurationNs(std::string_view text) {
   if (r.ec != std::errc() || scale < 0 || !(v > 0) || !std::isfinite(v))
     return Result<int64_t>(ErrorCode::kInvalidArgument,
                            "'" + std::string(text) + "' is not a duration (e.g. 1s, 500ms, 2m)");
-  return int64_t(std::llround(v * scale));
+  // Durations share the time range (core/checked_time.h): a "1e300s" interval is no interval.
+  auto ns = UnitsToNs(v, scale);
+  if (!ns || *ns <= 0)
+    return Result<int64_t>(ErrorCode::kInvalidArgument,
+                           "'" + std::string(text) + "' is not a duration that fits (at most about 146 years)");
+  return *ns;
 }
 
 std::string FormatStatusLine(const Sample& s, int64_t samples, double elapsed_s) {
