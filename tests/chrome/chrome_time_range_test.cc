@@ -172,5 +172,18 @@ TEST(ChromeTimeRange, StringPidNeverCollidesWithANumber) {
   EXPECT_TRUE(r.trace.diagnostics.empty());
 }
 
+// Kineto's [memory] instants carry the allocator's totals as numbers: one past int64 is counted
+// and left out of the memory series, the next is kept.
+TEST(ChromeTimeRange, MemoryTotalsPastInt64AreCounted) {
+  auto r = Import(R"({"traceEvents":[)"
+                  R"({"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":1,"args":{"Total Allocated":1e300,"Device Id":0,"Device Type":1}},)"
+                  R"({"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":2,"args":{"Total Allocated":4096,"Device Id":0,"Device Type":1}},)" +
+                  X("op", 0, 5) + "]}");
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  EXPECT_EQ(r.trace.diagnostics.count(ImportIssue::kValueOutOfRange), 1u);
+  ASSERT_EQ(r.trace.counters.size(), 1u);
+  EXPECT_EQ(r.trace.counters[0].value, (std::vector<double>{4096}));
+}
+
 }  // namespace
 }  // namespace stepdoctor

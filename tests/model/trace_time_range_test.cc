@@ -54,6 +54,22 @@ TEST(TraceTimeRange, FinalizeDropsAndCountsEventsOutsideTheRange) {
   EXPECT_EQ(t.diagnostics.count(ImportIssue::kTimeOutOfRange), 7u);
 }
 
+// A byte series holds what int64 can: 2^63 - 1024 bytes is kept, 2^63 and 1e300 are not; other
+// units are not bounded.
+TEST(TraceTimeRange, FinalizeDropsByteCountsPastInt64) {
+  Trace t;
+  WorkerId w = t.AddWorker({});
+  DeviceId d = t.GetOrAddDevice(w, DeviceKind::kGpu, 0);
+  t.counters.push_back({w, d, "gpu0_memory_allocated_bytes", "bytes", {1, 2, 3, 4}, {9223372036854774784.0, 9223372036854775808.0, 1e300, 5}});
+  t.counters.push_back({w, d, "gpu0_util_pct", "%", {1}, {1e300}});
+  t.Finalize();
+  EXPECT_EQ(t.diagnostics.count(ImportIssue::kValueOutOfRange), 2u);
+  EXPECT_EQ(t.diagnostics.count(ImportIssue::kTimeOutOfRange), 0u);
+  ASSERT_EQ(t.counters.size(), 2u);
+  EXPECT_EQ(t.counters[0].value, (std::vector<double>{9223372036854774784.0, 5}));
+  EXPECT_EQ(t.counters[1].value.size(), 1u);
+}
+
 // Samples at both ends of the range: the window and the gaps are differences of nearly 2^63 ns,
 // computed without overflow.
 TEST(TraceTimeRange, ResourceWindowAcrossTheWholeRange) {

@@ -128,19 +128,22 @@ uint64_t DropOutOfRange(EventColumns& e) {
   return dropped;
 }
 
-uint64_t DropOutOfRange(CounterSeries& c) {
+// Drops samples whose time is outside the range (counted in *times) and, in a byte series,
+// samples whose value int64 cannot hold (counted in *values): device memory and the analyses
+// read byte counts as int64.
+void DropOutOfRange(CounterSeries& c, uint64_t* times, uint64_t* values) {
   std::vector<bool> keep;
-  uint64_t dropped = 0;
+  const bool bytes = c.unit == "bytes";
   for (size_t i = 0; i < c.ts_ns.size(); ++i) {
-    if (TimeInRange(c.ts_ns[i])) continue;
+    const bool time_ok = TimeInRange(c.ts_ns[i]);
+    if (time_ok && (!bytes || RoundToInt64(c.value[i]))) continue;
     if (keep.empty()) keep.assign(c.ts_ns.size(), true);
     keep[i] = false;
-    ++dropped;
+    ++*(time_ok ? values : times);
   }
-  if (dropped == 0) return 0;
+  if (keep.empty()) return;
   KeepOnly(c.ts_ns, keep);
   KeepOnly(c.value, keep);
-  return dropped;
 }
 
 void SortTimeline(Timeline& t) {
@@ -169,13 +172,13 @@ void SortTimeline(Timeline& t) {
 }  // namespace
 
 void Trace::Finalize() {
-  uint64_t out_of_range = 0;
+  uint64_t out_of_range = 0, values_out_of_range = 0;
   for (auto& t : timelines) {
     out_of_range += DropOutOfRange(t.ev);
     SortTimeline(t);
   }
   for (auto& c : counters) {
-    out_of_range += DropOutOfRange(c);
+    DropOutOfRange(c, &out_of_range, &values_out_of_range);
     const size_t n = c.ts_ns.size();
     if (std::is_sorted(c.ts_ns.begin(), c.ts_ns.end())) continue;
     std::vector<uint32_t> order(n);
@@ -185,8 +188,10 @@ void Trace::Finalize() {
     Permute(c.value, order);
   }
   // A series left with no sample by the drop goes too: analyses expect none empty.
-  if (out_of_range > 0) std::erase_if(counters, [](const CounterSeries& c) { return c.ts_ns.empty(); });
+  if (out_of_range + values_out_of_range > 0)
+    std::erase_if(counters, [](const CounterSeries& c) { return c.ts_ns.empty(); });
   diagnostics.Count(ImportIssue::kTimeOutOfRange, out_of_range);
+  diagnostics.Count(ImportIssue::kValueOutOfRange, values_out_of_range);
 }
 
 size_t Trace::EventCount() const {

@@ -108,7 +108,7 @@ struct CounterSeries {
   WorkerId worker;
   DeviceId device;          // may be invalid for machine-wide series
   std::string name;         // "gpu0_util_pct" (model/series_names.h), "Memory in use"
-  std::string unit;         // "%", "bytes"
+  std::string unit;         // "%", "bytes" (a byte series' values fit in int64: Finalize)
   std::vector<int64_t> ts_ns;
   std::vector<double> value;
 };
@@ -153,9 +153,9 @@ class Trace {
   std::string_view str(StringId id) const { return strings.Get(id); }
 
   // Drops (counting them as kTimeOutOfRange) events whose start or end and samples whose time
-  // lies outside +-kMaxTimeNs, then sorts every timeline by (start, longest first) and every
-  // counter by time. Importers skip such times as they read; this holds whatever built the
-  // trace to the range.
+  // lies outside +-kMaxTimeNs, and (as kValueOutOfRange) samples of a "bytes" series that int64
+  // cannot hold; then sorts every timeline by (start, longest first) and every counter by time.
+  // Importers skip such values as they read; this holds whatever built the trace to the range.
   void Finalize();
   size_t EventCount() const;
 };
