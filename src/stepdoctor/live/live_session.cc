@@ -47,10 +47,8 @@ std::string FormatStatusLine(const Sample& s, int64_t samples, double elapsed_s)
   return line;
 }
 
-Result<LiveSessionResult> RunLiveSession(int64_t root_pid, const LiveSessionOptions& opts,
-                                         const std::function<int()>& finish) {
-  auto writer = SamplesWriter::Open(opts.out_path);
-  if (!writer.ok()) return Result<LiveSessionResult>(writer.code(), writer.message());
+LiveSessionResult RunLiveSession(int64_t root_pid, SamplesWriter& writer, const LiveSessionOptions& opts,
+                                 const std::function<int()>& finish) {
   LiveSamplerOptions so;
   so.gpus = opts.gpus;
   so.nvml_library = opts.nvml_library;
@@ -63,13 +61,14 @@ Result<LiveSessionResult> RunLiveSession(int64_t root_pid, const LiveSessionOpti
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) == 0) h.hostname = host;
   h.pid = root_pid;
+  h.rank = opts.rank;
   h.command = opts.command;
   h.start_ns = res.start_ns = WallNowNs();
   h.interval_ns = opts.interval_ns;
   h.cores = int(::sysconf(_SC_NPROCESSORS_ONLN));
   h.gpus = sampler.gpus();
   h.nvml = sampler.nvml_status();
-  (*writer)->WriteHeader(h);
+  writer.WriteHeader(h);
 
   MonitorOptions mo;
   mo.interval_ns = opts.interval_ns;
@@ -81,11 +80,11 @@ Result<LiveSessionResult> RunLiveSession(int64_t root_pid, const LiveSessionOpti
     mo.on_sample = [&](const Sample& s, int64_t n) {
       opts.status(FormatStatusLine(s, n, double(MonotonicNowNs() - mono_start) / 1e9));
     };
-  MonitorResult mr = RunMonitor(sampler, writer->get(), mo);
+  MonitorResult mr = RunMonitor(sampler, &writer, mo);
   res.samples = mr.samples;
   res.end_ns = mr.end_ns;
   int code = finish ? finish() : -1;
-  (*writer)->WriteEnd(WallNowNs(), code, mr.samples);
+  writer.WriteEnd(WallNowNs(), code, mr.samples);
   return res;
 }
 

@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -88,7 +89,7 @@ bool ImportSampleLine(od::document& doc, SeriesSink& sink, Trace& trace) {
   return true;
 }
 
-// The header line: {"stepdoctor_samples":1,"hostname":...,"pid":...,"gpus":[...]}.
+// The header line: {"stepdoctor_samples":1,"hostname":...,"pid":...,"rank":...,"gpus":[...]}.
 void ImportHeader(od::document& doc, Trace& trace, WorkerId w, SeriesSink& sink) {
   od::object obj;
   if (doc.get_object().get(obj)) return;
@@ -103,6 +104,9 @@ void ImportHeader(od::document& doc, Trace& trace, WorkerId w, SeriesSink& sink)
     } else if (key == "pid") {
       int64_t pid;
       if (!v.get_int64().get(pid)) wk.pid = pid;
+    } else if (key == "rank") {
+      int64_t rank;
+      if (!v.get_int64().get(rank) && rank >= 0 && rank <= INT32_MAX) wk.rank = int(rank);
     } else if (key == "gpus") {
       od::array gpus;
       if (v.get_array().get(gpus)) continue;
