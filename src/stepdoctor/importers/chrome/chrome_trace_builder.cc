@@ -270,15 +270,10 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
       s.Skip(e.ph == 0 ? ImportIssue::kMalformedEvent : ImportIssue::kMissingTimestamp);
       return;
   }
-  if (e.dur == TimeParse::kNotATime) {
-    s.Skip(ImportIssue::kBadDuration);
-    return;
-  }
+  if (e.dur == TimeParse::kNotATime) return s.Skip(ImportIssue::kBadDuration);
   // A dur past the range, or one whose end is (a negative dur is counted as such below).
-  if (e.dur == TimeParse::kOutOfRange || (e.dur == TimeParse::kOk && e.dur_ns > 0 && !AddToTime(e.ts_ns, e.dur_ns))) {
-    s.Skip(ImportIssue::kTimeOutOfRange);
-    return;
-  }
+  if (e.dur == TimeParse::kOutOfRange || (e.dur == TimeParse::kOk && e.dur_ns > 0 && !AddToTime(e.ts_ns, e.dur_ns)))
+    return s.Skip(ImportIssue::kTimeOutOfRange);
   if (e.pid.not_int64 || e.tid.not_int64) s.trace.diagnostics.Count(ImportIssue::kIdNotInt64);
   switch (e.ph) {
     case 'X':
