@@ -3,16 +3,15 @@
 // diagnosis. Returns the command's exit status (128 + signal when a signal killed it).
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <ctime>
 #include <memory>
 
 #include "commands.h"
 #include "progress.h"
 #include "stepdoctor/live/child_process.h"
 #include "stepdoctor/live/live_session.h"
+#include "stepdoctor/live/samples_path.h"
+#include "stepdoctor/live/samples_writer.h"
 #include "stepdoctor/render/render.h"
 
 namespace stepdoctor::cli {
@@ -33,18 +32,10 @@ void ClearStatusLine() { std::fprintf(stderr, "\r\033[K"); }
 
 }  // namespace
 
-std::string DefaultSamplesPath() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "stepdoctor-samples-%Y%m%d-%H%M%S.jsonl", &tm);
-  return buf;
-}
-
 void AddLiveCliOptions(CLI::App& sub, LiveCliOptions* o) {
   sub.add_option("--interval", o->interval, "time between samples (1s, 500ms, ...)");
-  sub.add_option("--out", o->out, "samples file to write (default: stepdoctor-samples-DATE-TIME.jsonl here)");
+  sub.add_option("--out", o->out,
+                 "samples file to create; never overwritten (default: stepdoctor-samples-DATE-TIME-HOST[-rankN]-pidPID.jsonl here)");
   sub.add_option("-f,--format", o->format, "report format: " + JoinNames(RendererNames()));
   sub.add_option("--width", o->width, "text width in columns");
   sub.add_flag("--no-gpu", o->no_gpu, "do not load NVML (no GPU samples)");
@@ -61,21 +52,24 @@ bool MakeLiveSessionOptions(const LiveCliOptions& o, live::LiveSessionOptions* s
     return false;
   }
   so->interval_ns = *interval;
-  so->out_path = o.out.empty() ? DefaultSamplesPath() : o.out;
+  so->rank = live::RankFromEnvironment();
   so->gpus = !o.no_gpu;
   so->note = [](const std::string& line) { PrintInfo(line); };
   if (StderrIsInteractive() && !Quiet()) so->status = &StatusLine;
   return true;
 }
 
-bool CheckSamplesWritable(const std::string& path) {
-  errno = 0;
-  if (std::FILE* f = std::fopen(path.c_str(), "a")) {
-    std::fclose(f);
-    return true;
-  }
-  PrintError(path + ": cannot write the samples file: " + std::strerror(errno));
-  return false;
+std::unique_ptr<live::SamplesWriter> CreateSamplesFile(const LiveCliOptions& o) {
+  const bool named = !o.out.empty();
+  const std::string path = named ? o.out : live::DefaultSamplesNameNow();
+  auto w = live::SamplesWriter::Create(path, named ? live::SamplesPathMode::kExact : live::SamplesPathMode::kFirstFree);
+  if (w.ok()) return std::move(*w);
+  // The message names the path first ("PATH: REASON"): keep that order.
+  const std::string& m = w.message();
+  size_t colon = m.find(": ");
+  PrintError(colon == std::string::npos ? path + ": cannot write the samples file: " + m
+                                        : m.substr(0, colon) + ": cannot write the samples file: " + m.substr(colon + 2));
+  return nullptr;
 }
 
 void ClearLiveStatus(const live::LiveSessionOptions& so) {
@@ -92,8 +86,10 @@ std::function<int()> SetupRun(CLI::App& sub) {
     if (!MakeLiveSessionOptions(a->live, &so)) return kExitBadInput;
     so.command = a->command;
 
-    // Check the samples file can be written before starting the job.
-    if (!CheckSamplesWritable(so.out_path)) return kExitBadInput;
+    // The samples file exists before the job starts: one that cannot be written costs no run.
+    std::unique_ptr<live::SamplesWriter> writer = CreateSamplesFile(a->live);
+    if (!writer) return kExitBadInput;
+    const std::string samples_path = writer->path();
     auto child = live::SpawnChild(a->command);
     if (!child.ok()) {
       PrintError(child.message());
@@ -102,16 +98,14 @@ std::function<int()> SetupRun(CLI::App& sub) {
     so.child_pid = *child;
     live::ForwardSignalsTo(*child);
     int exit_code = -1;
-    auto session = live::RunLiveSession(*child, so, [&] { return exit_code = live::ReapChild(*child); });
+    live::LiveSessionResult session =
+        live::RunLiveSession(*child, *writer, so, [&] { return exit_code = live::ReapChild(*child); });
+    writer.reset();  // closed before it is read back
     live::ForwardSignalsTo(-1);
     ClearLiveStatus(so);
-    if (!session.ok()) {
-      PrintError(session.message());
-      return exit_code >= 0 ? exit_code : live::ReapChild(*child);
-    }
-    PrintInfo(std::to_string(session->samples) + " samples in " + so.out_path + "; command exited with " +
+    PrintInfo(std::to_string(session.samples) + " samples in " + samples_path + "; command exited with " +
               std::to_string(exit_code));
-    std::vector<std::string> inputs{so.out_path};
+    std::vector<std::string> inputs{samples_path};
     if (!a->logdir.empty()) {
       if (::access(a->logdir.c_str(), R_OK) == 0) inputs.push_back(a->logdir);
       else PrintError("--logdir " + a->logdir + ": not found after the run; diagnosing the samples alone");
@@ -122,7 +116,7 @@ std::function<int()> SetupRun(CLI::App& sub) {
     out.width = a->live.width;
     out.fall_back_to_first = true;  // the samples alone, when the logdir beside them is unusable
     if (!DiagnosePaths(inputs, out))
-      PrintError("no diagnosis of " + so.out_path + "; the exit status is the command's (" + std::to_string(exit_code) + ")");
+      PrintError("no diagnosis of " + samples_path + "; the exit status is the command's (" + std::to_string(exit_code) + ")");
     return exit_code;
   };
 }

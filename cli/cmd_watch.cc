@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "stepdoctor/live/live_session.h"
+#include "stepdoctor/live/samples_writer.h"
 
 namespace stepdoctor::cli {
 namespace {
@@ -42,24 +43,23 @@ std::function<int()> SetupWatch(CLI::App& sub) {
       PrintError("no process " + std::to_string(a->pid));
       return kExitBadInput;
     }
-    if (!CheckSamplesWritable(so.out_path)) return kExitBadInput;
+    std::unique_ptr<live::SamplesWriter> writer = CreateSamplesFile(a->live);
+    if (!writer) return kExitBadInput;
+    const std::string samples_path = writer->path();
     so.duration_ns = *duration;
     so.stop = &g_stop;
     struct sigaction sa {};
     sa.sa_handler = &OnInterrupt;
     sigemptyset(&sa.sa_mask);
     for (int sig : {SIGINT, SIGTERM}) ::sigaction(sig, &sa, nullptr);
-    auto session = live::RunLiveSession(a->pid, so);
+    live::LiveSessionResult session = live::RunLiveSession(a->pid, *writer, so);
+    writer.reset();  // closed before it is read back
     ClearLiveStatus(so);
-    if (!session.ok()) {
-      PrintError(session.message());
-      return kExitBadInput;
-    }
-    PrintInfo(std::to_string(session->samples) + " samples in " + so.out_path);
+    PrintInfo(std::to_string(session.samples) + " samples in " + samples_path);
     DiagnoseOutput out;
     out.format = a->live.format;
     out.width = a->live.width;
-    return DiagnosePaths({so.out_path}, out) ? kExitOk : kExitBadInput;
+    return DiagnosePaths({samples_path}, out) ? kExitOk : kExitBadInput;
   };
 }
 

@@ -7,6 +7,7 @@
 #include "stepdoctor/importers/import_paths.h"
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 
 namespace stepdoctor::live {
 struct LiveSessionOptions;
+class SamplesWriter;
 }  // namespace stepdoctor::live
 
 namespace stepdoctor::cli {
@@ -84,9 +86,6 @@ std::function<int()> SetupTfrecord(CLI::App& sub);
 std::function<int()> SetupWatch(CLI::App& sub);
 std::function<int()> SetupWhatIf(CLI::App& sub);
 
-// Shared by run and watch (defined in cmd_run.cc): the default samples file name.
-std::string DefaultSamplesPath();
-
 // Where and how DiagnosePaths renders.
 struct DiagnoseOutput {
   std::string format = "text";
@@ -123,18 +122,20 @@ void AddReportCliOptions(CLI::App& sub, ReportCliOptions* o, const std::vector<s
 // Options `run` and `watch` share.
 struct LiveCliOptions {
   std::string interval = "1s";
-  std::string out;              // samples file; empty: DefaultSamplesPath()
+  std::string out;              // samples file; empty: live::DefaultSamplesNameNow() here
   std::string format = "text";
   int width = 100;
   bool no_gpu = false;
 };
 void AddLiveCliOptions(CLI::App& sub, LiveCliOptions* o);
-// Checks the shared options and fills the session's: interval, samples path, GPUs, one-line
-// notes, the status line on a terminal. Prints the error and returns false on bad input.
+// Checks the shared options and fills the session's: interval, rank, GPUs, one-line notes, the
+// status line on a terminal. Prints the error and returns false on bad input.
 bool MakeLiveSessionOptions(const LiveCliOptions& o, live::LiveSessionOptions* so);
-// Creates (or appends to) the samples file before sampling starts; false, with
-// "PATH: cannot write the samples file: REASON" printed, when it cannot be written.
-bool CheckSamplesWritable(const std::string& path);
+// Creates the samples file before sampling starts, exclusively: --out as given (an existing
+// file is refused, never overwritten), else the default name for this host, rank and process,
+// numbered where taken. Null, with "PATH: cannot write the samples file: REASON" printed, when
+// it cannot be created.
+std::unique_ptr<live::SamplesWriter> CreateSamplesFile(const LiveCliOptions& o);
 // Clears the status line if the session drew one.
 void ClearLiveStatus(const live::LiveSessionOptions& so);
 

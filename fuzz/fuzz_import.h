@@ -1,5 +1,6 @@
 // The one input surface every fuzz target drives: bytes in, a Trace (or an error) out, then a
-// report. Nothing may crash, hang or read out of bounds, whatever the bytes.
+// report and the scalars summary (`stepdoctor scalars`). Nothing may crash, hang, read out of
+// bounds or overflow, whatever the bytes.
 #pragma once
 
 #include <cstddef>
@@ -7,8 +8,10 @@
 #include <string>
 
 #include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/analysis/scalars_to_summary.h"
 #include "stepdoctor/importers/import_paths.h"
 #include "stepdoctor/render/render.h"
+#include "stepdoctor/render/scalars_render.h"
 
 namespace stepdoctor::fuzz {
 
@@ -22,6 +25,9 @@ inline int ImportAndDiagnose(const uint8_t* data, size_t size, const char* name)
   RenderOptions o;
   (void)RenderText(r, o);
   (void)RenderJson(r, o);
+  ImportResult imported;
+  imported.trace = std::move(trace);
+  (void)RenderScalarsText(ScalarsToSummary(imported), o);
   return 0;
 }
 

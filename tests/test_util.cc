@@ -34,6 +34,13 @@ std::string CorpusPath(const std::string& rel) {
   return std::filesystem::weakly_canonical(p, ec).string();
 }
 
+std::string SharedPath(const std::string& rel) {
+  std::filesystem::path p = std::filesystem::path(STEPDOCTOR_SOURCE_DIR) / ".." / "shared" / rel;
+  std::error_code ec;
+  if (!std::filesystem::exists(p, ec)) return "";
+  return std::filesystem::weakly_canonical(p, ec).string();
+}
+
 std::string SourcePath(const std::string& rel) { return std::string(STEPDOCTOR_SOURCE_DIR) + "/" + rel; }
 
 std::string ReadFileOrDie(const std::string& path) {

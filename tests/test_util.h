@@ -20,6 +20,8 @@ const CounterSeries* FindCounter(const Trace& t, const std::string& name);
 
 // Absolute path of a file in ../shared/corpus, or "" when the corpus is not there.
 std::string CorpusPath(const std::string& rel);
+// Absolute path of a file or folder in ../shared (fuzz-found/, ...), or "" when it is not there.
+std::string SharedPath(const std::string& rel);
 // Path of a file in the project's source tree (examples/, tests/data/).
 std::string SourcePath(const std::string& rel);
 std::string ReadFileOrDie(const std::string& path);

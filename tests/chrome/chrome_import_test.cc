@@ -260,17 +260,33 @@ TEST(ChromeImport, TensorFlowTraceUsesPlaneNames) {
 
 TEST(ChromeImport, MicrosecondsToNanosecondsExactly) {
   int64_t ns = 0;
-  ASSERT_TRUE(chrome::ParseMicrosToNanos("1712195495519689.047", &ns));
+  ASSERT_EQ(chrome::ParseMicrosToNanos("1712195495519689.047", &ns), TimeParse::kOk);
   EXPECT_EQ(ns, 1712195495519689047);
-  ASSERT_TRUE(chrome::ParseMicrosToNanos("2.5", &ns));
+  ASSERT_EQ(chrome::ParseMicrosToNanos("2.5", &ns), TimeParse::kOk);
   EXPECT_EQ(ns, 2500);
-  ASSERT_TRUE(chrome::ParseMicrosToNanos("1.23456", &ns));
+  ASSERT_EQ(chrome::ParseMicrosToNanos("1.23456", &ns), TimeParse::kOk);
   EXPECT_EQ(ns, 1235);  // rounded at the nanosecond
-  ASSERT_TRUE(chrome::ParseMicrosToNanos("-7", &ns));
+  ASSERT_EQ(chrome::ParseMicrosToNanos("-7", &ns), TimeParse::kOk);
   EXPECT_EQ(ns, -7000);
-  ASSERT_TRUE(chrome::ParseMicrosToNanos("1.5e3", &ns));
+  ASSERT_EQ(chrome::ParseMicrosToNanos("1.5e3", &ns), TimeParse::kOk);
   EXPECT_EQ(ns, 1'500'000);
-  EXPECT_FALSE(chrome::ParseMicrosToNanos("abc", &ns));
+  EXPECT_EQ(chrome::ParseMicrosToNanos("abc", &ns), TimeParse::kNotATime);
+}
+
+// Both sides of the time range (|t| < 2^62 ns), on the exact decimal path and the strtod one.
+TEST(ChromeImport, MicrosecondsOutsideTheTimeRange) {
+  int64_t ns = 0;
+  ASSERT_EQ(chrome::ParseMicrosToNanos("4611686018427387.903", &ns), TimeParse::kOk);
+  EXPECT_EQ(ns, kMaxTimeNs);
+  ASSERT_EQ(chrome::ParseMicrosToNanos("-4611686018427387.903", &ns), TimeParse::kOk);
+  EXPECT_EQ(ns, -kMaxTimeNs);
+  EXPECT_EQ(chrome::ParseMicrosToNanos("4611686018427387.904", &ns), TimeParse::kOutOfRange);
+  EXPECT_EQ(chrome::ParseMicrosToNanos("-4611686018427387.904", &ns), TimeParse::kOutOfRange);
+  EXPECT_EQ(chrome::ParseMicrosToNanos("9000000000000000", &ns), TimeParse::kOutOfRange);
+  EXPECT_EQ(chrome::ParseMicrosToNanos("4.6e15", &ns), TimeParse::kOk);
+  EXPECT_EQ(chrome::ParseMicrosToNanos("4.7e15", &ns), TimeParse::kOutOfRange);
+  EXPECT_EQ(chrome::ParseMicrosToNanos("1e300", &ns), TimeParse::kOutOfRange);
+  EXPECT_EQ(chrome::ParseMicrosToNanos("12345678901234567890123", &ns), TimeParse::kOutOfRange);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "stepdoctor/importers/import_paths.h"
 #include "stepdoctor/live/child_process.h"
 #include "stepdoctor/live/live_session.h"
+#include "stepdoctor/live/samples_writer.h"
 #include "test_util.h"
 
 namespace stepdoctor {
@@ -47,11 +48,15 @@ Observed RunChild(const std::vector<std::string>& argv) {
   if (!pid.ok()) return o;
   live::LiveSessionOptions so;
   so.interval_ns = 100000000;
-  so.out_path = out;
   so.child_pid = *pid;
   so.gpus = false;
-  auto s = live::RunLiveSession(*pid, so, [&] { return o.exit_code = live::ReapChild(*pid); });
-  EXPECT_TRUE(s.ok()) << s.message();
+  std::remove(out.c_str());
+  {
+    auto w = live::SamplesWriter::Create(out, live::SamplesPathMode::kExact);
+    EXPECT_TRUE(w.ok()) << w.message();
+    if (!w.ok()) return o;
+    live::RunLiveSession(*pid, **w, so, [&] { return o.exit_code = live::ReapChild(*pid); });
+  }
   auto imported = ImportPaths({out});
   EXPECT_TRUE(imported.ok()) << imported.message();
   std::remove(out.c_str());
@@ -119,7 +124,11 @@ TEST(LiveRun, IdleChildIsIdle) {
   EXPECT_EQ(o.exit_code, 0);
 }
 
-std::string RunFlags() { return "run --no-gpu --interval 100ms --out " + TempPath("cli.jsonl") + " -- "; }
+// A fresh --out each time: run never overwrites a samples file.
+std::string RunFlags() {
+  std::remove(TempPath("cli.jsonl").c_str());
+  return "run --no-gpu --interval 100ms --out " + TempPath("cli.jsonl") + " -- ";
+}
 
 TEST(LiveRun, CliReturnsTheChildsExitCode) {
   auto r = testing::RunCli(RunFlags() + "sh -c 'exit 7'");

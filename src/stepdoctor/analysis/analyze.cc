@@ -231,7 +231,8 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
     FillSteps(windows, steps, &r.steps);
     if (windows.whole_window && !windows.steps.empty())
       r.notes.push_back("no step markers found: the whole window is analysed as one region");
-    if (trace.workers.size() > 1)
+    // Samples files alone have no step figures: what they are judged on is said below.
+    if (trace.workers.size() > 1 && trace.EventCount() > 0)
       r.notes.push_back(fmt::format("{} workers read; step figures are for {} (the one with the most events)",
                                     trace.workers.size(), trace.worker(worker).hostname));
     if (steps.cpu_only && steps.step_count > 0)
@@ -281,7 +282,11 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
       resources = ComputeResourceSignals(trace);
       if (resources) r.series = ResourceSeriesForCharts(trace, resources->worker);
     }
-    if (resources) sig.resources = resources.get();
+    if (resources) {
+      sig.resources = resources.get();
+      std::string job = SampledJobNote(trace, SampledJobWorkers(trace, resources->worker));
+      if (!job.empty()) r.notes.push_back(std::move(job));
+    }
   }
   if (trace.workers.size() > 1) sig.workers = TraceToWorkerFigures(trace);
   sig.memory = TraceToMemoryPeaks(trace);

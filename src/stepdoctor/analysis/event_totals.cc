@@ -1,5 +1,7 @@
 #include "stepdoctor/analysis/event_totals.h"
 
+#include "stepdoctor/core/checked_time.h"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -23,9 +25,10 @@ std::vector<TopEvent> TotalsByName(const Trace& trace, TotalsScope scope, Worker
                                                        : k == EventKind::kFrameworkOp || k == EventKind::kFrameworkOverhead;
       if (!keep) continue;
       auto& a = acc[t.ev.name[i]];
-      a.ns += t.ev.dur_ns[i];
+      // Saturating: overlapping events (nested ops, many streams) may sum past int64.
+      a.ns = SaturatingAdd(a.ns, t.ev.dur_ns[i]);
       ++a.count;
-      total += t.ev.dur_ns[i];
+      total = SaturatingAdd(total, t.ev.dur_ns[i]);
     }
   }
   std::vector<TopEvent> out;

@@ -279,6 +279,47 @@ std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace) {
   return r;
 }
 
+std::vector<WorkerId> SampledJobWorkers(const Trace& trace, WorkerId chosen) {
+  // Each worker's first and last resource sample (times are in range: no overflow below).
+  std::map<uint32_t, std::pair<int64_t, int64_t>> span;
+  for (const auto& c : trace.counters) {
+    if (!IsResourceSeries(c.name) || c.ts_ns.empty()) continue;
+    auto [it, fresh] = span.try_emplace(c.worker.v, c.ts_ns.front(), c.ts_ns.back());
+    if (!fresh) it->second = {std::min(it->second.first, c.ts_ns.front()), std::max(it->second.second, c.ts_ns.back())};
+  }
+  std::vector<WorkerId> out;
+  auto mine = span.find(chosen.v);
+  if (mine == span.end()) return out;
+  out.push_back(chosen);
+  for (const auto& [w, s] : span)
+    if (w != chosen.v && s.first <= mine->second.second && mine->second.first <= s.second) out.push_back(WorkerId{w});
+  return out;
+}
+
+std::string SampledJobNote(const Trace& trace, const std::vector<WorkerId>& job) {
+  if (job.size() < 2) return {};
+  std::vector<int> ranks;
+  std::vector<std::string> hosts;
+  for (WorkerId w : job) {
+    const Worker& wk = trace.worker(w);
+    if (wk.rank >= 0) ranks.push_back(wk.rank);
+    if (std::find(hosts.begin(), hosts.end(), wk.hostname) == hosts.end()) hosts.push_back(wk.hostname);
+  }
+  std::sort(ranks.begin(), ranks.end());
+  std::string who;
+  if (ranks.size() == job.size()) {
+    who = "ranks ";
+    for (size_t i = 0; i < ranks.size(); ++i) who += (i ? ", " : "") + std::to_string(ranks[i]);
+    who += " on " + std::to_string(hosts.size()) + (hosts.size() == 1 ? " host" : " hosts");
+  } else {
+    who = std::to_string(hosts.size()) + (hosts.size() == 1 ? " host" : " hosts");
+  }
+  const Worker& first = trace.worker(job.front());
+  return std::to_string(job.size()) + " samples files of one job (" + who + "): resource figures are for " +
+         first.hostname + (first.rank >= 0 ? " rank " + std::to_string(first.rank) : "") +
+         ", the one with the most samples";
+}
+
 std::vector<TimeSeries> ResourceSeriesForCharts(const Trace& trace, WorkerId worker, int max_points) {
   std::vector<TimeSeries> out;
   Series s(trace, worker);

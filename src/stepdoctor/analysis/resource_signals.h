@@ -100,6 +100,15 @@ std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace);
 // tests can set aggregates directly and check both sides of each threshold.
 void ClassifyResources(ResourceSignals* r);
 
+// The workers whose resource samples overlap `chosen`'s in time, `chosen` first: the ranks of
+// one job, each with its own samples file (`srun stepdoctor run -- ...` on every node), read
+// together from a folder.
+std::vector<WorkerId> SampledJobWorkers(const Trace& trace, WorkerId chosen);
+
+// "3 samples files of one job (ranks 0, 1, 2 on 2 hosts): resource figures are for node-a rank
+// 0, the one with the most samples"; empty when `job` holds fewer than two workers.
+std::string SampledJobNote(const Trace& trace, const std::vector<WorkerId>& job);
+
 // Downsampled series for charts (GPU util and memory, tree and machine CPU, disk, iowait) of
 // the same worker, times in seconds from its first sample.
 std::vector<TimeSeries> ResourceSeriesForCharts(const Trace& trace, WorkerId worker, int max_points = 600);

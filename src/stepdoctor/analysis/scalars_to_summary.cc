@@ -100,6 +100,10 @@ ScalarsSummary ScalarsToSummary(const ImportResult& imported) {
                         " skipped: not read as an event file or trace (`stepdoctor inspect` names each and why)");
   for (const auto& [issue, note] : t.diagnostics.notes())
     if (issue == ImportIssue::kCorruptRecord || issue == ImportIssue::kTruncatedInput) out.notes.push_back(note);
+  // Points the event-file reader left out because a wall time or step number was past the range.
+  for (ImportIssue issue : {ImportIssue::kTimeOutOfRange, ImportIssue::kValueOutOfRange})
+    if (uint64_t n = t.diagnostics.count(issue))
+      out.notes.push_back(std::to_string(n) + " " + std::string(GetImportIssueInfo(issue).description));
   return out;
 }
 

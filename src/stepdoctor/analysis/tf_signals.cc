@@ -9,6 +9,7 @@
 
 #include "stepdoctor/analysis/interval_set.h"
 #include "stepdoctor/analysis/trace_to_steps.h"
+#include "stepdoctor/core/checked_time.h"
 
 namespace stepdoctor {
 namespace {
@@ -32,7 +33,8 @@ struct Keys {
   }
 };
 
-int64_t AsInt(const Arg* a) { return !a ? 0 : a->type == ArgType::kDouble ? int64_t(a->d) : a->i; }
+// A double arg past int64 (or NaN) reads as 0, like a missing one.
+int64_t AsInt(const Arg* a) { return !a ? 0 : a->type == ArgType::kDouble ? RoundToInt64(a->d).value_or(0) : a->i; }
 double AsDouble(const Arg* a) { return !a ? 0 : a->type == ArgType::kDouble ? a->d : double(a->i); }
 
 std::vector<TopEvent> TopOf(const std::map<std::string, std::pair<double, int64_t>>& m, double denom, size_t n) {

@@ -1,5 +1,7 @@
 #include "stepdoctor/analysis/trace_to_collective_bandwidth.h"
 
+#include "stepdoctor/core/checked_time.h"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -45,7 +47,10 @@ std::vector<CollectiveBandwidth> TraceToCollectiveBandwidth(const Trace& trace, 
   for (const auto& t : trace.timelines) {
     if (t.worker != worker || t.kind != TimelineKind::kDeviceStream) continue;
     for (size_t i = 0; i < t.ev.size(); ++i)
-      if (t.ev.kind[i] == EventKind::kCollective && t.ev.corr[i] != 0) kernel_ns[t.ev.corr[i]] += t.ev.dur_ns[i];
+      if (t.ev.kind[i] == EventKind::kCollective && t.ev.corr[i] != 0) {
+        int64_t& n = kernel_ns[t.ev.corr[i]];
+        n = SaturatingAdd(n, t.ev.dur_ns[i]);  // kernels sharing an id may overlap
+      }
   }
   if (kernel_ns.empty()) return {};
 
@@ -67,7 +72,7 @@ std::vector<CollectiveBandwidth> TraceToCollectiveBandwidth(const Trace& trace, 
       int64_t end = ev.start_ns[i] + ev.dur_ns[i], dev_ns = 0;
       for (uint32_t j = i + 1; j < ev.size() && ev.start_ns[j] <= end; ++j)
         if (ev.kind[j] == EventKind::kRuntime && ev.corr[j] != 0)
-          if (auto it = kernel_ns.find(ev.corr[j]); it != kernel_ns.end()) dev_ns += it->second;
+          if (auto it = kernel_ns.find(ev.corr[j]); it != kernel_ns.end()) dev_ns = SaturatingAdd(dev_ns, it->second);
       if (dev_ns <= 0) continue;
       auto& c = acc[{name, group}];
       c.name = name;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "stepdoctor/core/checked_time.h"
 #include "stepdoctor/model/series_names.h"
 
 namespace stepdoctor {
@@ -17,7 +18,8 @@ std::vector<DeviceMemoryPeak> TraceToMemoryPeaks(const Trace& trace) {
     bool any = false;
     for (const auto& c : trace.counters) {
       if (c.worker != d.worker || c.value.empty() || (c.name != allocated && c.name != reserved)) continue;
-      int64_t peak = int64_t(*std::max_element(c.value.begin(), c.value.end()));
+      // Trace::Finalize keeps a byte series within int64.
+      int64_t peak = RoundToInt64(*std::max_element(c.value.begin(), c.value.end())).value_or(0);
       if (c.name == allocated) p.peak_allocated_bytes = peak, any = true;
       if (c.name == reserved) p.peak_reserved_bytes = peak, any = true;
     }

@@ -12,6 +12,7 @@
 #include "stepdoctor/analysis/statistics.h"
 #include "stepdoctor/analysis/trace_to_coverage.h"
 #include "stepdoctor/model/device_work_classify.h"
+#include "stepdoctor/core/checked_time.h"
 
 namespace stepdoctor {
 namespace {
@@ -256,7 +257,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
         input_raw.push_back(iv);
         if (iv.start >= lo && iv.start < hi) {
           auto& n = input_names[t.ev.name[i]];
-          n.first += t.ev.dur_ns[i];
+          n.first = SaturatingAdd(n.first, t.ev.dur_ns[i]);  // waits may nest
           ++n.second;
         }
       } else if (!s.cpu_only) {
@@ -267,7 +268,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
             startup_raw.push_back(iv);
             if (iv.start >= lo && iv.start < hi) {
               auto& v = startup_names[t.ev.name[i]];
-              v.first += t.ev.dur_ns[i];
+              v.first = SaturatingAdd(v.first, t.ev.dur_ns[i]);
               ++v.second;
             }
           } else if (role == RuntimeCallRole::kBlockingCopy) {

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "stepdoctor/core/checked_time.h"
 #include "stepdoctor/live/live_sampler.h"
 #include "stepdoctor/live/monitor.h"
 #include "stepdoctor/live/samples_writer.h"
@@ -21,7 +22,12 @@ Result<int64_t> ParseDurationNs(std::string_view text) {
   if (r.ec != std::errc() || scale < 0 || !(v > 0) || !std::isfinite(v))
     return Result<int64_t>(ErrorCode::kInvalidArgument,
                            "'" + std::string(text) + "' is not a duration (e.g. 1s, 500ms, 2m)");
-  return int64_t(std::llround(v * scale));
+  // Durations share the time range (core/checked_time.h): a "1e300s" interval is no interval.
+  auto ns = UnitsToNs(v, scale);
+  if (!ns || *ns <= 0)
+    return Result<int64_t>(ErrorCode::kInvalidArgument,
+                           "'" + std::string(text) + "' is not a duration that fits (at most about 146 years)");
+  return *ns;
 }
 
 std::string FormatStatusLine(const Sample& s, int64_t samples, double elapsed_s) {
@@ -41,10 +47,8 @@ std::string FormatStatusLine(const Sample& s, int64_t samples, double elapsed_s)
   return line;
 }
 
-Result<LiveSessionResult> RunLiveSession(int64_t root_pid, const LiveSessionOptions& opts,
-                                         const std::function<int()>& finish) {
-  auto writer = SamplesWriter::Open(opts.out_path);
-  if (!writer.ok()) return Result<LiveSessionResult>(writer.code(), writer.message());
+LiveSessionResult RunLiveSession(int64_t root_pid, SamplesWriter& writer, const LiveSessionOptions& opts,
+                                 const std::function<int()>& finish) {
   LiveSamplerOptions so;
   so.gpus = opts.gpus;
   so.nvml_library = opts.nvml_library;
@@ -57,13 +61,14 @@ Result<LiveSessionResult> RunLiveSession(int64_t root_pid, const LiveSessionOpti
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) == 0) h.hostname = host;
   h.pid = root_pid;
+  h.rank = opts.rank;
   h.command = opts.command;
   h.start_ns = res.start_ns = WallNowNs();
   h.interval_ns = opts.interval_ns;
   h.cores = int(::sysconf(_SC_NPROCESSORS_ONLN));
   h.gpus = sampler.gpus();
   h.nvml = sampler.nvml_status();
-  (*writer)->WriteHeader(h);
+  writer.WriteHeader(h);
 
   MonitorOptions mo;
   mo.interval_ns = opts.interval_ns;
@@ -75,11 +80,11 @@ Result<LiveSessionResult> RunLiveSession(int64_t root_pid, const LiveSessionOpti
     mo.on_sample = [&](const Sample& s, int64_t n) {
       opts.status(FormatStatusLine(s, n, double(MonotonicNowNs() - mono_start) / 1e9));
     };
-  MonitorResult mr = RunMonitor(sampler, writer->get(), mo);
+  MonitorResult mr = RunMonitor(sampler, &writer, mo);
   res.samples = mr.samples;
   res.end_ns = mr.end_ns;
   int code = finish ? finish() : -1;
-  (*writer)->WriteEnd(WallNowNs(), code, mr.samples);
+  writer.WriteEnd(WallNowNs(), code, mr.samples);
   return res;
 }
 

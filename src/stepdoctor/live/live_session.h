@@ -11,6 +11,7 @@
 
 #include "stepdoctor/core/result.h"
 #include "stepdoctor/live/sample.h"
+#include "stepdoctor/live/samples_writer.h"
 
 namespace stepdoctor::live {
 
@@ -18,8 +19,8 @@ struct LiveSessionOptions {
   int64_t interval_ns = 1000000000;
   int64_t duration_ns = 0;             // 0: until the tree (watch) or the child (run) exits
   int64_t child_pid = -1;              // run: our child, left unreaped for the caller
-  std::string out_path;                // the samples file (JSON lines)
   std::vector<std::string> command;    // recorded in the header
+  int rank = -1;                       // recorded in the header: the job rank (RankFromEnvironment)
   bool gpus = true;
   std::string nvml_library = "libnvidia-ml.so.1";
   const std::atomic<bool>* stop = nullptr;
@@ -32,11 +33,13 @@ struct LiveSessionResult {
   int64_t start_ns = 0, end_ns = 0;
 };
 
-// REQUIRED: `root_pid` exists. Fails only when the samples file cannot be written.
+// Samples `root_pid`'s tree into `writer` until it ends (or the duration, or `stop`).
+// REQUIRED: `root_pid` exists; `writer` is a new samples file (SamplesWriter::Create), made
+// before the job starts so a path that cannot be written costs no run.
 // `finish` is called with the last timestamp before the file is closed, and returns the exit
 // code recorded in the end line (-1: unknown).
-Result<LiveSessionResult> RunLiveSession(int64_t root_pid, const LiveSessionOptions& opts,
-                                         const std::function<int()>& finish = {});
+LiveSessionResult RunLiveSession(int64_t root_pid, SamplesWriter& writer, const LiveSessionOptions& opts,
+                                 const std::function<int()>& finish = {});
 
 // "1s", "500ms", "2m", "1h", "0.5" (seconds) -> nanoseconds; an error for anything else.
 Result<int64_t> ParseDurationNs(std::string_view text);

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -28,6 +31,7 @@ std::string JsonQuote(std::string_view s) {
 std::string SamplesHeaderJson(const SamplesHeader& h) {
   std::string s = fmt::format("{{\"stepdoctor_samples\":{},\"hostname\":{},\"pid\":{},\"start_ns\":{},\"interval_ns\":{},\"cores\":{}",
                               kSamplesFormatVersion, JsonQuote(h.hostname), h.pid, h.start_ns, h.interval_ns, h.cores);
+  if (h.rank >= 0) s += fmt::format(",\"rank\":{}", h.rank);
   s += ",\"command\":[";
   for (size_t i = 0; i < h.command.size(); ++i) s += (i ? "," : "") + JsonQuote(h.command[i]);
   s += "],\"gpus\":[";
@@ -48,10 +52,39 @@ std::string SampleJson(const Sample& smp) {
   return s + "}";
 }
 
-Result<std::unique_ptr<SamplesWriter>> SamplesWriter::Open(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) return Result<std::unique_ptr<SamplesWriter>>(ErrorCode::kIoError, path + ": " + std::strerror(errno));
-  return std::unique_ptr<SamplesWriter>(new SamplesWriter(f, path));
+namespace {
+
+constexpr int kMaxNameTries = 1000;  // "-2" .. "-1000": past that a folder is not one job's
+
+// "dir/x.jsonl", 3 -> "dir/x-3.jsonl" (the suffix before the last extension of the file name).
+std::string NumberedName(const std::string& path, int n) {
+  size_t slash = path.find_last_of('/');
+  size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) dot = path.size();
+  return path.substr(0, dot) + "-" + std::to_string(n) + path.substr(dot);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SamplesWriter>> SamplesWriter::Create(const std::string& path, SamplesPathMode mode) {
+  using R = Result<std::unique_ptr<SamplesWriter>>;
+  for (int n = 1; n <= kMaxNameTries; ++n) {
+    const std::string name = n == 1 ? path : NumberedName(path, n);
+    int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      std::FILE* f = ::fdopen(fd, "w");  // "w" on an fd truncates nothing: the file is new
+      if (!f) {
+        int e = errno;
+        ::close(fd);
+        return R(ErrorCode::kIoError, name + ": " + std::strerror(e));
+      }
+      return std::unique_ptr<SamplesWriter>(new SamplesWriter(f, name));
+    }
+    if (errno != EEXIST) return R(ErrorCode::kIoError, name + ": " + std::strerror(errno));
+    if (mode == SamplesPathMode::kExact)
+      return R(ErrorCode::kInvalidArgument, name + ": the file exists and is not overwritten (choose another --out)");
+  }
+  return R(ErrorCode::kIoError, path + ": " + std::to_string(kMaxNameTries) + " samples files of that name exist already");
 }
 
 SamplesWriter::~SamplesWriter() {

@@ -20,6 +20,7 @@ inline constexpr int kSamplesFormatVersion = 1;  // the "stepdoctor_samples" hea
 struct SamplesHeader {
   std::string hostname;
   int64_t pid = 0;                    // the root of the sampled process tree
+  int rank = -1;                      // the job rank from the launcher's environment; -1 unknown
   std::vector<std::string> command;   // argv of `run`; empty for `watch`
   int64_t start_ns = 0;               // epoch ns
   int64_t interval_ns = 0;
@@ -28,10 +29,18 @@ struct SamplesHeader {
   std::string nvml;                   // "ok", or why there are no GPU series
 };
 
+// What Create does when the path is taken.
+enum class SamplesPathMode {
+  kExact,      // an --out the user named: an existing file is an error (kInvalidArgument)
+  kFirstFree,  // a default name: "-2", "-3", ... before ".jsonl" until a name is free
+};
+
 class SamplesWriter {
  public:
-  // Opens (truncating) `path`; the error names the path.
-  static Result<std::unique_ptr<SamplesWriter>> Open(const std::string& path);
+  // Creates `path` exclusively (O_CREAT | O_EXCL): an existing file is never truncated or
+  // written into, so two runs in one folder keep two files. The error names the path; path()
+  // is the name actually created.
+  static Result<std::unique_ptr<SamplesWriter>> Create(const std::string& path, SamplesPathMode mode);
   ~SamplesWriter();
   SamplesWriter(const SamplesWriter&) = delete;
   SamplesWriter& operator=(const SamplesWriter&) = delete;

@@ -19,8 +19,8 @@ constexpr ImportIssueInfo kInfo[] = {
     {"corrupt_record", Severity::kError, "records skipped: checksum or decode failure"},
     {"skipped_file", Severity::kInfo, "files skipped: not a format stepdoctor reads"},
     {"unsupported_content", Severity::kInfo, "content recognised but not analysed"},
-    {"bad_timestamp", Severity::kWarning, "events skipped: timestamp not a number or out of range"},
-    {"bad_duration", Severity::kWarning, "events skipped: duration not a number, or its end out of range"},
+    {"bad_timestamp", Severity::kWarning, "events skipped: timestamp not a number"},
+    {"bad_duration", Severity::kWarning, "events skipped: duration not a number"},
     {"invalid_utf8", Severity::kInfo, "events kept with invalid UTF-8 bytes replaced by U+FFFD"},
     {"broken_structure", Severity::kError, "JSON structure broken: only the part before the break was read"},
     {"oversized_value", Severity::kError, "a single value past the size cap: reading stopped there"},
@@ -28,6 +28,9 @@ constexpr ImportIssueInfo kInfo[] = {
     {"padding", Severity::kInfo, "file(s) padded with NUL bytes: the NULs skipped"},
     {"instant_with_duration", Severity::kWarning, "markers written as instants carried a duration: kept as instants"},
     {"xplane_missing_metadata", Severity::kWarning, "XPlane events with metadata their plane does not define: kept, named by the id"},
+    {"time_out_of_range", Severity::kWarning, "events or samples skipped: a time outside the representable range (about 1823-2116)"},
+    {"value_out_of_range", Severity::kWarning, "samples or scalar points skipped: a byte count or step number too large to represent"},
+    {"id_not_int64", Severity::kInfo, "events whose pid or tid is a number outside int64 or not whole: kept, the id read as its text"},
 };
 static_assert(sizeof(kInfo) / sizeof(kInfo[0]) == static_cast<size_t>(ImportIssue::kCount_));
 

@@ -27,8 +27,8 @@ enum class ImportIssue : uint8_t {
   kCorruptRecord,         // a framed record (TFRecord, protobuf) failed its checksum or decode
   kSkippedFile,           // a file in a folder that is not a trace we read
   kUnsupportedContent,    // content we recognise but do not analyse yet
-  kBadTimestamp,          // ts present but not a number, or beyond int64 nanoseconds: skipped
-  kBadDuration,           // dur present but not a number, or ts + dur beyond the time range: skipped
+  kBadTimestamp,          // ts present but not a number: skipped
+  kBadDuration,           // dur present but not a number: skipped
   kInvalidUtf8,           // text with invalid UTF-8 bytes: kept, each bad sequence replaced by U+FFFD
   kBrokenStructure,       // the JSON structure broke mid-file: everything before the break was read
   kOversizedValue,        // one value past the importer's size cap: reading stopped there
@@ -36,6 +36,9 @@ enum class ImportIssue : uint8_t {
   kPadding,               // NUL bytes (a log file's padding after a crash or a copy): skipped
   kInstantWithDuration,   // a marker its producer writes as an instant carried a duration: kept as an instant
   kXPlaneMissingMetadata, // an XPlane event whose metadata id its plane does not define: kept, named by the id
+  kTimeOutOfRange,        // a start, end or sample time outside +-kMaxTimeNs (core/checked_time.h): skipped
+  kValueOutOfRange,       // a byte count past int64 or a step number past kMaxStepNumber: the sample skipped
+  kIdNotInt64,            // a numeric pid/tid outside int64 or not whole (1e300, 2^64-1, 1.5): kept, read as its text
   kCount_
 };
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "stepdoctor/core/checked_time.h"
+
 namespace stepdoctor {
 
 const char* FrameworkName(Framework f) {
@@ -95,6 +97,55 @@ void Permute(std::vector<T>& v, const std::vector<uint32_t>& order) {
   v.swap(out);
 }
 
+template <typename T>
+void KeepOnly(std::vector<T>& v, const std::vector<bool>& keep) {
+  size_t w = 0;
+  for (size_t i = 0; i < v.size(); ++i)
+    if (keep[i]) v[w++] = v[i];
+  v.resize(w);
+}
+
+// Drops (and returns how many) events whose start or end lies outside the time range. The
+// importers already skip them as they read; this holds the model to it whatever built it.
+uint64_t DropOutOfRange(EventColumns& e) {
+  std::vector<bool> keep;
+  uint64_t dropped = 0;
+  for (size_t i = 0; i < e.size(); ++i) {
+    bool ok = TimeInRange(e.start_ns[i]) && AddToTime(e.start_ns[i], e.dur_ns[i]).has_value();
+    if (ok && keep.empty()) continue;
+    if (keep.empty()) keep.assign(e.size(), true);
+    keep[i] = ok;
+    dropped += !ok;
+  }
+  if (dropped == 0) return 0;
+  KeepOnly(e.start_ns, keep);
+  KeepOnly(e.dur_ns, keep);
+  KeepOnly(e.name, keep);
+  KeepOnly(e.kind, keep);
+  KeepOnly(e.corr, keep);
+  KeepOnly(e.args_at, keep);
+  KeepOnly(e.args_n, keep);
+  return dropped;
+}
+
+// Drops samples whose time is outside the range (counted in *times) and, in a byte series,
+// samples whose value int64 cannot hold (counted in *values): device memory and the analyses
+// read byte counts as int64.
+void DropOutOfRange(CounterSeries& c, uint64_t* times, uint64_t* values) {
+  std::vector<bool> keep;
+  const bool bytes = c.unit == "bytes";
+  for (size_t i = 0; i < c.ts_ns.size(); ++i) {
+    const bool time_ok = TimeInRange(c.ts_ns[i]);
+    if (time_ok && (!bytes || RoundToInt64(c.value[i]))) continue;
+    if (keep.empty()) keep.assign(c.ts_ns.size(), true);
+    keep[i] = false;
+    ++*(time_ok ? values : times);
+  }
+  if (keep.empty()) return;
+  KeepOnly(c.ts_ns, keep);
+  KeepOnly(c.value, keep);
+}
+
 void SortTimeline(Timeline& t) {
   auto& e = t.ev;
   const size_t n = e.size();
@@ -121,8 +172,13 @@ void SortTimeline(Timeline& t) {
 }  // namespace
 
 void Trace::Finalize() {
-  for (auto& t : timelines) SortTimeline(t);
+  uint64_t out_of_range = 0, values_out_of_range = 0;
+  for (auto& t : timelines) {
+    out_of_range += DropOutOfRange(t.ev);
+    SortTimeline(t);
+  }
   for (auto& c : counters) {
+    DropOutOfRange(c, &out_of_range, &values_out_of_range);
     const size_t n = c.ts_ns.size();
     if (std::is_sorted(c.ts_ns.begin(), c.ts_ns.end())) continue;
     std::vector<uint32_t> order(n);
@@ -131,6 +187,11 @@ void Trace::Finalize() {
     Permute(c.ts_ns, order);
     Permute(c.value, order);
   }
+  // A series left with no sample by the drop goes too: analyses expect none empty.
+  if (out_of_range + values_out_of_range > 0)
+    std::erase_if(counters, [](const CounterSeries& c) { return c.ts_ns.empty(); });
+  diagnostics.Count(ImportIssue::kTimeOutOfRange, out_of_range);
+  diagnostics.Count(ImportIssue::kValueOutOfRange, values_out_of_range);
 }
 
 size_t Trace::EventCount() const {

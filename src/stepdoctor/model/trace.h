@@ -3,8 +3,10 @@
 // Workers (a host or a rank) own devices (the CPU host, GPU N, TPU N); devices own timelines
 // (a host thread, a device stream, or a derived line such as "framework ops"). Each timeline
 // keeps its events column-wise, sorted by start (then longest first, so parents precede the
-// ranges they enclose). Times are int64 nanoseconds on one clock per worker; names are
-// interned. REQUIRED: call Trace::Finalize() after importing and before analysing.
+// ranges they enclose). Times are int64 nanoseconds on one clock per worker, every start, end
+// and sample time within +-kMaxTimeNs (core/checked_time.h), so analyses may add or subtract
+// any two; names are interned. REQUIRED: call Trace::Finalize() after importing and before
+// analysing.
 #pragma once
 
 #include <cstdint>
@@ -113,7 +115,7 @@ struct CounterSeries {
   WorkerId worker;
   DeviceId device;          // may be invalid for machine-wide series
   std::string name;         // "gpu0_util_pct" (model/series_names.h), "Memory in use"
-  std::string unit;         // "%", "bytes"
+  std::string unit;         // "%", "bytes" (a byte series' values fit in int64: Finalize)
   std::vector<int64_t> ts_ns;
   std::vector<double> value;
 };
@@ -157,7 +159,10 @@ class Trace {
   const Worker& worker(WorkerId id) const { return workers[id.v]; }
   std::string_view str(StringId id) const { return strings.Get(id); }
 
-  // Sorts every timeline by (start, longest first) and drops empty ones' storage slack.
+  // Drops (counting them as kTimeOutOfRange) events whose start or end and samples whose time
+  // lies outside +-kMaxTimeNs, and (as kValueOutOfRange) samples of a "bytes" series that int64
+  // cannot hold; then sorts every timeline by (start, longest first) and every counter by time.
+  // Importers skip such values as they read; this holds whatever built the trace to the range.
   void Finalize();
   size_t EventCount() const;
 };

@@ -168,7 +168,9 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
     for (const auto& n : r.notes) Wrapped(out, "- " + n, W, "  ");
     for (const auto& d : r.diagnostics) Wrapped(out, "- input: " + d, W, "  ");
   }
-  out += "\n" + st.dim(fmt::format("read {} file(s) ({}) with stepdoctor {}", r.inputs.size(), r.format, r.tool_version)) + "\n";
+  // A format is named only where the files brought something to analyse (as Markdown and HTML do).
+  const std::string format = r.format.empty() ? "" : " (" + r.format + ")";
+  out += "\n" + st.dim(fmt::format("read {} file(s){} with stepdoctor {}", r.inputs.size(), format, r.tool_version)) + "\n";
   return out;
 }
 

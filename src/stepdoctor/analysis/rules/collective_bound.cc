@@ -10,6 +10,7 @@
 #include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/tf_signals.h"
 #include "stepdoctor/model/device_work_classify.h"
+#include "stepdoctor/core/checked_time.h"
 
 namespace stepdoctor::rules {
 namespace {
@@ -53,7 +54,10 @@ std::string_view DominantCollectiveLibrary(const Trace& trace, WorkerId worker) 
   for (const auto& t : trace.timelines) {
     if (t.worker != worker || t.kind != TimelineKind::kDeviceStream) continue;
     for (size_t i = 0; i < t.ev.size(); ++i)
-      if (t.ev.kind[i] == EventKind::kCollective) ns[ClassifyDeviceWork(trace.str(t.ev.name[i])).library] += t.ev.dur_ns[i];
+      if (t.ev.kind[i] == EventKind::kCollective) {
+        int64_t& n = ns[ClassifyDeviceWork(trace.str(t.ev.name[i])).library];
+        n = SaturatingAdd(n, t.ev.dur_ns[i]);  // streams overlap: the sum may pass int64
+      }
   }
   std::string_view best;
   int64_t best_ns = 0;

@@ -5,14 +5,18 @@
 #include <cstdint>
 #include <string_view>
 
+#include "stepdoctor/core/checked_time.h"
 #include "stepdoctor/model/trace.h"
 
 namespace stepdoctor::chrome {
 
 // pid/tid may be numbers or strings ("CPU functions", "stream 7"); numeric strings are
-// read as numbers so "25738" and 25738 name the same thread.
+// read as numbers so "25738" and 25738 name the same thread. A number that is not a whole
+// int64 (1e300, 18446744073709551615, 1.5) is read as its text, like a string, so no two such
+// ids merge into one clamped or wrapped number.
 struct PidTid {
   bool is_string = false;
+  bool not_int64 = false;  // a JSON number outside int64 or not whole: `str` holds its text
   int64_t num = 0;
   std::string_view str;
 };
@@ -49,9 +53,9 @@ struct ParsedEvent {
 
   char ph = 0;
   std::string_view name, cat, id, scope, bp;
-  bool has_ts = false, has_dur = false, has_id = false;
-  bool bad_ts = false, bad_dur = false;  // the key was there but its value is not a time
-  int64_t ts_ns = 0, dur_ns = 0;
+  bool has_id = false;
+  TimeParse ts = TimeParse::kAbsent, dur = TimeParse::kAbsent;
+  int64_t ts_ns = 0, dur_ns = 0;  // meaningful where ts / dur is kOk
   PidTid pid, tid;
   int nargs = 0;
   ParsedArg args[kMaxArgs];
@@ -61,8 +65,8 @@ struct ParsedEvent {
   void Reset() {
     ph = 0;
     name = cat = id = scope = bp = {};
-    has_ts = has_dur = has_id = false;
-    bad_ts = bad_dur = false;
+    has_id = false;
+    ts = dur = TimeParse::kAbsent;
     ts_ns = dur_ns = 0;
     pid = tid = PidTid();
     nargs = 0;
@@ -82,6 +86,7 @@ struct ParsedEvent {
 
 // Parses a decimal number of microseconds ("1623143566756.123", "-5", "1.5e3") into
 // nanoseconds exactly where the text has at most 3 fractional digits (rounded past that).
-bool ParseMicrosToNanos(std::string_view text, int64_t* out_ns);
+// kOk, kNotATime, or kOutOfRange where the nanoseconds would lie past +-kMaxTimeNs.
+TimeParse ParseMicrosToNanos(std::string_view text, int64_t* out_ns);
 
 }  // namespace stepdoctor::chrome

@@ -3,10 +3,12 @@
 #include <simdjson.h>
 
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "stepdoctor/core/checked_time.h"
 #include "stepdoctor/importers/chrome/json_value_scan.h"
 #include "stepdoctor/importers/chrome/utf8_repair.h"
 
@@ -14,9 +16,9 @@ namespace stepdoctor::chrome {
 
 namespace od = simdjson::ondemand;
 
-bool ParseMicrosToNanos(std::string_view t, int64_t* out) {
+TimeParse ParseMicrosToNanos(std::string_view t, int64_t* out) {
   while (!t.empty() && IsJsonSpace(t.back())) t.remove_suffix(1);
-  if (t.empty()) return false;
+  if (t.empty()) return TimeParse::kNotATime;
   size_t i = 0;
   bool neg = false;
   if (t[0] == '-') {
@@ -47,16 +49,20 @@ bool ParseMicrosToNanos(std::string_view t, int64_t* out) {
     if (i != t.size()) goto slow;  // exponent or junk
     for (int k = fd < 3 ? fd : 3; k < 3; ++k) frac *= 10;
     int64_t ns = static_cast<int64_t>(whole * 1000 + frac + (round_up ? 1 : 0));
-    *out = neg ? -ns : ns;
-    return true;
+    if (neg) ns = -ns;
+    if (!TimeInRange(ns)) return TimeParse::kOutOfRange;
+    *out = ns;
+    return TimeParse::kOk;
   }
 slow : {
   std::string s(t);
   char* end = nullptr;
   double v = std::strtod(s.c_str(), &end);
-  if (end == s.c_str() || *end != '\0' || !(v == v) || v > 9.2e15 || v < -9.2e15) return false;
-  *out = static_cast<int64_t>(v * 1000.0 + (v >= 0 ? 0.5 : -0.5));
-  return true;
+  if (end == s.c_str() || *end != '\0' || std::isnan(v)) return TimeParse::kNotATime;
+  auto ns = MicrosToNs(v);  // infinities and huge exponents too
+  if (!ns) return TimeParse::kOutOfRange;
+  *out = *ns;
+  return TimeParse::kOk;
 }
 }
 
@@ -93,9 +99,16 @@ simdjson::error_code ReadPidTid(od::value v, PidTid* out) {
       out->num = n;
       return simdjson::SUCCESS;
     }
+    // 3.0 and 1e3 are the numbers 3 and 1000; 1e300, 2^64 - 1 and 1.5 are no int64: their text
+    // names them, so each stays its own process or thread.
     double d;
     if (auto e = v.get_double().get(d)) return e;
-    out->num = static_cast<int64_t>(d);
+    if (auto exact = ExactInt64(d)) {
+      out->num = *exact;
+    } else {
+      out->is_string = out->not_int64 = true;
+      out->str = Trim(tok);
+    }
     return simdjson::SUCCESS;
   }
   if (t == od::json_type::string) {
@@ -114,15 +127,14 @@ simdjson::error_code ReadPidTid(od::value v, PidTid* out) {
 }
 
 // Reads ts or dur: a number of microseconds, or the same number quoted (some writers quote
-// both). Sets *has when it is a time, *bad when the key is there but its value is not one.
-simdjson::error_code ReadMicros(od::value v, bool* has, bool* bad, int64_t* ns) {
+// both).
+simdjson::error_code ReadMicros(od::value v, TimeParse* field, int64_t* ns) {
   std::string_view tok;
   tok = v.raw_json_token();
   if (!tok.empty() && tok[0] == '"') {
     if (auto e = v.get_string().get(tok)) return e;
   }
-  *has = ParseMicrosToNanos(tok, ns);
-  *bad = !*has;
+  *field = ParseMicrosToNanos(tok, ns);
   return simdjson::SUCCESS;
 }
 
@@ -267,7 +279,7 @@ simdjson::error_code ReadEvent(od::object obj, ParsedEvent* ev) {
           if (auto e = v.get_string().get(s)) return e;
           ev->ph = s.empty() ? 0 : s[0];
         } else if (KeyIs(k, "ts", 2)) {
-          if (auto e = ReadMicros(v, &ev->has_ts, &ev->bad_ts, &ev->ts_ns)) return e;
+          if (auto e = ReadMicros(v, &ev->ts, &ev->ts_ns)) return e;
         } else if (KeyIs(k, "id", 2)) {
           std::string_view tok;
           tok = v.raw_json_token();
@@ -287,7 +299,7 @@ simdjson::error_code ReadEvent(od::object obj, ParsedEvent* ev) {
         break;
       case 3:
         if (KeyIs(k, "dur", 3)) {
-          if (auto e = ReadMicros(v, &ev->has_dur, &ev->bad_dur, &ev->dur_ns)) return e;
+          if (auto e = ReadMicros(v, &ev->dur, &ev->dur_ns)) return e;
         } else if (KeyIs(k, "pid", 3)) {
           if (auto e = ReadPidTid(v, &ev->pid)) return e;
         } else if (KeyIs(k, "tid", 3)) {

@@ -9,6 +9,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "stepdoctor/core/checked_time.h"
 #include "stepdoctor/importers/chrome/chrome_event_classify.h"
 #include "stepdoctor/importers/chrome/chrome_flows.h"
 #include "stepdoctor/importers/chrome/chrome_process_names.h"
@@ -21,7 +22,6 @@ namespace stepdoctor::chrome {
 namespace {
 
 constexpr int kMaxPlausibleGpuPid = 256;             // Kineto numbers GPU "processes" by device
-constexpr int64_t kMaxTimeNs = int64_t{1} << 62;     // |ts|, dur or ts + dur beyond ~146 years: not a time
 
 // A pid or tid: a number, or a string's index in State::string_texts. The flag keeps the two
 // apart, so no number (however large) can stand for a string.
@@ -267,21 +267,23 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
     s.OnMetadata(e);
     return;
   }
-  if (e.bad_ts || (e.has_ts && (e.ts_ns > kMaxTimeNs || e.ts_ns < -kMaxTimeNs))) {
-    s.Skip(ImportIssue::kBadTimestamp);
-    return;
+  // Every time kept lies in +-kMaxTimeNs (core/checked_time.h): the start here, the end below
+  // for X events, and a B's end is an E's start. So no later sum or difference overflows.
+  switch (e.ts) {
+    case TimeParse::kOk: break;
+    case TimeParse::kNotATime: s.Skip(ImportIssue::kBadTimestamp); return;
+    case TimeParse::kOutOfRange: s.Skip(ImportIssue::kTimeOutOfRange); return;
+    case TimeParse::kAbsent:
+      // TensorFlow ends its traceEvents with an empty {}: nothing to count.
+      if (e.ph == 0 && e.name.empty() && e.nargs == 0) return;
+      s.Skip(e.ph == 0 ? ImportIssue::kMalformedEvent : ImportIssue::kMissingTimestamp);
+      return;
   }
-  if (!e.has_ts) {
-    // TensorFlow ends its traceEvents with an empty {}: nothing to count.
-    if (e.ph == 0 && e.name.empty() && e.nargs == 0) return;
-    s.Skip(e.ph == 0 ? ImportIssue::kMalformedEvent : ImportIssue::kMissingTimestamp);
-    return;
-  }
-  // |ts| <= kMaxTimeNs here, so these bounds keep ts + dur inside int64 for every later sum.
-  if (e.bad_dur || (e.has_dur && (e.dur_ns > kMaxTimeNs || e.dur_ns < -kMaxTimeNs || e.ts_ns + e.dur_ns > kMaxTimeNs))) {
-    s.Skip(ImportIssue::kBadDuration);
-    return;
-  }
+  if (e.dur == TimeParse::kNotATime) return s.Skip(ImportIssue::kBadDuration);
+  // A dur past the range, or one whose end is (a negative dur is counted as such below).
+  if (e.dur == TimeParse::kOutOfRange || (e.dur == TimeParse::kOk && e.dur_ns > 0 && !AddToTime(e.ts_ns, e.dur_ns)))
+    return s.Skip(ImportIssue::kTimeOutOfRange);
+  if (e.pid.not_int64 || e.tid.not_int64) s.trace.diagnostics.Count(ImportIssue::kIdNotInt64);
   switch (e.ph) {
     case 'X':
     case 'B':
@@ -290,7 +292,7 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
     case 'R': {
       int64_t dur = 0;
       if (e.ph == 'X') {
-        if (!e.has_dur) diag.Count(ImportIssue::kMissingDuration);
+        if (e.dur == TimeParse::kAbsent) diag.Count(ImportIssue::kMissingDuration);
         else dur = e.dur_ns;
         if (dur < 0) {
           s.Skip(ImportIssue::kNegativeDuration);
@@ -337,7 +339,7 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
       uint32_t idx = tl.open_b.back();
       tl.open_b.pop_back();
       Timeline& t = s.trace.timeline(tl.id);
-      int64_t d = e.ts_ns - t.ev.start_ns[idx];
+      int64_t d = e.ts_ns - t.ev.start_ns[idx];  // both in range: no overflow
       if (d < 0) {
         diag.Count(ImportIssue::kNegativeDuration);
         d = 0;

@@ -77,34 +77,39 @@ bool Zone(const char* p, int64_t* offset_s) {
 
 }  // namespace
 
-bool ParseTimestamp(std::string_view s, int64_t* ns) {
+TimeParse ParseTimestamp(std::string_view s, int64_t* ns) {
   s = Trim(s);
   double secs;
   double unused;
   if (ParseNumber(s, &secs, &unused)) {
-    *ns = int64_t(std::llround(secs * 1e9));
-    return true;
+    auto v = SecondsToNs(secs);
+    if (!v) return TimeParse::kOutOfRange;
+    *ns = *v;
+    return TimeParse::kOk;
   }
   std::tm tm{};
   std::string str(s);
   const char* end = strptime(str.c_str(), "%Y/%m/%d %H:%M:%S", &tm);
   if (!end) end = strptime(str.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
   if (!end) end = strptime(str.c_str(), "%Y-%m-%d %H:%M:%S", &tm);
-  if (!end) return false;
+  if (!end) return TimeParse::kNotATime;
   int64_t frac_ns = Fraction(&end);
   int64_t offset_s = 0;
   time_t t;
   if (Zone(end, &offset_s)) {
     t = timegm(&tm);
-    if (t == time_t(-1)) return false;
+    if (t == time_t(-1)) return TimeParse::kNotATime;
     t -= time_t(offset_s);
   } else {
     tm.tm_isdst = -1;
     t = std::mktime(&tm);
-    if (t == time_t(-1)) return false;
+    if (t == time_t(-1)) return TimeParse::kNotATime;
   }
-  *ns = int64_t(t) * 1000000000 + frac_ns;
-  return true;
+  // A year strptime reads (4, 8834) can be any date: seconds x 1e9 may leave the range.
+  auto v = EpochSecondsToNs(int64_t(t), frac_ns);
+  if (!v) return TimeParse::kOutOfRange;
+  *ns = *v;
+  return TimeParse::kOk;
 }
 
 bool ParseTableDate(std::string_view s, int64_t* ns) {
@@ -115,7 +120,9 @@ bool ParseTableDate(std::string_view s, int64_t* ns) {
   tm.tm_isdst = -1;
   time_t t = std::mktime(&tm);
   if (t == time_t(-1)) return false;
-  *ns = int64_t(t) * 1000000000;
+  auto v = EpochSecondsToNs(int64_t(t), 0);
+  if (!v) return false;
+  *ns = *v;
   return true;
 }
 

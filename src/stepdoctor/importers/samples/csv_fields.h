@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "stepdoctor/core/checked_time.h"
+
 namespace stepdoctor::csv {
 
 inline constexpr double kMiB = 1024.0 * 1024.0;
@@ -23,9 +25,12 @@ bool ParseNumber(std::string_view s, double* out, double* unit_scale);
 // Nanoseconds since the epoch from seconds since the epoch, nvidia-smi's
 // "2024/01/15 10:23:45.123" (local time, like nvidia-smi writes it), "2024-01-15 10:23:45", or
 // ISO 8601 "2025-09-24T03:41:43.487Z" / "...+02:00" (UTC or the offset given; local without).
-bool ParseTimestamp(std::string_view s, int64_t* ns);
+// kOk, kNotATime, or kOutOfRange for a date or number past the time range (core/checked_time.h:
+// before November 1823 or after February 2116).
+TimeParse ParseTimestamp(std::string_view s, int64_t* ns);
 
 // The date line nvidia-smi prints above its default table ("Mon Jan 15 10:23:45 2024", local).
+// False for anything else, or a date outside the time range.
 bool ParseTableDate(std::string_view s, int64_t* ns);
 
 }  // namespace stepdoctor::csv

@@ -7,9 +7,11 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "stepdoctor/core/checked_time.h"
 #include "stepdoctor/importers/samples/csv_fields.h"
 #include "stepdoctor/importers/samples/line_reader.h"
 #include "stepdoctor/importers/samples/series_sink.h"
@@ -25,6 +27,7 @@ using series::GpuMetric;
 
 constexpr int64_t kMaxPreambleLines = 400;     // lines searched for the CSV header (an nvidia-smi table is ~20 per GPU)
 constexpr double kAssumedPollIntervalS = 1.0;  // spacing of rows without times when no `-l N` says otherwise
+constexpr double kMaxGpuIndex = 1 << 20;       // an index column value past this names no GPU: the row is placed by position
 
 // What a column holds, from its header name.
 enum class Col { kIgnore, kTimestamp, kElapsed, kIndex, kGpuId, kName, kMetric };
@@ -108,7 +111,8 @@ struct Preamble {
       if (!rest.empty() && (rest[0] == '=' || rest[0] == ' ')) rest.remove_prefix(1);
       double v, unit;
       std::string_view num = rest.substr(0, rest.find_first_not_of("0123456789."));
-      if (ParseNumber(num, &v, &unit) && v > 0) loop_s = v * scale;
+      // An interval too long to hold in nanoseconds is no polling loop: left unstated.
+      if (ParseNumber(num, &v, &unit) && v > 0 && SecondsToNs(v * scale)) loop_s = v * scale;
     };
     number_after(" --loop-ms", 1e-3);
     number_after(" -lms", 1e-3);
@@ -121,8 +125,8 @@ struct Preamble {
 // already seen in the current poll starts the next one.
 class RowPlacer {
  public:
-  RowPlacer(int64_t start_ns, double interval_s, int gpus_per_poll)
-      : start_ns_(start_ns), interval_ns_(int64_t(std::llround(interval_s * 1e9))), per_poll_(std::max(1, gpus_per_poll)) {}
+  RowPlacer(int64_t start_ns, int64_t interval_ns, int gpus_per_poll)
+      : start_ns_(start_ns), interval_ns_(interval_ns), per_poll_(std::max(1, gpus_per_poll)) {}
 
   // The GPU of a row from its index, else its uuid/bus id (numbered in order of appearance),
   // else its position in the poll.
@@ -131,11 +135,13 @@ class RowPlacer {
     if (id) return ids_.emplace(*id, int(ids_.size())).first->second;
     return int(rows_ % per_poll_);
   }
-  int64_t PollTime(int gpu) {
+  // nullopt once the polls run past the time range.
+  std::optional<int64_t> PollTime(int gpu) {
     ++rows_;
     if (std::find(seen_.begin(), seen_.end(), gpu) != seen_.end()) seen_.clear(), ++poll_;
     seen_.push_back(gpu);
-    return start_ns_ + poll_ * interval_ns_;
+    auto offset = CheckedMul(poll_, interval_ns_);
+    return offset ? AddToTime(start_ns_, *offset) : std::nullopt;
   }
 
  private:
@@ -167,7 +173,7 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
   SeriesSink sink(trace, wid);
   std::unique_ptr<RowPlacer> placer;  // rows without times only
   int index_col = -1, id_col = -1;
-  int64_t bad_values = 0, bad_rows = 0, rows = 0, nul_bytes = 0;
+  int64_t bad_values = 0, bad_rows = 0, rows = 0, nul_bytes = 0, out_of_range_rows = 0;
   for (;;) {
     auto more = lines.Next(&line);
     if (!more.ok()) return more.status();
@@ -218,7 +224,8 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
       if (!have_time) {
         const double interval = pre.loop_s > 0 ? pre.loop_s : kAssumedPollIntervalS;
         const int per_poll = index_col < 0 && id_col < 0 ? int(pre.table_gpus.size()) : 1;
-        placer = std::make_unique<RowPlacer>(pre.date_ns == INT64_MIN ? 0 : pre.date_ns, interval, per_poll);
+        placer = std::make_unique<RowPlacer>(pre.date_ns == INT64_MIN ? 0 : pre.date_ns,
+                                             SecondsToNs(interval).value_or(0), per_poll);
         std::string gpus = index_col >= 0 || id_col >= 0 ? ""
                            : per_poll > 1 ? fmt::format("; rows cycle through the table's {} GPUs", per_poll)
                                           : "; no index column, so every row is taken as one GPU";
@@ -238,19 +245,32 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
       ++bad_rows;
       continue;
     }
-    int64_t ts = INT64_MIN;
+    std::optional<int64_t> ts;
+    bool time_out_of_range = false;  // a time was written, but past the range (a year 8834)
     int index = -1;
     for (size_t i = 0; i < cols.size(); ++i) {
       double v, scale;
-      if (cols[i].what == Col::kTimestamp && csv::ParseTimestamp(f[i], &ts)) continue;
-      if (cols[i].what == Col::kElapsed && ParseNumber(f[i], &v, &scale)) ts = int64_t(std::llround(v * 1e9));
-      if (cols[i].what == Col::kIndex && ParseNumber(f[i], &v, &scale) && v >= 0) index = int(v);
+      if (cols[i].what == Col::kTimestamp) {
+        int64_t t;
+        TimeParse p = csv::ParseTimestamp(f[i], &t);
+        if (p == TimeParse::kOk) ts = t;
+        time_out_of_range |= p == TimeParse::kOutOfRange;
+      } else if (cols[i].what == Col::kElapsed && ParseNumber(f[i], &v, &scale)) {
+        if (auto t = SecondsToNs(v)) ts = *t;
+        else time_out_of_range = true;
+      } else if (cols[i].what == Col::kIndex && ParseNumber(f[i], &v, &scale) && v >= 0 && v <= kMaxGpuIndex) {
+        index = int(v);
+      }
     }
     std::string id = id_col >= 0 ? std::string(Trim(f[size_t(id_col)])) : "";
     int gpu = placer ? placer->Gpu(index, id_col >= 0 ? &id : nullptr) : std::max(index, 0);
-    if (placer) ts = placer->PollTime(gpu);
-    if (ts == INT64_MIN) {
-      trace.diagnostics.Count(ImportIssue::kMissingTimestamp);
+    if (placer) {
+      ts = placer->PollTime(gpu);
+      time_out_of_range = !ts;
+    }
+    if (!ts) {
+      if (time_out_of_range) ++out_of_range_rows;
+      trace.diagnostics.Count(time_out_of_range ? ImportIssue::kTimeOutOfRange : ImportIssue::kMissingTimestamp);
       continue;
     }
     for (size_t i = 0; i < cols.size(); ++i) {
@@ -273,7 +293,7 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
         continue;
       }
       double scale = unit_scale > 0 ? unit_scale : cols[i].scale;
-      sink.Add(series::GpuSeriesName(gpu, cols[i].metric), ts, v * scale);
+      sink.Add(series::GpuSeriesName(gpu, cols[i].metric), *ts, v * scale);
     }
   }
   if (cols.empty())
@@ -292,12 +312,18 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
   for (const CounterSeries& c : trace.counters) {
     int g = -1;
     if (c.worker == wid && series::IsGpuSeries(c.name, GpuMetric::kMemTotalBytes, &g) && !c.value.empty())
-      trace.devices[c.device.v].memory_bytes = int64_t(c.value.back());
+      trace.devices[c.device.v].memory_bytes = RoundToInt64(c.value.back()).value_or(0);  // SeriesSink kept it in int64
   }
   trace.sources.push_back(src.name());
   if (trace.format.empty()) trace.format = "nvidia-smi csv";
   else if (trace.format.find("nvidia-smi csv") == std::string::npos) trace.format += " + nvidia-smi csv";
-  if (sink.points() == 0) return Status(ErrorCode::kEmptyInput, src.name() + ": no GPU samples in the CSV");
+  if (sink.points() == 0)
+    return Status(ErrorCode::kEmptyInput,
+                  out_of_range_rows == 0
+                      ? src.name() + ": no GPU samples in the CSV"
+                      : fmt::format("{}: no GPU samples in the CSV: {} row(s) skipped, their time outside the "
+                                    "representable range (about 1823-2116)",
+                                    src.name(), out_of_range_rows));
   return Status::Ok();
 }
 

@@ -3,8 +3,11 @@
 #include <simdjson.h>
 
 #include <cmath>
+#include <cstdint>
+#include <optional>
 #include <string>
 
+#include "stepdoctor/core/checked_time.h"
 #include "stepdoctor/importers/samples/line_reader.h"
 #include "stepdoctor/importers/samples/series_sink.h"
 #include "stepdoctor/model/series_names.h"
@@ -86,7 +89,7 @@ bool ImportSampleLine(od::document& doc, SeriesSink& sink, Trace& trace) {
   return true;
 }
 
-// The header line: {"stepdoctor_samples":1,"hostname":...,"pid":...,"gpus":[...]}.
+// The header line: {"stepdoctor_samples":1,"hostname":...,"pid":...,"rank":...,"gpus":[...]}.
 void ImportHeader(od::document& doc, Trace& trace, WorkerId w, SeriesSink& sink) {
   od::object obj;
   if (doc.get_object().get(obj)) return;
@@ -101,6 +104,9 @@ void ImportHeader(od::document& doc, Trace& trace, WorkerId w, SeriesSink& sink)
     } else if (key == "pid") {
       int64_t pid;
       if (!v.get_int64().get(pid)) wk.pid = pid;
+    } else if (key == "rank") {
+      int64_t rank;
+      if (!v.get_int64().get(rank) && rank >= 0 && rank <= INT32_MAX) wk.rank = int(rank);
     } else if (key == "gpus") {
       od::array gpus;
       if (v.get_array().get(gpus)) continue;
@@ -155,7 +161,11 @@ void ImportSageMakerLine(od::document& doc, Trace& trace, SeriesSink& sink, Work
     return;
   }
   if (wk.hostname.empty() && !node.empty()) wk.hostname = std::string(node);
-  int64_t ts = int64_t(std::llround(ts_s * 1e9));
+  std::optional<int64_t> ts = SecondsToNs(ts_s);
+  if (!ts) {
+    trace.diagnostics.Count(ImportIssue::kTimeOutOfRange);
+    return;
+  }
   std::string target;  // the series this metric lands in
   // cpuN / gpuN name the core or GPU; the Dimension says which metric.
   auto suffix_num = [](std::string_view s, std::string_view prefix) -> int {
@@ -180,7 +190,7 @@ void ImportSageMakerLine(od::document& doc, Trace& trace, SeriesSink& sink, Work
     trace.diagnostics.Count(ImportIssue::kUnsupportedContent);
     return;
   }
-  sink.Add(target, ts, value);
+  sink.Add(target, *ts, value);
 }
 
 }  // namespace
@@ -192,6 +202,7 @@ Status ImportSamplesJsonLines(PeekableSource& src, Trace& trace) {
   w.source_path = src.name();
   WorkerId wid = trace.AddWorker(std::move(w));
   SeriesSink sink(trace, wid);
+  const uint64_t out_of_range_before = trace.diagnostics.count(ImportIssue::kTimeOutOfRange);
   enum class Dialect { kUnknown, kStepdoctor, kSageMaker } dialect = Dialect::kUnknown;
   std::string_view line;
   int64_t bad_lines = 0;
@@ -238,8 +249,14 @@ Status ImportSamplesJsonLines(PeekableSource& src, Trace& trace) {
   if (wk.hostname.empty()) wk.hostname = src.name();
   trace.sources.push_back(src.name());
   AppendFormat(trace, dialect == Dialect::kSageMaker ? "sagemaker-system-metrics" : "stepdoctor-samples");
-  if (sink.points() == 0)
-    return Status(ErrorCode::kEmptyInput, src.name() + ": no samples in the file");
+  if (sink.points() == 0) {
+    const uint64_t out_of_range = trace.diagnostics.count(ImportIssue::kTimeOutOfRange) - out_of_range_before;
+    return Status(ErrorCode::kEmptyInput,
+                  src.name() + ": no samples in the file" +
+                      (out_of_range ? ": " + std::to_string(out_of_range) +
+                                          " skipped, their time outside the representable range (about 1823-2116)"
+                                    : std::string()));
+  }
   return Status::Ok();
 }
 

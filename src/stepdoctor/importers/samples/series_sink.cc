@@ -1,5 +1,6 @@
 #include "stepdoctor/importers/samples/series_sink.h"
 
+#include "stepdoctor/core/checked_time.h"
 #include "stepdoctor/model/series_names.h"
 
 namespace stepdoctor {
@@ -18,7 +19,15 @@ DeviceId SeriesSink::DeviceFor(std::string_view name) {
   return trace_.GetOrAddDevice(worker_, DeviceKind::kHostCpu, 0, "host");
 }
 
-void SeriesSink::Add(std::string_view name, int64_t ts_ns, double value) {
+bool SeriesSink::Add(std::string_view name, int64_t ts_ns, double value) {
+  if (!TimeInRange(ts_ns)) {
+    trace_.diagnostics.Count(ImportIssue::kTimeOutOfRange);
+    return false;
+  }
+  if (series::SeriesUnit(name) == "bytes" && !RoundToInt64(value)) {
+    trace_.diagnostics.Count(ImportIssue::kValueOutOfRange);
+    return false;
+  }
   auto it = index_.find(std::string(name));
   if (it == index_.end()) {
     CounterSeries c;
@@ -33,6 +42,7 @@ void SeriesSink::Add(std::string_view name, int64_t ts_ns, double value) {
   c.ts_ns.push_back(ts_ns);
   c.value.push_back(value);
   ++points_;
+  return true;
 }
 
 }  // namespace stepdoctor

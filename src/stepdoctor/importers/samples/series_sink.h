@@ -16,7 +16,10 @@ class SeriesSink {
   SeriesSink(Trace& trace, WorkerId worker) : trace_(trace), worker_(worker) {}
   // Names GPU `index` and records its memory (from a samples header or a CSV name column).
   void DescribeGpu(int index, std::string_view name, int64_t memory_bytes);
-  void Add(std::string_view name, int64_t ts_ns, double value);
+  // Appends one sample; false (and counted in the trace's diagnostics) when its time is outside
+  // the range (core/checked_time.h) or a byte count too large for int64, which devices and
+  // analyses hold byte counts in.
+  bool Add(std::string_view name, int64_t ts_ns, double value);
   size_t points() const { return points_; }
 
  private:

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "stepdoctor/core/checked_time.h"
 #include "stepdoctor/importers/tfevents/tfrecord_reader.h"
 #include "stepdoctor/proto/tb_event.pb.h"
 
@@ -100,7 +101,17 @@ class ScalarSink {
     for (size_t i = 0; i < trace.scalars.size(); ++i)
       if (trace.scalars[i].run == run_) index_[trace.scalars[i].tag] = i;
   }
+  // A point whose wall time is past the time range, or whose step number is past
+  // kMaxStepNumber, is counted and skipped: analyses subtract steps and wall times freely.
   void Add(const std::string& tag, int64_t step, double wall_time, double value) {
+    if (!SecondsToNs(wall_time)) {
+      trace_.diagnostics.Count(ImportIssue::kTimeOutOfRange);
+      return;
+    }
+    if (step > kMaxStepNumber || step < -kMaxStepNumber) {
+      trace_.diagnostics.Count(ImportIssue::kValueOutOfRange);
+      return;
+    }
     auto it = index_.find(tag);
     if (it == index_.end()) {
       ScalarSeries s;

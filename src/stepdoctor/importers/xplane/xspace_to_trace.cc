@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "stepdoctor/core/checked_time.h"
 #include "stepdoctor/importers/xplane/xplane_classify.h"
 #include "stepdoctor/importers/xplane/xspace_reader.h"
 #include "stepdoctor/proto/xplane.pb.h"
@@ -120,7 +121,7 @@ class PlaneConverter {
     switch (st.value_case()) {
       case pb::XStat::kUint64Value: return static_cast<int64_t>(st.uint64_value());
       case pb::XStat::kInt64Value: return st.int64_value();
-      case pb::XStat::kDoubleValue: return static_cast<int64_t>(st.double_value());
+      case pb::XStat::kDoubleValue: return RoundToInt64(st.double_value()).value_or(0);  // NaN or past int64: none
       default: return 0;
     }
   }
@@ -206,6 +207,14 @@ class PlaneConverter {
         trace_.diagnostics.Count(ImportIssue::kNegativeDuration);
         continue;
       }
+      // The line's timestamp plus the event's offset, and that plus its duration, must both be
+      // times in range (core/checked_time.h); the proto's int64s alone can be anything.
+      const int64_t dur_ns = ev.duration_ps() / 1000;
+      const std::optional<int64_t> start = AddToTime(base_ns, ev.offset_ps() / 1000);
+      if (!start || !AddToTime(*start, dur_ns)) {
+        trace_.diagnostics.Count(ImportIssue::kTimeOutOfRange);
+        continue;
+      }
       auto mit = metas_.find(ev.metadata_id());
       if (mit == metas_.end()) {
         pb::XEventMetadata missing;
@@ -247,10 +256,9 @@ class PlaneConverter {
       if (lc == LineClass::kHostThread)
         for (const Arg& a : args)
           if (a.key == step_num_key) kind = EventKind::kStepMarker;
-      int64_t start = base_ns + ev.offset_ps() / 1000;
-      uint32_t i = tl.Add(start, ev.duration_ps() / 1000, m.name, kind, corr);
+      uint32_t i = tl.Add(*start, dur_ns, m.name, kind, corr);
       for (const Arg& a : args) tl.AddArg(i, a);
-      if (kind == EventKind::kMemoryEvent) AddMemorySample(start, args, dev);
+      if (kind == EventKind::kMemoryEvent) AddMemorySample(*start, args, dev);
     }
   }
 
