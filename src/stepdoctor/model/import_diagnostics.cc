@@ -28,6 +28,9 @@ constexpr ImportIssueInfo kInfo[] = {
     {"padding", Severity::kInfo, "file(s) padded with NUL bytes: the NULs skipped"},
     {"instant_with_duration", Severity::kWarning, "markers written as instants carried a duration: kept as instants"},
     {"xplane_missing_metadata", Severity::kWarning, "XPlane events with metadata their plane does not define: kept, named by the id"},
+    {"gpu_attribution", Severity::kWarning, "GPU log(s) whose GPU column did not tell the GPUs apart: told apart by another column or by position"},
+    {"shared_timestamp", Severity::kInfo, "samples sharing a time with another of the same GPU: spread evenly up to the next time"},
+    {"assumed_unit", Severity::kInfo, "columns without a unit read in the one unit their values fit"},
 };
 static_assert(sizeof(kInfo) / sizeof(kInfo[0]) == static_cast<size_t>(ImportIssue::kCount_));
 

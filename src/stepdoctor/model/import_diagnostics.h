@@ -36,6 +36,9 @@ enum class ImportIssue : uint8_t {
   kPadding,               // NUL bytes (a log file's padding after a crash or a copy): skipped
   kInstantWithDuration,   // a marker its producer writes as an instant carried a duration: kept as an instant
   kXPlaneMissingMetadata, // an XPlane event whose metadata id its plane does not define: kept, named by the id
+  kGpuAttribution,        // GPU log rows whose GPU column does not tell GPUs apart: told apart another way
+  kSharedTimestamp,       // samples of one series sharing a time (a clock coarser than the polling): spread
+  kAssumedUnit,           // a column without a unit whose values fit only one unit: read in that unit
   kCount_
 };
 

@@ -29,6 +29,10 @@ struct Worker {
   int world_size = -1;
   std::string backend;     // nccl, gloo, ...
   std::string source_path; // the file this worker came from
+  // Its samples file states no times (`nvidia-smi --query-gpu=... --format=csv` without a
+  // timestamp column), or all at one time: their order is real, their spacing was assumed by
+  // the importer.
+  bool sample_times_assumed = false;
 };
 
 // The framework that wrote the input, set by the importers from what the file holds (Kineto
