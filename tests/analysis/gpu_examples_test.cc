@@ -76,6 +76,8 @@ TEST(GpuExamples, NvidiaSmiLogOfTheSameJob) {
   const Finding* f = FindIn(r, "low_gpu_utilisation");
   ASSERT_NE(f, nullptr);
   EXPECT_NEAR(100.0 - f->share_pct, 7.9, 1.0);
+  // The log opens with 19 samples (9.5 s) at 0% while the job loads: 12.7% after them.
+  EXPECT_NE(f->title.find("(12.7% after a 9.5 s start-up)"), std::string::npos) << f->title;
 }
 
 

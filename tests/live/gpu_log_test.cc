@@ -218,6 +218,10 @@ TEST(GpuLogVerdict, CorpusOpenadTwoA6000) {
   EXPECT_NE(idle->title.find("GPU 1 "), std::string::npos) << idle->title;
   ASSERT_NE(FindIn(r, "gpu_well_fed"), nullptr);
   EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kDeviceCompute) << r.verdict.summary;
+  // Its index column tells the GPUs apart (their rows 1 ms apart): nothing to note.
+  EXPECT_EQ(imported->trace.diagnostics.count(ImportIssue::kGpuAttribution), 0u);
+  EXPECT_EQ(imported->trace.diagnostics.count(ImportIssue::kSharedTimestamp), 0u);
+  EXPECT_EQ(rs->gpu_startup.samples, 0);  // busy from its first sample
 }
 
 TEST(GpuLogVerdict, CorpusRectifiedPointFlowIsPartlyFed) {
@@ -231,6 +235,14 @@ TEST(GpuLogVerdict, CorpusRectifiedPointFlowIsPartlyFed) {
   EXPECT_GT(f->share_pct, 20);
   EXPECT_LT(f->share_pct, 70);
   EXPECT_EQ(r.verdict.summary.find("hold no steps or activity"), std::string::npos) << r.verdict.summary;
+  // Ground truth: 90 samples a minute apart, mean 57.7%; the first 3 at 0% while memory grows to
+  // 4.7 GiB are 3.3% of the log, under kStartupMinSharePct: not worth a separate figure.
+  auto rs = ComputeResourceSignals(imported->trace);
+  ASSERT_NE(rs, nullptr);
+  EXPECT_EQ(rs->samples, 90);
+  EXPECT_NEAR(rs->gpu_util_mean_pct, 57.7, 0.05);
+  EXPECT_EQ(rs->gpu_startup.samples, 0);
+  EXPECT_EQ(f->title.find("start-up"), std::string::npos) << f->title;
 }
 
 }  // namespace

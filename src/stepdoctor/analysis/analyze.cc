@@ -202,9 +202,9 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
     // One cold pass: the only region analysed is dominated by one-off start-up calls.
     bool cold = (windows.whole_window || windows.single_run) && steps.mean_step_ms > 0 && steps.startup_ms >= kColdWindowStartupPct / 100.0 * steps.mean_step_ms;
     r.coverage = TraceToCoverage(trace, windows, device, applied, cold);
+    bool gpu_series = false;  // samples or a GPU log alone, with GPU series
     if (trace.EventCount() == 0) {
       // Samples or a GPU log alone: how busy each device was, not what it did.
-      bool gpu_series = false;
       for (const auto& c : trace.counters) gpu_series |= series::GpuIndexOf(c.name) >= 0;
       r.coverage.device_activity = gpu_series ? "sampled" : "cpu_only";
       r.coverage.confidence = "low";
@@ -223,7 +223,8 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
     if (!windows.warmup.empty())
       r.notes.push_back(fmt::format("step {} ({:.1f} ms) is warm-up: shown, kept out of the figures and the verdict",
                                     windows.warmup.front().number, windows.warmup.front().dur_ns() / 1e6));
-    if (device.coverage == DeviceCoverage::kMissing)
+    // A GPU log samples the device: there is no host side to fall back on, and no trace to record.
+    if (device.coverage == DeviceCoverage::kMissing && !gpu_series)
       r.notes.push_back("device activity was not captured: only the host side is diagnosed. Record it with "
                         "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) or "
                         "TensorFlow's profiler with its device tracer (tf.profiler.experimental.ProfilerOptions(device_tracer_level=1))");

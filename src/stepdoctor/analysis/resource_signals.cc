@@ -50,21 +50,22 @@ bool IsResourceSeries(std::string_view n) {
 
 // The series the dip detector looks at: mean GPU util over GPUs, else the tree's CPU, else
 // the machine's.
-void FindDips(const CounterSeries& c, ResourceSignals* r) {
+void FindDips(const CounterSeries& c, size_t from, ResourceSignals* r) {
   r->dip_series = c.name;
-  r->dip_baseline_pct = Median(c.value);
+  const std::vector<double> values(c.value.begin() + std::ptrdiff_t(from), c.value.end());
+  r->dip_baseline_pct = Median(values);
   if (r->dip_baseline_pct < kDipBaselineMinPct) return;
   const double limit = r->dip_baseline_pct * kDipFraction;
   std::vector<int64_t> starts;
   std::vector<double> lengths_s;
   size_t in_dip = 0;
-  for (size_t i = 0; i <= c.value.size(); ++i) {
+  for (size_t i = from; i <= c.value.size(); ++i) {
     bool low = i < c.value.size() && c.value[i] < limit;
     if (low && in_dip == 0) starts.push_back(c.ts_ns[i]);
     if (low) ++in_dip;
     if (!low && in_dip > 0) {
       lengths_s.push_back(double(c.ts_ns[i - 1] - starts.back()) / 1e9 + r->interval_s);
-      r->dip_share_pct += 100.0 * double(in_dip) / double(c.value.size());
+      r->dip_share_pct += 100.0 * double(in_dip) / double(values.size());
       in_dip = 0;
     }
   }
@@ -79,6 +80,42 @@ void FindDips(const CounterSeries& c, ResourceSignals* r) {
   r->dip_period_cv = r->dip_period_s > 0 ? std::sqrt(var / double(gaps.size())) / r->dip_period_s : 0;
 }
 
+// The leading samples of the first GPU in use below kIdleGpuUtilPct, where they are a start-up
+// worth reporting (kStartupMinSamples, kStartupMinSharePct, at most kStartupMaxSharePct of the
+// log), and the utilisation of `judged` after it.
+GpuStartup FindGpuStartup(const Series& s, const std::vector<const GpuResource*>& judged,
+                          const std::vector<const CounterSeries*>& util_of) {
+  GpuStartup out;
+  const CounterSeries& first = *util_of[0];
+  size_t n = 0;
+  while (n < first.value.size() && first.value[n] < kIdleGpuUtilPct) ++n;
+  const double share_pct = 100.0 * double(n) / double(first.value.size());
+  if (n < size_t(kStartupMinSamples) || n == first.value.size() || share_pct < kStartupMinSharePct ||
+      share_pct > kStartupMaxSharePct)
+    return out;
+  const int64_t end_ns = first.ts_ns[n];  // the first sample of work
+  double sum = 0;
+  int counted = 0;
+  for (const CounterSeries* c : util_of) {
+    std::vector<double> after;
+    for (size_t i = 0; i < c->value.size(); ++i)
+      if (c->ts_ns[i] >= end_ns) after.push_back(c->value[i]);
+    if (after.empty()) continue;
+    sum += Mean(after);
+    ++counted;
+  }
+  if (counted == 0) return out;
+  out.samples = int(n);
+  out.duration_s = double(end_ns - first.ts_ns[0]) / 1e9;
+  out.util_after_pct = sum / counted;
+  if (auto* used = s.Get(series::GpuSeriesName(judged[0]->index, series::GpuMetric::kMemUsedBytes))) {
+    out.mem_from_bytes = used->value.front();
+    for (size_t i = 0; i < used->value.size() && used->ts_ns[i] < end_ns; ++i) out.mem_to_bytes = used->value[i];
+    if (out.mem_to_bytes < 0) out.mem_to_bytes = out.mem_from_bytes;
+  }
+  return out;
+}
+
 }  // namespace
 
 const char* ResourceClassName(ResourceClass c) {
@@ -91,6 +128,8 @@ const char* ResourceClassName(ResourceClass c) {
     case ResourceClass::kSerialCpu: return "serial_cpu";
     case ResourceClass::kCpuBound: return "cpu_bound";
     case ResourceClass::kIdle: return "idle";
+    case ResourceClass::kGpuUnused: return "gpu_unused";
+    case ResourceClass::kGpuUtilUnknown: return "gpu_util_unknown";
   }
   return "?";
 }
@@ -111,6 +150,7 @@ void ClassifyResources(ResourceSignals* r) {
                     r->tree_read_bytes_per_s + r->tree_write_bytes_per_s >= kTreeIoHighBytesPerS;
   const double host_cpu = r->has_tree ? r->tree_cpu_demand_pct : r->cpu_mean_pct * std::max(1, r->cores);
   const bool host_idle = (r->has_tree || r->has_machine_cpu) && host_cpu < kIdleTreeCpuPct && !r->storage_busy;
+  const bool no_gpu_used = !r->gpus.empty() && std::all_of(r->gpus.begin(), r->gpus.end(), [](const GpuResource& g) { return g.unused; });
 
   ResourceClass c = ResourceClass::kUnknown;
   if (r->samples < kMinSamples) {
@@ -123,6 +163,8 @@ void ClassifyResources(ResourceSignals* r) {
     // (preprocessing, Python) is what the GPU waits on, even with other cores free.
     else if (r->has_tree && r->tree_cpu_demand_pct >= kGpuFeedCpuPct) c = ResourceClass::kGpuStarvedCpu;
     else if (host_idle && r->gpu_util_mean_pct < kIdleGpuUtilPct) c = ResourceClass::kIdle;
+    // No GPU ran work and nothing on the host explains it: not starved, unused.
+    else if (no_gpu_used) c = ResourceClass::kGpuUnused;
     else c = ResourceClass::kGpuLow;
   } else if (r->has_tree || r->has_machine_cpu) {
     bool others_idle = r->other_cores_busy_pct >= 0 && r->other_cores_busy_pct < kOtherCoresIdlePct;
@@ -130,6 +172,9 @@ void ClassifyResources(ResourceSignals* r) {
     else if (r->cpu_high) c = ResourceClass::kCpuBound;
     else if (r->storage_busy) c = ResourceClass::kStorageBound;
     else if (host_idle) c = ResourceClass::kIdle;
+  } else if (!r->gpus.empty()) {
+    // GPU samples without utilisation: memory tells an unused GPU, not how busy a used one was.
+    c = no_gpu_used ? ResourceClass::kGpuUnused : ResourceClass::kGpuUtilUnknown;
   }
   r->classification = c;
 }
@@ -157,6 +202,7 @@ std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace) {
   }
   if (!longest) return nullptr;
   r->samples = int64_t(longest->ts_ns.size());
+  r->times_known = !trace.worker(w).sample_times_assumed;
   r->window_s = double(hi - lo) / 1e9;
   {
     std::vector<double> gaps;
@@ -220,60 +266,71 @@ std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace) {
   r->disk_util_mean_pct = s.MeanOf(series::kDiskUtilPct);
   r->psi_io_some_mean_pct = s.MeanOf(series::kPsiIoSomePct, &r->has_psi);
 
-  // GPUs.
+  // GPUs: every GPU with a utilisation, memory or power series.
+  using series::GpuMetric;
   std::map<int, GpuResource> gpus;
   for (const auto& [name, c] : s.all()) {
     int g = -1;
-    if (series::IsGpuSeries(name, series::GpuMetric::kUtilPct, &g)) {
-      gpus[g].index = g;
-      gpus[g].util_mean_pct = Mean(c->value);
-      gpus[g].util_peak_pct = *std::max_element(c->value.begin(), c->value.end());
-      gpus[g].unused = gpus[g].util_peak_pct < kUnusedGpuPeakPct;
-    }
+    for (GpuMetric m : {GpuMetric::kUtilPct, GpuMetric::kMemUsedBytes, GpuMetric::kMemUsedPct, GpuMetric::kPowerW})
+      if (series::IsGpuSeries(name, m, &g)) gpus[g].index = g;
   }
+  auto peak = [](const CounterSeries* c) { return *std::max_element(c->value.begin(), c->value.end()); };
   for (auto& [g, gr] : gpus) {
     for (const Device& d : trace.devices)
       if (d.worker == w && d.kind == DeviceKind::kGpu && d.index == g) gr.name = d.name;
-    if (auto* used = s.Get(series::GpuSeriesName(g, series::GpuMetric::kMemUsedBytes))) {
-      gr.mem_used_peak_bytes = *std::max_element(used->value.begin(), used->value.end());
-      if (auto* tot = s.Get(series::GpuSeriesName(g, series::GpuMetric::kMemTotalBytes))) gr.mem_total_bytes = *std::max_element(tot->value.begin(), tot->value.end());
-      if (gr.mem_total_bytes > 0) gr.mem_used_peak_pct = 100.0 * gr.mem_used_peak_bytes / gr.mem_total_bytes;
-    } else if (auto* pct = s.Get(series::GpuSeriesName(g, series::GpuMetric::kMemUsedPct))) {
-      gr.mem_used_peak_pct = *std::max_element(pct->value.begin(), pct->value.end());
+    if (auto* util = s.Get(series::GpuSeriesName(g, GpuMetric::kUtilPct))) {
+      gr.util_mean_pct = Mean(util->value);
+      gr.util_peak_pct = peak(util);
+    } else {
+      gr.has_util = false;
     }
+    if (auto* used = s.Get(series::GpuSeriesName(g, GpuMetric::kMemUsedBytes))) {
+      gr.has_mem_used = true;
+      gr.mem_used_peak_bytes = peak(used);
+      if (auto* tot = s.Get(series::GpuSeriesName(g, GpuMetric::kMemTotalBytes))) gr.mem_total_bytes = peak(tot);
+      if (gr.mem_total_bytes > 0) gr.mem_used_peak_pct = 100.0 * gr.mem_used_peak_bytes / gr.mem_total_bytes;
+    } else if (auto* pct = s.Get(series::GpuSeriesName(g, GpuMetric::kMemUsedPct))) {
+      gr.mem_used_peak_pct = peak(pct);
+    }
+    if (auto* p = s.Get(series::GpuSeriesName(g, GpuMetric::kPowerW))) gr.power_mean_w = Mean(p->value);
+    if (auto* p = s.Get(series::GpuSeriesName(g, GpuMetric::kPowerLimitW))) gr.power_limit_w = peak(p);
+    gr.unused = gr.has_util ? gr.util_peak_pct < kUnusedGpuPeakPct
+                            : gr.has_mem_used && gr.mem_used_peak_bytes < kNoProcessMemBytes;
     r->gpus.push_back(gr);
   }
   // The utilisation figures are over the GPUs the job uses, when it uses any.
   for (const auto& gr : r->gpus) r->gpus_in_use += !gr.unused;
-  double util_sum = 0;
-  int counted = 0;
-  std::vector<double> pooled;
-  for (const auto& gr : r->gpus) {
-    if (gr.unused && r->gpus_in_use > 0) continue;
-    util_sum += gr.util_mean_pct;
-    ++counted;
-    const CounterSeries* c = s.Get(series::GpuSeriesName(gr.index, series::GpuMetric::kUtilPct));
-    pooled.insert(pooled.end(), c->value.begin(), c->value.end());
-  }
-  if (counted > 0) {
-    r->gpu_util_mean_pct = util_sum / double(counted);
+  std::vector<const GpuResource*> judged;  // the GPUs the utilisation figures are over
+  for (const auto& gr : r->gpus)
+    if (gr.has_util && (!gr.unused || r->gpus_in_use == 0)) judged.push_back(&gr);
+  if (judged.empty())  // the GPUs in use have no utilisation series: figures over the rest
+    for (const auto& gr : r->gpus)
+      if (gr.has_util) judged.push_back(&gr);
+  std::vector<const CounterSeries*> util_of;
+  for (const GpuResource* g : judged) util_of.push_back(s.Get(series::GpuSeriesName(g->index, GpuMetric::kUtilPct)));
+  if (!judged.empty()) {
+    double util_sum = 0;
+    std::vector<double> pooled;
+    for (size_t i = 0; i < judged.size(); ++i) {
+      util_sum += judged[i]->util_mean_pct;
+      pooled.insert(pooled.end(), util_of[i]->value.begin(), util_of[i]->value.end());
+    }
+    r->gpu_util_mean_pct = util_sum / double(judged.size());
     r->gpu_util_median_pct = Median(pooled);
     r->gpu_util_below_low_pct =
         100.0 * double(std::count_if(pooled.begin(), pooled.end(), [](double v) { return v < kGpuLowUtilPct; })) /
         double(pooled.size());
+    r->gpu_startup = FindGpuStartup(s, judged, util_of);
   }
 
   // Dips: the first used GPU's utilisation (a multi-GPU job dips on all GPUs at a checkpoint),
   // else CPU.
-  const CounterSeries* primary = nullptr;
-  if (!r->gpus.empty()) {
-    auto used = std::find_if(r->gpus.begin(), r->gpus.end(), [](const GpuResource& g) { return !g.unused; });
-    int g = used != r->gpus.end() ? used->index : r->gpus[0].index;
-    primary = s.Get(series::GpuSeriesName(g, series::GpuMetric::kUtilPct));
-  }
+  // A start-up stretch is not a dip: the dips are looked for after it.
+  const CounterSeries* primary = util_of.empty() ? nullptr : util_of[0];
+  size_t from = primary ? size_t(r->gpu_startup.samples) : 0;
   if (!primary) primary = s.Get(series::kProcCpuPct);
   if (!primary) primary = s.Get(series::kCpuPctTotal);
-  if (primary && primary->value.size() >= size_t(kMinSamples)) FindDips(*primary, r.get());
+  if (primary && primary->value.size() >= from + size_t(kMinSamples)) FindDips(*primary, from, r.get());
 
   ClassifyResources(r.get());
   return r;

@@ -26,17 +26,33 @@ enum class ResourceClass : uint8_t {
   kSerialCpu,      // CPU-only: one core saturated while the others idle
   kCpuBound,       // CPU-only: the tree keeps most cores busy
   kIdle,           // neither CPU, disk nor GPU busy: sleeping, waiting on the network or a lock
+  kGpuUnused,      // GPU samples only (or a host that explains nothing), and no GPU ran work
+  kGpuUtilUnknown, // GPU samples without utilisation, memory held: how busy cannot be told
 };
 const char* ResourceClassName(ResourceClass c);  // "gpu_starved_cpu", "storage_bound", ...
 
 struct GpuResource {
   int index = 0;
   std::string name;
+  bool has_util = true;  // a utilisation series was sampled (a log may hold only memory and power)
   double util_mean_pct = 0;
   double util_peak_pct = 0;
-  bool unused = false;  // utilisation never reached kUnusedGpuPeakPct
+  // Utilisation never reached kUnusedGpuPeakPct; without utilisation, used memory never
+  // reached kNoProcessMemBytes (no process holds a CUDA context there, so none ran kernels).
+  bool unused = false;
+  bool has_mem_used = false;
   double mem_used_peak_bytes = 0, mem_total_bytes = 0;
   double mem_used_peak_pct = -1;  // -1 where unknown
+  double power_mean_w = -1, power_limit_w = -1;  // -1 where not sampled
+};
+
+// Leading samples of the GPUs in use below kIdleGpuUtilPct before their first work: the job
+// starting (loading data and the model), not its steps.
+struct GpuStartup {
+  int samples = 0;  // 0: no start-up stretch worth reporting
+  double duration_s = 0;
+  double mem_from_bytes = -1, mem_to_bytes = -1;  // used memory over it (the first GPU in use); -1 unknown
+  double util_after_pct = -1;                     // mean utilisation after it, same GPUs as gpu_util_mean_pct
 };
 
 struct ResourceSignals {
@@ -45,6 +61,7 @@ struct ResourceSignals {
   int64_t samples = 0;
   double window_s = 0;
   double interval_s = 0;          // median spacing of samples
+  bool times_known = true;        // false: the file states no times; order is real, spacing assumed
 
   // Host (machine-wide, % of all cores).
   int cores = 0;                  // from per-core series; 0 where unknown
@@ -76,6 +93,7 @@ struct ResourceSignals {
   double gpu_util_median_pct = -1;     // same GPUs, all their samples pooled
   double gpu_util_below_low_pct = -1;  // share of those samples below kGpuLowUtilPct
   int gpus_in_use = 0;                 // GPUs not unused
+  GpuStartup gpu_startup;              // over the GPUs in use; samples == 0 where none
 
   // Dips of the primary utilisation series (GPU util, else the tree's CPU, else machine CPU).
   std::string dip_series;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "stepdoctor/importers/chrome/json_value_scan.h"
+#include "stepdoctor/importers/samples/gpu_csv_columns.h"
 
 namespace stepdoctor {
 namespace {
@@ -163,15 +164,14 @@ InputFormat DetectFormat(std::string_view head, std::string_view name) {
   // A job log that prints nvidia-smi's default table before its `--query-gpu --format=csv`
   // rows: the CSV importer finds the header below the table.
   if (Contains(head, "NVIDIA-SMI") && Contains(head, "Driver Version")) return InputFormat::kCsv;
-  // CSV: printable text whose first line has commas.
+  // CSV: printable text whose first line has commas, or names a GPU metric by itself (a log
+  // of `nvidia-smi --query-gpu=utilization.gpu --format=csv` has one column and no comma).
   size_t nl = head.find('\n');
   std::string_view first = head.substr(0, nl);
-  if (!first.empty() && Contains(first, ",")) {
-    bool printable = true;
-    for (char c : first)
-      if (static_cast<unsigned char>(c) < 0x20 && c != '\r' && c != '\t') printable = false;
-    if (printable) return InputFormat::kCsv;
-  }
+  bool printable = !first.empty();
+  for (char c : first)
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\r' && c != '\t') printable = false;
+  if (printable && (Contains(first, ",") || gpucsv::NamesAGpuMetric(first))) return InputFormat::kCsv;
   return InputFormat::kUnknown;
 }
 

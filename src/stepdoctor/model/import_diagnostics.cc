@@ -31,6 +31,9 @@ constexpr ImportIssueInfo kInfo[] = {
     {"time_out_of_range", Severity::kWarning, "events or samples skipped: a time outside the representable range (about 1823-2116)"},
     {"value_out_of_range", Severity::kWarning, "samples or scalar points skipped: a byte count or step number too large to represent"},
     {"id_not_int64", Severity::kInfo, "events whose pid or tid is a number outside int64 or not whole: kept, the id read as its text"},
+    {"gpu_attribution", Severity::kWarning, "GPU log(s) whose GPU column did not tell the GPUs apart: told apart by another column or by position"},
+    {"shared_timestamp", Severity::kInfo, "samples sharing a time with another of the same GPU: spread evenly up to the next time"},
+    {"assumed_unit", Severity::kInfo, "columns without a unit read in the one unit their values fit"},
 };
 static_assert(sizeof(kInfo) / sizeof(kInfo[0]) == static_cast<size_t>(ImportIssue::kCount_));
 

@@ -44,6 +44,7 @@ std::string_view GpuMetricSuffix(GpuMetric m) {
     case GpuMetric::kMemTotalBytes: return "mem_total_bytes";
     case GpuMetric::kMemUsedPct: return "mem_used_pct";
     case GpuMetric::kPowerW: return "power_w";
+    case GpuMetric::kPowerLimitW: return "power_limit_w";
     case GpuMetric::kSmClockMhz: return "sm_clock_mhz";
     case GpuMetric::kTempCelsius: return "temp_celsius";
     case GpuMetric::kPcieRxBytesPerS: return "pcie_rx_bytes_per_s";

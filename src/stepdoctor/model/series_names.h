@@ -66,6 +66,7 @@ enum class GpuMetric {
   kMemTotalBytes,        // mem_total_bytes
   kMemUsedPct,           // mem_used_pct: memory used as % of total (SageMaker)
   kPowerW,               // power_w
+  kPowerLimitW,          // power_limit_w: the enforced power cap (nvidia-smi power.limit)
   kSmClockMhz,           // sm_clock_mhz
   kTempCelsius,          // temp_celsius
   kPcieRxBytesPerS,      // pcie_rx_bytes_per_s

@@ -34,6 +34,10 @@ struct Worker {
   // The trace records one run of the training step and nothing else: a TF 1.x timeline is the
   // StepStats of one sess.run. Step inference reads such a window as one step (inferred).
   bool single_run = false;
+  // Its samples file states no times (`nvidia-smi --query-gpu=... --format=csv` without a
+  // timestamp column), or all at one time: their order is real, their spacing was assumed by
+  // the importer.
+  bool sample_times_assumed = false;
 };
 
 // The framework that wrote the input, set by the importers from what the file holds (Kineto

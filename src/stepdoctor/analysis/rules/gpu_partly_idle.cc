@@ -17,8 +17,8 @@ std::optional<Finding> GpuPartlyIdle(const Signals& sig) {
   f.id = "gpu_partly_idle";
   f.severity = FindingSeverity::kModerate;
   f.share_pct = 100.0 - r.gpu_util_mean_pct;
-  f.title = fmt::format("the GPU is busy {} of the time and idle the other {}: partly fed, not starved; {}",
-                        Pct(r.gpu_util_mean_pct), Pct(f.share_pct),
+  f.title = fmt::format("the GPU is busy {} of the time{} and idle the other {}: partly fed, not starved; {}",
+                        Pct(r.gpu_util_mean_pct), StartupSuffix(r), Pct(f.share_pct),
                         host_data ? "the host samples show nothing saturated" : "a utilisation log cannot say what it waits on");
   f.gain_upper_bound = GainIfRemoved(f.share_pct);
   f.gain_text = fmt::format("up to {:.1f}x if the GPU were kept busy; {}", f.gain_upper_bound,

@@ -16,9 +16,9 @@ std::optional<Finding> GpuWellFed(const Signals& sig) {
   f.id = "gpu_well_fed";
   f.severity = FindingSeverity::kNone;
   f.share_pct = r.gpu_util_mean_pct;
-  f.title = fmt::format("the GPU is kept busy ({} mean utilisation): it is well fed and its own work sets the "
+  f.title = fmt::format("the GPU is kept busy ({} mean utilisation{}): it is well fed and its own work sets the "
                         "pace; a utilisation log cannot say what that work is (profile a few steps)",
-                        Pct(r.gpu_util_mean_pct));
+                        Pct(r.gpu_util_mean_pct), StartupSuffix(r));
   f.gain_upper_bound = 1.0;
   f.gain_text =
       "little idle time to recover; a utilisation log cannot say why the GPU is busy (which kernels, how well they "

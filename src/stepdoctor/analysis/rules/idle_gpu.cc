@@ -1,5 +1,6 @@
-// idle_gpu: a GPU whose utilisation never reaches kUnusedGpuPeakPct while another GPU in the
-// same samples runs work: the job was meant for, or given, more GPUs than it uses. Names each
+// idle_gpu: a GPU whose utilisation never reaches kUnusedGpuPeakPct (or, in a log without
+// utilisation, whose memory never reaches kNoProcessMemBytes) while another GPU in the same
+// samples runs work: the job was meant for, or given, more GPUs than it uses. Names each
 // unused GPU and what usually leaves one out (CUDA_VISIBLE_DEVICES, a single-process launch of
 // a DDP or tf.distribute job, a device_map that places nothing there).
 #include <algorithm>
@@ -16,22 +17,29 @@ std::optional<Finding> IdleGpu(const Signals& sig) {
   std::vector<const GpuResource*> unused;
   for (const auto& g : r.gpus)
     if (g.unused) unused.push_back(&g);
-  if (unused.empty() || r.gpus_in_use == 0) return std::nullopt;  // every GPU idle: mostly_idle or low use
+  if (unused.empty() || r.gpus_in_use == 0) return std::nullopt;  // every GPU idle: mostly_idle or gpus_unused
   Finding f;
   f.id = "idle_gpu";
   f.severity = FindingSeverity::kModerate;
   f.share_pct = 100.0 * double(unused.size()) / double(r.gpus.size());  // of the GPUs sampled
   std::string names;
   for (size_t i = 0; i < unused.size(); ++i) names += fmt::format("{}{}", i ? ", " : "", unused[i]->index);
-  f.title = fmt::format("GPU{} {} sat idle (utilisation never reached {:.0f}%) while {} other GPU{} worked",
-                        unused.size() == 1 ? "" : "s", names, kUnusedGpuPeakPct, r.gpus_in_use,
-                        r.gpus_in_use == 1 ? "" : "s");
+  const bool by_memory = std::none_of(unused.begin(), unused.end(), [](const GpuResource* g) { return g->has_util; });
+  f.title = fmt::format("GPU{} {} sat idle ({}) while {} other GPU{} worked", unused.size() == 1 ? "" : "s", names,
+                        by_memory ? fmt::format("no process held memory there: never {}", MemText(kNoProcessMemBytes))
+                                  : fmt::format("utilisation never reached {:.0f}%", kUnusedGpuPeakPct),
+                        r.gpus_in_use, r.gpus_in_use == 1 ? "" : "s");
   f.gain_upper_bound = double(r.gpus.size()) / double(r.gpus_in_use);
   f.gain_text = fmt::format(
       "up to {:.1f}x throughput if the job spread over all {} GPUs and scaled perfectly; less where the model, "
       "batch or communication does not",
       f.gain_upper_bound, r.gpus.size());
   for (const GpuResource* g : unused) {
+    if (!g->has_util) {  // told unused by its memory (ResourceSignals::gpus)
+      f.evidence.push_back({fmt::format("GPU {}", g->index),
+                            fmt::format("no utilisation sampled; {}: no process holds memory there", GpuMemoryAndPowerText(*g))});
+      continue;
+    }
     std::string mem = g->mem_total_bytes > 0 ? fmt::format(", memory used peak {} of {}", GiB(g->mem_used_peak_bytes),
                                                            GiB(g->mem_total_bytes))
                                              : "";
@@ -42,7 +50,7 @@ std::optional<Finding> IdleGpu(const Signals& sig) {
     f.evidence.push_back({fmt::format("GPU {}", g->index),
                           fmt::format("mean {:.1f}%, peak {:.0f}%{}{}", g->util_mean_pct, g->util_peak_pct, mem, held)});
   }
-  f.evidence.push_back({"GPU utilisation", GpuUtilText(r)});
+  if (r.gpu_util_mean_pct >= 0) f.evidence.push_back({"GPU utilisation", GpuUtilText(r)});
   f.evidence.push_back(SamplesEvidence(r));
   f.fix.summary = fmt::format(
       "Check that the job is launched on every GPU it was given: CUDA_VISIBLE_DEVICES (and the scheduler's GPU "

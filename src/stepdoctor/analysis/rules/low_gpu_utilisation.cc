@@ -15,7 +15,7 @@ std::optional<Finding> LowGpuUtilisation(const Signals& sig) {
   f.id = "low_gpu_utilisation";
   f.severity = FindingSeverity::kHigh;
   f.share_pct = 100.0 - r.gpu_util_mean_pct;
-  f.title = fmt::format("the GPU is busy only {} of the time", Pct(r.gpu_util_mean_pct));
+  f.title = fmt::format("the GPU is busy only {} of the time{}", Pct(r.gpu_util_mean_pct), StartupSuffix(r));
   f.gain_upper_bound = GainIfRemoved(f.share_pct);
   f.gain_text = fmt::format("up to {:.1f}x if the GPU were kept busy; {}", f.gain_upper_bound,
                             host_data ? "the host data shows no saturated CPU or disk, so the wait is elsewhere "

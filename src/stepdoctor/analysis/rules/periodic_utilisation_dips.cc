@@ -1,7 +1,7 @@
 // periodic_utilisation_dips: the main utilisation series (GPU, else the job's CPU) drops below
 // kDipFraction of its median (itself >= kDipBaselineMinPct) at least kDipMinCount times, at
 // intervals that vary by at most kDipMaxPeriodCv: checkpoints, evaluation or logging pause
-// training on a schedule.
+// training on a schedule. Needs the samples' times (a log without them has order only).
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/resource_rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
@@ -12,6 +12,7 @@ namespace stepdoctor::rules {
 std::optional<Finding> PeriodicUtilisationDips(const Signals& sig) {
   if (!sig.resources) return std::nullopt;
   const ResourceSignals& r = *sig.resources;
+  if (!r.times_known) return std::nullopt;  // a period in seconds needs the samples' times
   if (r.dip_baseline_pct < kDipBaselineMinPct || r.dip_count < kDipMinCount || r.dip_period_cv > kDipMaxPeriodCv)
     return std::nullopt;
   Finding f;

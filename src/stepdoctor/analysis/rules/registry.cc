@@ -46,11 +46,19 @@ const std::vector<RuleDef>& AllRules() {
        .summary = "GPUs mostly idle while the job's CPU is saturated: preprocessing-bound",
        .bottleneck = B::kInput,
        .evaluate = &Infallible<rules::GpuStarvedCpuBound>},
+      // A GPU log holding memory and power but no utilisation: no bottleneck can be named.
+      {.id = "gpu_utilisation_not_logged",
+       .summary = "GPU samples without utilisation whose memory shows the GPUs in use",
+       .evaluate = &Infallible<rules::GpuUtilisationNotLogged>},
       // A GPU log: the GPU busy, its input keeping up.
       {.id = "gpu_well_fed",
        .summary = "the GPUs in use are kept busy (no profile): their own work sets the pace",
        .bottleneck = B::kDeviceCompute,
        .evaluate = &Infallible<rules::GpuWellFed>},
+      // Nothing ran on the GPUs: not starved (no bottleneck), unused.
+      {.id = "gpus_unused",
+       .summary = "GPU samples in which no GPU ran work (utilisation, or memory where there is none)",
+       .evaluate = &Infallible<rules::GpusUnused>},
       {.id = "host_bound",
        .summary = "the device idles while the host launches kernels or runs framework code",
        .bottleneck = B::kHost,

@@ -15,29 +15,76 @@ inline std::string Cores(double pct_of_one_core) { return fmt::format("{:.2f} co
 
 // "240 samples over 4.0 min (every 1.0 s)" — every resource finding says what it rests on.
 inline EvidenceItem SamplesEvidence(const ResourceSignals& r) {
+  if (!r.times_known)
+    return {"samples", fmt::format("{} in file order (the log does not time them: their interval is unknown)", r.samples)};
   std::string window = r.window_s >= 120 ? fmt::format("{:.1f} min", r.window_s / 60) : fmt::format("{:.1f} s", r.window_s);
   return {"samples", fmt::format("{} over {} (every {:.2g} s)", r.samples, window, r.interval_s)};
 }
 
-inline std::string GpuUtilText(const ResourceSignals& r) {
-  if (r.gpus.size() == 1) return Pct(r.gpu_util_mean_pct);
-  // The mean is over the GPUs in use when some are unused (see ResourceSignals).
-  const bool some_unused = r.gpus_in_use > 0 && size_t(r.gpus_in_use) < r.gpus.size();
-  std::string s = some_unused ? fmt::format("{} mean over the {} GPU{} in use (", Pct(r.gpu_util_mean_pct),
-                                            r.gpus_in_use, r.gpus_in_use == 1 ? "" : "s")
-                              : fmt::format("{} mean over {} GPUs (", Pct(r.gpu_util_mean_pct), r.gpus.size());
-  for (size_t i = 0; i < r.gpus.size() && i < 8; ++i)
-    s += fmt::format("{}GPU {} {:.0f}%{}", i ? ", " : "", r.gpus[i].index, r.gpus[i].util_mean_pct,
-                     some_unused && r.gpus[i].unused ? " unused" : "");
-  return s + (r.gpus.size() > 8 ? ", ...)" : ")");
+// "2.0 MiB" under 1 GiB, else GiB: an idle GPU's few MiB read as 0.0 GiB otherwise.
+inline std::string MemText(double bytes) {
+  return bytes < 1024.0 * 1024 * 1024 ? fmt::format("{:.0f} MiB", bytes / (1024.0 * 1024)) : GiB(bytes);
 }
 
-// Mean, median and time under kGpuLowUtilPct: what a utilisation log can say about feeding.
+inline std::string GpuUtilText(const ResourceSignals& r) {
+  std::vector<const GpuResource*> sampled;  // GPUs with a utilisation series
+  for (const auto& g : r.gpus)
+    if (g.has_util) sampled.push_back(&g);
+  if (sampled.size() <= 1) return Pct(r.gpu_util_mean_pct);
+  // The mean is over the GPUs in use when some are unused (see ResourceSignals).
+  int in_use = 0;
+  for (const GpuResource* g : sampled) in_use += !g->unused;
+  const bool some_unused = in_use > 0 && size_t(in_use) < sampled.size();
+  std::string s = some_unused ? fmt::format("{} mean over the {} GPU{} in use (", Pct(r.gpu_util_mean_pct), in_use,
+                                            in_use == 1 ? "" : "s")
+                              : fmt::format("{} mean over {} GPUs (", Pct(r.gpu_util_mean_pct), sampled.size());
+  for (size_t i = 0; i < sampled.size() && i < 8; ++i)
+    s += fmt::format("{}GPU {} {:.0f}%{}", i ? ", " : "", sampled[i]->index, sampled[i]->util_mean_pct,
+                     some_unused && sampled[i]->unused ? " unused" : "");
+  return s + (sampled.size() > 8 ? ", ...)" : ")");
+}
+
+// " (40.8% after a 9.2 s start-up)" where the log opens with one (ResourceSignals::gpu_startup).
+inline std::string StartupSuffix(const ResourceSignals& r) {
+  const GpuStartup& s = r.gpu_startup;
+  if (s.samples == 0) return "";
+  return r.times_known ? fmt::format(" ({} after a {:.1f} s start-up)", Pct(s.util_after_pct), s.duration_s)
+                       : fmt::format(" ({} after a start-up of {} samples)", Pct(s.util_after_pct), s.samples);
+}
+
+// Mean, median and time under kGpuLowUtilPct: what a utilisation log can say about feeding;
+// and the utilisation after a start-up stretch, where the log opens with one.
 inline void AddGpuUtilEvidence(const ResourceSignals& r, std::vector<EvidenceItem>* ev) {
   ev->push_back({"GPU utilisation", GpuUtilText(r)});
   if (r.gpu_util_median_pct >= 0) ev->push_back({"median GPU utilisation", Pct(r.gpu_util_median_pct)});
   if (r.gpu_util_below_low_pct >= 0)
     ev->push_back({fmt::format("samples under {:.0f}% utilisation", kGpuLowUtilPct), Pct(r.gpu_util_below_low_pct)});
+  if (const GpuStartup& s = r.gpu_startup; s.samples > 0) {
+    std::string span = r.times_known ? fmt::format("the first {} samples ({:.1f} s)", s.samples, s.duration_s)
+                                     : fmt::format("the first {} samples", s.samples);
+    std::string mem = s.mem_from_bytes < 0         ? ""
+                      : s.mem_to_bytes > s.mem_from_bytes ? fmt::format(" while memory grew from {} to {}", MemText(s.mem_from_bytes),
+                                                                        MemText(s.mem_to_bytes))
+                                                  : "";
+    ev->push_back({"GPU utilisation after start-up",
+                   fmt::format("{} ({} below {:.0f}%{}: the job starting, not its steps; the figures above include it)",
+                               Pct(s.util_after_pct), span, kIdleGpuUtilPct, mem)});
+  }
+}
+
+// "memory used peak 4 MiB of 79.6 GiB, power 73.2 W (of 700 W)": what a GPU log without
+// utilisation says about one GPU.
+inline std::string GpuMemoryAndPowerText(const GpuResource& g) {
+  std::string s;
+  if (g.has_mem_used)
+    s = g.mem_total_bytes > 0 ? fmt::format("memory used peak {} of {}", MemText(g.mem_used_peak_bytes), MemText(g.mem_total_bytes))
+                              : fmt::format("memory used peak {}", MemText(g.mem_used_peak_bytes));
+  else if (g.mem_used_peak_pct >= 0)
+    s = fmt::format("memory used peak {}", Pct(g.mem_used_peak_pct));
+  if (g.power_mean_w >= 0)
+    s += fmt::format("{}power {:.1f} W{}", s.empty() ? "" : ", ", g.power_mean_w,
+                     g.power_limit_w > 0 ? fmt::format(" of its {:.0f} W limit", g.power_limit_w) : "");
+  return s;
 }
 
 // Evidence lines for whichever storage indicators were recorded.

@@ -17,7 +17,9 @@ std::optional<Finding> CpuSaturated(const Signals& s);             // cpu_satura
 std::optional<Finding> GpuMemoryNearFull(const Signals& s);        // gpu_memory_near_full.cc
 std::optional<Finding> GpuPartlyIdle(const Signals& s);            // gpu_partly_idle.cc
 std::optional<Finding> GpuStarvedCpuBound(const Signals& s);       // gpu_starved_cpu_bound.cc
+std::optional<Finding> GpuUtilisationNotLogged(const Signals& s);  // gpu_utilisation_not_logged.cc
 std::optional<Finding> GpuWellFed(const Signals& s);               // gpu_well_fed.cc
+std::optional<Finding> GpusUnused(const Signals& s);               // gpus_unused.cc
 std::optional<Finding> HostBound(const Signals& s);         // host_bound.cc
 std::optional<Finding> IdleGpu(const Signals& s);                  // idle_gpu.cc
 std::optional<Finding> InputBound(const Signals& s);        // input_bound.cc

@@ -33,6 +33,13 @@ inline constexpr double kTreeIoHighBytesPerS = 20e6;    // the tree moving >= 20
 inline constexpr double kIdleTreeCpuPct = 10.0;         // tree below 10% of one core, with no I/O or GPU: idle
 inline constexpr double kIdleGpuUtilPct = 5.0;          // a GPU below 5% counts as idle
 inline constexpr double kUnusedGpuPeakPct = 10.0;       // a GPU whose utilisation never reaches 10% ran no work: unused
+// Without utilisation: a CUDA context alone takes ~300 MiB, so a GPU never holding 100 MiB ran no process.
+inline constexpr double kNoProcessMemBytes = 100.0 * 1024 * 1024;
+// A start-up: the GPUs in use below kIdleGpuUtilPct for their first samples, at least 3 of them and
+// 5% of the log (shorter hardly moves the mean), at most 50% (longer is how the run went).
+inline constexpr int kStartupMinSamples = 3;
+inline constexpr double kStartupMinSharePct = 5.0;
+inline constexpr double kStartupMaxSharePct = 50.0;
 inline constexpr double kGpuWellFedPct = 80.0;          // mean GPU utilisation >= 80%: the GPU rarely waits (well fed)
 inline constexpr double kDipFraction = 0.5;             // a dip: utilisation below half its median ...
 inline constexpr double kDipBaselineMinPct = 40.0;      // ... where the median is at least 40%

@@ -32,16 +32,37 @@ std::vector<std::string> SplitRecord(std::string_view rec) {
   return out;
 }
 
+double MemoryUnitBytes(std::string_view unit) {
+  std::string u;
+  for (char c : Trim(unit)) u += char(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  if (u == "mib" || u == "mb") return kMiB;
+  if (u == "gib" || u == "gb") return kMiB * 1024;
+  if (u == "kib" || u == "kb") return 1024;
+  if (u == "bytes" || u == "b") return 1;
+  return 0;
+}
+
+namespace {
+
+// The units a GPU log writes after a number that are not amounts of memory.
+bool IsOtherUnit(std::string_view u) {
+  for (std::string_view k : {"%", "W", "w", "MHz", "mhz", "C", "c", "s", "ms"})
+    if (u == k) return true;
+  return false;
+}
+
+}  // namespace
+
 bool ParseNumber(std::string_view s, double* out, double* unit_scale) {
   s = Trim(s);
   *unit_scale = 0;  // 0: no unit in the value
-  size_t sp = s.find(' ');
-  if (sp != std::string_view::npos) {
-    std::string_view u = Trim(s.substr(sp + 1));
-    if (u == "MiB") *unit_scale = kMiB;
-    else if (u == "GiB") *unit_scale = kMiB * 1024;
-    else if (u == "KiB") *unit_scale = 1024;
-    s = s.substr(0, sp);
+  // The unit after the number, with or without a space: "20 %", "1024MiB", "75.31 W".
+  size_t u = s.find_first_not_of("0123456789.+-eE");
+  if (u != std::string_view::npos && u > 0) {
+    std::string_view unit = Trim(s.substr(u));
+    *unit_scale = MemoryUnitBytes(unit);
+    if (*unit_scale == 0 && !IsOtherUnit(unit)) return false;  // "26.11\n0", "12 apples"
+    s = Trim(s.substr(0, u));
   }
   if (s.empty()) return false;
   auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
@@ -89,9 +110,18 @@ TimeParse ParseTimestamp(std::string_view s, int64_t* ns) {
   }
   std::tm tm{};
   std::string str(s);
-  const char* end = strptime(str.c_str(), "%Y/%m/%d %H:%M:%S", &tm);
-  if (!end) end = strptime(str.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-  if (!end) end = strptime(str.c_str(), "%Y-%m-%d %H:%M:%S", &tm);
+  const char* end = nullptr;
+  if (str.size() > 2 && (str[2] == '-' || str[2] == '.' || str[2] == '/')) {
+    // The year last: day first with '-' or '.' (04-03-2021, 04.03.2021), month first with '/'
+    // (the US 03/04/2021).
+    end = strptime(str.c_str(), "%d-%m-%Y %H:%M:%S", &tm);
+    if (!end) end = strptime(str.c_str(), "%d.%m.%Y %H:%M:%S", &tm);
+    if (!end) end = strptime(str.c_str(), "%m/%d/%Y %H:%M:%S", &tm);
+  } else {
+    end = strptime(str.c_str(), "%Y/%m/%d %H:%M:%S", &tm);
+    if (!end) end = strptime(str.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+    if (!end) end = strptime(str.c_str(), "%Y-%m-%d %H:%M:%S", &tm);
+  }
   if (!end) return TimeParse::kNotATime;
   int64_t frac_ns = Fraction(&end);
   int64_t offset_s = 0;
@@ -110,6 +140,17 @@ TimeParse ParseTimestamp(std::string_view s, int64_t* ns) {
   if (!v) return TimeParse::kOutOfRange;
   *ns = *v;
   return TimeParse::kOk;
+}
+
+bool ParseClockTime(std::string_view s, int64_t* ns) {
+  std::tm tm{};
+  std::string str(Trim(s));
+  const char* end = strptime(str.c_str(), "%H:%M:%S", &tm);
+  if (!end) return false;
+  int64_t frac_ns = Fraction(&end);
+  if (*end != '\0') return false;
+  *ns = int64_t(tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec) * 1000000000 + frac_ns;
+  return true;
 }
 
 bool ParseTableDate(std::string_view s, int64_t* ns) {

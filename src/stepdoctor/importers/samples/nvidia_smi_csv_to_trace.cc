@@ -1,18 +1,20 @@
 #include "stepdoctor/importers/samples/nvidia_smi_csv_to_trace.h"
 
+#include "stepdoctor/core/checked_time.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "stepdoctor/core/checked_time.h"
 #include "stepdoctor/importers/samples/csv_fields.h"
+#include "stepdoctor/importers/samples/gpu_csv_columns.h"
+#include "stepdoctor/importers/samples/gpu_row_placer.h"
 #include "stepdoctor/importers/samples/line_reader.h"
 #include "stepdoctor/importers/samples/series_sink.h"
 #include "stepdoctor/model/series_names.h"
@@ -23,51 +25,12 @@ namespace {
 using csv::kMiB;
 using csv::ParseNumber;
 using csv::Trim;
+using gpucsv::ColumnKind;
 using series::GpuMetric;
 
 constexpr int64_t kMaxPreambleLines = 400;     // lines searched for the CSV header (an nvidia-smi table is ~20 per GPU)
 constexpr double kAssumedPollIntervalS = 1.0;  // spacing of rows without times when no `-l N` says otherwise
-constexpr double kMaxGpuIndex = 1 << 20;       // an index column value past this names no GPU: the row is placed by position
-
-// What a column holds, from its header name.
-enum class Col { kIgnore, kTimestamp, kElapsed, kIndex, kGpuId, kName, kMetric };
-
-struct Column {
-  Col what = Col::kIgnore;
-  GpuMetric metric = GpuMetric::kUtilPct;  // for kMetric
-  double scale = 1;                        // to the series' unit (bytes for memory)
-};
-
-Column Classify(std::string_view header) {
-  std::string h;
-  for (char c : Trim(header)) h += char(c >= 'A' && c <= 'Z' ? c + 32 : c);
-  // "memory.used [MiB]": the bracket gives the unit.
-  std::string unit;
-  if (size_t b = h.find('['); b != std::string::npos) {
-    size_t e = h.find(']', b);
-    unit = h.substr(b + 1, e == std::string::npos ? std::string::npos : e - b - 1);
-    h = std::string(Trim(h.substr(0, b)));
-  }
-  double mem_scale = unit == "gib" ? kMiB * 1024 : unit == "kib" ? 1024 : unit == "mb" ? 1e6 : unit == "gb" ? 1e9 : kMiB;
-  if (h.find("_mb") != std::string::npos || h.find("_mib") != std::string::npos) mem_scale = kMiB;
-  auto metric = [](GpuMetric m, double scale = 1) { return Column{Col::kMetric, m, scale}; };
-  if (h == "timestamp" || h == "time" || h == "unix_time") return {Col::kTimestamp};
-  if (h == "elapsed_sec" || h == "elapsed_s" || h == "elapsed" || h == "time_s" || h == "seconds") return {Col::kElapsed};
-  if (h == "index" || h == "gpu_index" || h == "gpu") return {Col::kIndex};
-  if (h == "uuid" || h == "gpu_uuid" || h == "pci.bus_id" || h == "gpu_bus_id") return {Col::kGpuId};
-  if (h == "name" || h == "gpu_name") return {Col::kName};
-  if (h == "utilization.gpu" || h == "gpu_util_pct" || h == "gpu_util" || h == "util_pct" || h == "gpu_utilization")
-    return metric(GpuMetric::kUtilPct);
-  if (h == "utilization.memory" || h == "mem_util_pct") return metric(GpuMetric::kMemUtilPct);
-  if (h == "memory.used" || h == "mem_used_mb" || h == "memory_used_mb" || h == "mem_used_mib")
-    return metric(GpuMetric::kMemUsedBytes, mem_scale);
-  if (h == "memory.total" || h == "mem_total_mb" || h == "memory_total_mb" || h == "mem_total_mib")
-    return metric(GpuMetric::kMemTotalBytes, mem_scale);
-  if (h == "power.draw" || h == "power_w" || h == "power_draw_w" || h == "power.draw.instant") return metric(GpuMetric::kPowerW);
-  if (h == "clocks.sm" || h == "clocks.current.sm" || h == "sm_clock_mhz") return metric(GpuMetric::kSmClockMhz);
-  if (h == "temperature.gpu" || h == "temp_c" || h == "temperature_c") return metric(GpuMetric::kTempCelsius);
-  return {};
-}
+constexpr double kMaxGpuMemoryMiB = 16.0 * 1024 * 1024;  // unitless memory above 16 TiB as MiB can only be bytes
 
 // What the lines before the CSV header tell: nvidia-smi's default table (its date and GPU
 // rows) and the command line of a logging loop (`nvidia-smi --query-gpu=... -l 10`).
@@ -111,8 +74,7 @@ struct Preamble {
       if (!rest.empty() && (rest[0] == '=' || rest[0] == ' ')) rest.remove_prefix(1);
       double v, unit;
       std::string_view num = rest.substr(0, rest.find_first_not_of("0123456789."));
-      // An interval too long to hold in nanoseconds is no polling loop: left unstated.
-      if (ParseNumber(num, &v, &unit) && v > 0 && SecondsToNs(v * scale)) loop_s = v * scale;
+      if (ParseNumber(num, &v, &unit) && v > 0 && SecondsToNs(v * scale)) loop_s = v * scale;  // in range or unstated
     };
     number_after(" --loop-ms", 1e-3);
     number_after(" -lms", 1e-3);
@@ -121,40 +83,67 @@ struct Preamble {
   }
 };
 
-// Gives each row its GPU and, for logs without a time column, its poll: a row whose GPU was
-// already seen in the current poll starts the next one.
-class RowPlacer {
- public:
-  RowPlacer(int64_t start_ns, int64_t interval_ns, int gpus_per_poll)
-      : start_ns_(start_ns), interval_ns_(interval_ns), per_poll_(std::max(1, gpus_per_poll)) {}
-
-  // The GPU of a row from its index, else its uuid/bus id (numbered in order of appearance),
-  // else its position in the poll.
-  int Gpu(int index, const std::string* id) {
-    if (index >= 0) return index;
-    if (id) return ids_.emplace(*id, int(ids_.size())).first->second;
-    return int(rows_ % per_poll_);
-  }
-  // nullopt once the polls run past the time range.
-  std::optional<int64_t> PollTime(int gpu) {
-    ++rows_;
-    if (std::find(seen_.begin(), seen_.end(), gpu) != seen_.end()) seen_.clear(), ++poll_;
-    seen_.push_back(gpu);
-    auto offset = CheckedMul(poll_, interval_ns_);
-    return offset ? AddToTime(start_ns_, *offset) : std::nullopt;
-  }
-
- private:
-  int64_t start_ns_, interval_ns_;
-  int per_poll_;
-  int64_t rows_ = 0, poll_ = 0;
-  std::vector<int> seen_;
-  std::map<std::string, int> ids_;
+// The columns, once the header is read.
+struct Columns {
+  std::vector<gpucsv::ColumnMeaning> col;
+  std::vector<std::string> header;
+  int time = -1;  // the timestamp or elapsed column; -1: none
+  int date = -1;  // a Date column beside a Time one
+  std::vector<GpuRowPlacer::KeyColumn> keys;
 };
 
-std::string ExpectedColumns() {
-  return "expected a header naming a GPU metric column (utilization.gpu, memory.used, gpu_util_pct, "
-         "mem_used_mb, power.draw, ...), optionally timestamp or elapsed_sec, and index or gpu_index";
+Columns ReadHeader(std::vector<std::string> header) {
+  Columns c;
+  for (size_t i = 0; i < header.size(); ++i) {
+    gpucsv::ColumnMeaning m = gpucsv::ClassifyHeader(header[i]);
+    if ((m.kind == ColumnKind::kTimestamp || m.kind == ColumnKind::kElapsed) && c.time < 0) c.time = int(i);
+    if (m.kind == ColumnKind::kDate && c.date < 0) c.date = int(i);
+    if (m.kind == ColumnKind::kGpuIndex || m.kind == ColumnKind::kGpuUuid || m.kind == ColumnKind::kGpuBusId ||
+        m.kind == ColumnKind::kGpuName)
+      c.keys.push_back({i, m.kind, std::string(Trim(header[i]))});
+    c.col.push_back(m);
+  }
+  if (c.time < 0) c.date = -1;  // a date alone does not order samples within a day
+  c.header = std::move(header);
+  return c;
+}
+
+// The time of a row: a number (epoch or elapsed seconds, in the column's unit), a date and
+// time (joined with a Date column where there is one), or a bare time of day.
+// kOutOfRange for a number or date past the time range (core/checked_time.h).
+TimeParse RowTime(const Columns& c, const std::vector<std::string>& f, int64_t* ns, bool* clock_only) {
+  std::string_view cell = Trim(f[size_t(c.time)]);
+  double v, unit;
+  if (ParseNumber(cell, &v, &unit)) {
+    auto t = SecondsToNs(v * c.col[size_t(c.time)].scale);
+    if (!t) return TimeParse::kOutOfRange;
+    *ns = *t;
+    return TimeParse::kOk;
+  }
+  TimeParse p = TimeParse::kNotATime;
+  if (c.date >= 0) p = csv::ParseTimestamp(std::string(Trim(f[size_t(c.date)])) + " " + std::string(cell), ns);
+  if (p != TimeParse::kOk) {
+    TimeParse alone = csv::ParseTimestamp(cell, ns);
+    if (alone == TimeParse::kOk || p == TimeParse::kNotATime) p = alone;
+  }
+  if (p != TimeParse::kNotATime) return p;
+  *clock_only = csv::ParseClockTime(cell, ns);
+  return *clock_only ? TimeParse::kOk : TimeParse::kNotATime;
+}
+
+// Bytes per unit of the memory columns whose header and values state no unit: MiB (nvidia-smi's
+// unit with `nounits`, and what scripts log), unless a value in the row is too large for any GPU
+// in MiB. 0 while the row holds no positive unitless memory value to judge by.
+double UnitlessMemoryScale(const Columns& c, const std::vector<std::string>& f) {
+  double largest = 0;
+  for (size_t i = 0; i < c.col.size(); ++i) {
+    const gpucsv::ColumnMeaning& m = c.col[i];
+    if (m.kind != ColumnKind::kMetric || m.scale != 0) continue;
+    double v, unit;
+    if (ParseNumber(f[i], &v, &unit) && unit == 0) largest = std::max(largest, v);
+  }
+  if (largest <= 0) return 0;
+  return largest > kMaxGpuMemoryMiB ? 1 : kMiB;
 }
 
 }  // namespace
@@ -163,17 +152,43 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
   LineReader lines(src);
   std::string_view line;
   std::string record, clean;
-  std::vector<Column> cols;
-  std::vector<std::string> header;
+  Columns cols;
   Preamble pre;
   Worker w;
   w.source_path = src.name();
   w.hostname = src.name();
   WorkerId wid = trace.AddWorker(std::move(w));
   SeriesSink sink(trace, wid);
-  std::unique_ptr<RowPlacer> placer;  // rows without times only
-  int index_col = -1, id_col = -1;
-  int64_t bad_values = 0, bad_rows = 0, rows = 0, nul_bytes = 0, out_of_range_rows = 0;
+  std::unique_ptr<GpuRowPlacer> placer;
+  double unitless_mem_scale = 0;  // bytes per unit of memory columns without a unit, once decided
+  int64_t bad_values = 0, bad_rows = 0, rows = 0, nul_bytes = 0, clock_only_rows = 0, out_of_range_rows = 0;
+
+  // One placed row: its GPU's name and samples.
+  auto emit = [&](const GpuRowPlacer::Row& row, int gpu, int64_t ts) {
+    const std::vector<std::string>& f = row.fields;
+    if (unitless_mem_scale == 0) unitless_mem_scale = UnitlessMemoryScale(cols, f);
+    for (size_t i = 0; i < cols.col.size(); ++i) {
+      const gpucsv::ColumnMeaning& c = cols.col[i];
+      if (c.kind == ColumnKind::kGpuName) sink.DescribeGpu(gpu, Trim(f[i]), 0);
+      if (c.kind != ColumnKind::kMetric) continue;
+      std::string_view cell = Trim(f[i]);
+      if (cell.empty() || cell.front() == '[' || cell == "N/A") continue;  // [N/A], [Not Supported]: absent, not bad
+      double v, unit_scale;
+      if (!ParseNumber(cell, &v, &unit_scale)) {
+        if (bad_values++ == 0)
+          trace.diagnostics.Note(ImportIssue::kBadCounterValue,
+                                 fmt::format("{}: line {}: not a number in column {}: \"{}\"", src.name(), row.line,
+                                             i + 1, cell.substr(0, 40)));
+        else
+          trace.diagnostics.Count(ImportIssue::kBadCounterValue);
+        continue;
+      }
+      bool memory = c.metric == GpuMetric::kMemUsedBytes || c.metric == GpuMetric::kMemTotalBytes;
+      double scale = unit_scale > 0 ? unit_scale : memory && c.scale == 0 ? unitless_mem_scale : c.scale;
+      sink.Add(series::GpuSeriesName(gpu, c.metric), ts, v * scale);
+    }
+  };
+
   for (;;) {
     auto more = lines.Next(&line);
     if (!more.ok()) return more.status();
@@ -188,7 +203,7 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
     // Join physical lines while a quote is open (RFC 4180 fields may hold newlines).
     record.append(line);
     if (std::count(record.begin(), record.end(), '"') % 2 == 1) {
-      if (cols.empty() && record.size() > 4096) record.clear();  // a stray quote in the preamble
+      if (cols.col.empty() && record.size() > 4096) record.clear();  // a stray quote in the preamble
       else record += '\n';
       continue;
     }
@@ -197,109 +212,91 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
       record.clear();
       continue;
     }
-    if (cols.empty()) {
-      std::vector<Column> c;
-      bool metric = false;
-      for (const auto& h : f) c.push_back(Classify(h)), metric |= c.back().what == Col::kMetric;
+    if (cols.col.empty()) {
       // The command line of the logging loop names the columns too; a header never names the tool.
-      if (!metric || record.find("nvidia-smi") != std::string::npos) {
+      if (!gpucsv::NamesAGpuMetric(record) || record.find("nvidia-smi") != std::string::npos) {
         pre.Read(record);
         record.clear();
         if (pre.lines >= kMaxPreambleLines) break;
         continue;
       }
-      cols = std::move(c);
-      header = std::move(f);
+      cols = ReadHeader(std::move(f));
       record.clear();
-      bool have_time = false;
-      for (size_t i = 0; i < cols.size(); ++i) {
-        have_time |= cols[i].what == Col::kTimestamp || cols[i].what == Col::kElapsed;
-        if (cols[i].what == Col::kIndex) index_col = int(i);
-        if (cols[i].what == Col::kGpuId) id_col = int(i);
-      }
       if (pre.lines > 0)
         trace.diagnostics.Note(ImportIssue::kUnsupportedContent,
                                fmt::format("{}: {} line(s) before the CSV header skipped{}", src.name(), pre.lines,
                                            pre.table ? " (nvidia-smi's table)" : ""));
-      if (!have_time) {
-        const double interval = pre.loop_s > 0 ? pre.loop_s : kAssumedPollIntervalS;
-        const int per_poll = index_col < 0 && id_col < 0 ? int(pre.table_gpus.size()) : 1;
-        placer = std::make_unique<RowPlacer>(pre.date_ns == INT64_MIN ? 0 : pre.date_ns,
-                                             SecondsToNs(interval).value_or(0), per_poll);
-        std::string gpus = index_col >= 0 || id_col >= 0 ? ""
-                           : per_poll > 1 ? fmt::format("; rows cycle through the table's {} GPUs", per_poll)
-                                          : "; no index column, so every row is taken as one GPU";
-        trace.diagnostics.Note(ImportIssue::kAssumedTiming,
-                               pre.loop_s > 0 ? fmt::format("{}: no time column: rows taken {:g} s apart (nvidia-smi -l){}",
-                                                            src.name(), interval, gpus)
-                                              : fmt::format("{}: no time column and no -l interval stated: rows assumed "
-                                                            "{:g} s apart{}",
-                                                            src.name(), interval, gpus));
+      std::optional<GpuRowPlacer::Polls> polls;
+      if (cols.time < 0) {
+        polls = GpuRowPlacer::Polls{pre.date_ns == INT64_MIN ? 0 : pre.date_ns,
+                                    pre.loop_s > 0 ? pre.loop_s : kAssumedPollIntervalS, int(pre.table_gpus.size())};
+        trace.workers[wid.v].sample_times_assumed = true;
+        bool numbered = std::any_of(cols.keys.begin(), cols.keys.end(),
+                                    [](const auto& k) { return k.kind != ColumnKind::kGpuName; });
+        std::string gpus = numbered                ? ""
+                           : pre.table_gpus.size() > 1 ? fmt::format("; rows cycle through the table's {} GPUs", pre.table_gpus.size())
+                                                   : "; no index column, so every row is taken as one GPU";
+        trace.diagnostics.Note(
+            ImportIssue::kAssumedTiming,
+            pre.loop_s > 0
+                ? fmt::format("{}: no time column: rows taken {:g} s apart (nvidia-smi -l){}", src.name(), polls->interval_s, gpus)
+                : fmt::format("{}: no time column and no -l interval stated: rows assumed {:g} s apart (their order is "
+                              "known, their interval is not){}",
+                              src.name(), polls->interval_s, gpus));
       }
+      placer = std::make_unique<GpuRowPlacer>(cols.keys, polls, emit);
       continue;
     }
     record.clear();
-    if (f == header) continue;  // the header again (a restarted logging loop)
+    if (f == cols.header) continue;  // the header again (a restarted logging loop)
     ++rows;
-    if (f.size() < cols.size()) {
+    if (f.size() < cols.col.size()) {
       ++bad_rows;
       continue;
     }
-    std::optional<int64_t> ts;
-    bool time_out_of_range = false;  // a time was written, but past the range (a year 8834)
-    int index = -1;
-    for (size_t i = 0; i < cols.size(); ++i) {
-      double v, scale;
-      if (cols[i].what == Col::kTimestamp) {
-        int64_t t;
-        TimeParse p = csv::ParseTimestamp(f[i], &t);
-        if (p == TimeParse::kOk) ts = t;
-        time_out_of_range |= p == TimeParse::kOutOfRange;
-      } else if (cols[i].what == Col::kElapsed && ParseNumber(f[i], &v, &scale)) {
-        if (auto t = SecondsToNs(v)) ts = *t;
-        else time_out_of_range = true;
-      } else if (cols[i].what == Col::kIndex && ParseNumber(f[i], &v, &scale) && v >= 0 && v <= kMaxGpuIndex) {
-        index = int(v);
-      }
-    }
-    std::string id = id_col >= 0 ? std::string(Trim(f[size_t(id_col)])) : "";
-    int gpu = placer ? placer->Gpu(index, id_col >= 0 ? &id : nullptr) : std::max(index, 0);
-    if (placer) {
-      ts = placer->PollTime(gpu);
-      time_out_of_range = !ts;
-    }
-    if (!ts) {
-      if (time_out_of_range) ++out_of_range_rows;
-      trace.diagnostics.Count(time_out_of_range ? ImportIssue::kTimeOutOfRange : ImportIssue::kMissingTimestamp);
-      continue;
-    }
-    for (size_t i = 0; i < cols.size(); ++i) {
-      if (cols[i].what == Col::kName) {
-        sink.DescribeGpu(gpu, Trim(f[i]), 0);
+    GpuRowPlacer::Row row;
+    if (cols.time >= 0) {
+      bool clock_only = false;
+      const TimeParse p = RowTime(cols, f, &row.ts_ns, &clock_only);
+      if (p != TimeParse::kOk) {
+        // A time was written, but past the range (a year 8834): counted apart from a missing one.
+        if (p == TimeParse::kOutOfRange) ++out_of_range_rows;
+        trace.diagnostics.Count(p == TimeParse::kOutOfRange ? ImportIssue::kTimeOutOfRange : ImportIssue::kMissingTimestamp);
         continue;
       }
-      if (cols[i].what != Col::kMetric) continue;
-      std::string_view cell = Trim(f[i]);
-      if (cell.empty() || cell.front() == '[' || cell == "N/A") continue;  // [N/A], [Not Supported]: absent, not bad
-      double v, unit_scale;
-      if (!ParseNumber(cell, &v, &unit_scale)) {
-        if (bad_values++ == 0)
-          trace.diagnostics.Note(ImportIssue::kBadCounterValue,
-                                 src.name() + ": line " + std::to_string(lines.line_number()) +
-                                     ": not a number in column " + std::to_string(i + 1) + ": \"" +
-                                     std::string(cell.substr(0, 40)) + "\"");
-        else
-          trace.diagnostics.Count(ImportIssue::kBadCounterValue);
-        continue;
-      }
-      double scale = unit_scale > 0 ? unit_scale : cols[i].scale;
-      sink.Add(series::GpuSeriesName(gpu, cols[i].metric), *ts, v * scale);
+      clock_only_rows += clock_only;
     }
+    row.fields = std::move(f);
+    row.line = lines.line_number();
+    placer->Add(std::move(row));
   }
-  if (cols.empty())
+  if (cols.col.empty())
     return Status(ErrorCode::kUnknownFormat,
                   fmt::format("{}: not a GPU log: no CSV header with a GPU metric column in the first {} lines; {}",
-                              src.name(), pre.lines, ExpectedColumns()));
+                              src.name(), pre.lines, gpucsv::ExpectedColumnsText()));
+  placer->Finish();
+  if (!placer->attribution_note().empty())
+    trace.diagnostics.Note(ImportIssue::kGpuAttribution, fmt::format("{}: {}", src.name(), placer->attribution_note()));
+  // Every row at one time: the log spans less than its clock's resolution, so its order is
+  // real and its spacing the importer's.
+  if (placer->times() == 1 && placer->shared_time_rows() > 1) trace.workers[wid.v].sample_times_assumed = true;
+  if (int64_t n = placer->shared_time_rows(); n > 0) {
+    trace.diagnostics.Note(ImportIssue::kSharedTimestamp,
+                           fmt::format("{}: {} rows share a time with another row of their GPU, at {} time(s): the "
+                                       "log's clock is coarser than its polling; spread evenly up to the next time",
+                                       src.name(), n, placer->shared_times()));
+    trace.diagnostics.Count(ImportIssue::kSharedTimestamp, uint64_t(n - 1));
+  }
+  if (clock_only_rows > 0)
+    trace.diagnostics.Note(ImportIssue::kAssumedTiming,
+                           fmt::format("{}: times of day without a date: read as seconds since midnight (the "
+                                       "log's own timeline; it will not line up with a profile)",
+                                       src.name()));
+  if (unitless_mem_scale == 1)
+    trace.diagnostics.Note(ImportIssue::kAssumedUnit,
+                           fmt::format("{}: memory columns without a unit hold values beyond any GPU's memory in "
+                                       "MiB: read as bytes",
+                                       src.name()));
   if (nul_bytes > 0)
     trace.diagnostics.Note(ImportIssue::kPadding, fmt::format("{}: {} NUL byte(s) skipped", src.name(), nul_bytes));
   if (!record.empty()) trace.diagnostics.Count(ImportIssue::kTruncatedInput);  // an unclosed quote at the end
@@ -312,7 +309,7 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
   for (const CounterSeries& c : trace.counters) {
     int g = -1;
     if (c.worker == wid && series::IsGpuSeries(c.name, GpuMetric::kMemTotalBytes, &g) && !c.value.empty())
-      trace.devices[c.device.v].memory_bytes = RoundToInt64(c.value.back()).value_or(0);  // SeriesSink kept it in int64
+      trace.devices[c.device.v].memory_bytes = int64_t(c.value.back());
   }
   trace.sources.push_back(src.name());
   if (trace.format.empty()) trace.format = "nvidia-smi csv";
@@ -322,7 +319,7 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
                   out_of_range_rows == 0
                       ? src.name() + ": no GPU samples in the CSV"
                       : fmt::format("{}: no GPU samples in the CSV: {} row(s) skipped, their time outside the "
-                                    "representable range (about 1823-2116)",
+                                    "representable range",
                                     src.name(), out_of_range_rows));
   return Status::Ok();
 }

@@ -1,0 +1,64 @@
+// gpus_unused: a GPU log (or GPU samples beside a host that explains nothing) in which no GPU
+// ran work: utilisation never reached kUnusedGpuPeakPct on any GPU, or, in a log without a
+// utilisation column, no GPU ever held kNoProcessMemBytes (no CUDA context, so no kernels).
+// The job ran elsewhere, had not started, or waits with its memory allocated; not starved.
+#include <algorithm>
+
+#include "stepdoctor/analysis/rule.h"
+#include "stepdoctor/analysis/rules/resource_rule_util.h"
+#include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
+
+namespace stepdoctor::rules {
+
+std::optional<Finding> GpusUnused(const Signals& sig) {
+  if (!sig.resources || sig.resources->classification != ResourceClass::kGpuUnused) return std::nullopt;
+  const ResourceSignals& r = *sig.resources;
+  const bool util = std::any_of(r.gpus.begin(), r.gpus.end(), [](const GpuResource& g) { return g.has_util; });
+  double mem_peak = 0, mem_total = 0, util_peak = 0;
+  for (const auto& g : r.gpus) {
+    mem_peak = std::max(mem_peak, g.mem_used_peak_bytes);
+    mem_total = std::max(mem_total, g.mem_total_bytes);
+    util_peak = std::max(util_peak, g.util_peak_pct);
+  }
+  const bool held = mem_peak >= kHeldMemoryBytes;  // a process sits on the GPU without running kernels
+  const std::string gpus = r.gpus.size() == 1 ? "the GPU" : fmt::format("the {} GPUs", r.gpus.size());
+  Finding f;
+  f.id = "gpus_unused";
+  f.severity = FindingSeverity::kHigh;
+  f.share_pct = 100.0;
+  const char* their = r.gpus.size() == 1 ? "its" : "their";
+  std::string memory = mem_total > 0 ? fmt::format("{} of {} {}", MemText(mem_peak), their, MemText(mem_total))
+                                     : fmt::format("{} of memory", MemText(mem_peak));
+  f.title = util ? fmt::format("no GPU ran work: utilisation of {} sampled never reached {:.0f}% (peak {:.1f}%){}", gpus,
+                               kUnusedGpuPeakPct, util_peak,
+                               held ? fmt::format(", yet {} of memory is held: a process waits on the GPU", MemText(mem_peak))
+                                    : "")
+               : fmt::format("no GPU ran work: {} sampled never held more than {}, so no process ran on {} (the "
+                             "log has no utilisation column)",
+                             gpus, memory, r.gpus.size() == 1 ? "it" : "them");
+  f.gain_upper_bound = 1.0;
+  f.gain_text = "unknown: the log shows no GPU work to speed up; first make the job use the GPUs it was given";
+  if (util) f.evidence.push_back({"GPU utilisation", GpuUtilText(r)});
+  else f.evidence.push_back({"GPU utilisation", "not in the log"});
+  for (size_t i = 0; i < r.gpus.size() && i < 8; ++i)
+    if (std::string s = GpuMemoryAndPowerText(r.gpus[i]); !s.empty())
+      f.evidence.push_back({fmt::format("GPU {}", r.gpus[i].index), s});
+  if (r.gpus.size() > 8) f.evidence.push_back({"GPUs", fmt::format("{} more alike", r.gpus.size() - 8)});
+  f.evidence.push_back(SamplesEvidence(r));
+  f.fix.summary =
+      held ? "A process holds GPU memory but launches no kernels: see what it waits on (py-spy dump --pid PID): data "
+             "loading before the first step, a collective waiting for another rank, or a CPU-side loop."
+           : "Check that the job ran on these GPUs while the log was taken: the framework sees them "
+             "(CUDA_VISIBLE_DEVICES, the scheduler's GPU request), the model and batches are moved to the GPU, and the "
+             "log covers the training run, not the time before or after it.";
+  f.fix.tensorflow =
+      "print(tf.config.list_physical_devices('GPU'))  # empty: TensorFlow runs on the CPU\n"
+      "tf.debugging.set_log_device_placement(True)     # where each op runs";
+  f.fix.pytorch =
+      "print(torch.cuda.is_available(), torch.cuda.device_count(), os.environ.get('CUDA_VISIBLE_DEVICES'))\n"
+      "model = model.to('cuda'); x, y = x.to('cuda', non_blocking=True), y.to('cuda', non_blocking=True)";
+  return f;
+}
+
+}  // namespace stepdoctor::rules

@@ -1,0 +1,193 @@
+// What a GPU log alone concludes where it lacks utilisation, times, or a busy start: GPUs that
+// ran nothing (from utilisation, or from memory where there is none), GPUs in use whose
+// utilisation was not logged, a start-up stretch reported apart, and logs without times.
+// Both sides of each threshold (kUnusedGpuPeakPct, kNoProcessMemBytes, kStartup*).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/analysis/resource_signals.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
+#include "test_util.h"
+
+namespace stepdoctor {
+namespace {
+
+using testing::ImportText;
+
+const Finding* FindIn(const Report& r, const std::string& id) {
+  for (const auto& f : r.findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+std::string EvidenceOf(const Finding& f) {
+  std::string s;
+  for (const auto& e : f.evidence) s += e.label + ": " + e.value + "\n";
+  return s;
+}
+
+Report Diagnose(const std::string& csv, std::unique_ptr<ResourceSignals>* rs = nullptr) {
+  Trace t;
+  Status st = ImportText(csv, "gpu.csv", &t);
+  EXPECT_TRUE(st.ok()) << st.message();
+  if (rs) *rs = ComputeResourceSignals(t);
+  return AnalyzeTrace(t);
+}
+
+// `gpus` GPUs of 80 GB without a utilisation column, 6 polls; GPU 0 holds `mem0_mib`, the
+// others 4 MiB, all drawing idle power.
+std::string MemoryOnlyLog(int gpus, double mem0_mib) {
+  std::string s = "timestamp,gpu,memory.used,memory.total,power.draw,temperature.gpu\n";
+  for (int p = 0; p < 6; ++p)
+    for (int g = 0; g < gpus; ++g)
+      s += fmt::format("2025-09-08T17:26:5{}+08:00,{},{:g},81559,{:.2f},33\n", p, g, g == 0 ? mem0_mib : 4.0, 72.5 + g);
+  return s;
+}
+
+TEST(GpuLogRules, GpusUnusedBothSidesOfEachThreshold) {
+  // No utilisation column, no GPU holding a process's memory: all eight unused.
+  std::unique_ptr<ResourceSignals> rs;
+  Report r = Diagnose(MemoryOnlyLog(8, 4), &rs);
+  ASSERT_NE(rs, nullptr);
+  EXPECT_EQ(rs->gpus.size(), 8u);
+  EXPECT_EQ(rs->gpus_in_use, 0);
+  EXPECT_EQ(rs->classification, ResourceClass::kGpuUnused);
+  const Finding* f = FindIn(r, "gpus_unused");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->title, "no GPU ran work: the 8 GPUs sampled never held more than 4 MiB of their 79.6 GiB, so no "
+                      "process ran on them (the log has no utilisation column)");
+  EXPECT_NE(EvidenceOf(*f).find("GPU 7: memory used peak 4 MiB of 79.6 GiB, power 79.5 W"), std::string::npos)
+      << EvidenceOf(*f);
+  EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kUnknown);
+  EXPECT_EQ(r.verdict.summary, "no single bottleneck identified: " + f->title);
+
+  // kNoProcessMemBytes: just under it GPU 0 is still unused; at it a process is there.
+  const double limit_mib = kNoProcessMemBytes / (1024 * 1024);
+  Diagnose(MemoryOnlyLog(8, limit_mib - 1), &rs);
+  EXPECT_EQ(rs->classification, ResourceClass::kGpuUnused);
+  Report used = Diagnose(MemoryOnlyLog(8, limit_mib), &rs);
+  EXPECT_EQ(rs->gpus_in_use, 1);
+  EXPECT_EQ(rs->classification, ResourceClass::kGpuUtilUnknown);
+  EXPECT_EQ(FindIn(used, "gpus_unused"), nullptr);
+  ASSERT_NE(FindIn(used, "gpu_utilisation_not_logged"), nullptr);
+  const Finding* idle = FindIn(used, "idle_gpu");  // the seven beside the one in use
+  ASSERT_NE(idle, nullptr);
+  EXPECT_NE(idle->title.find("GPUs 1, 2, 3, 4, 5, 6, 7 sat idle (no process held memory there"), std::string::npos)
+      << idle->title;
+}
+
+// One GPU, no host data: utilisation peaking at `peak` (every other sample), 20 samples.
+std::string OneGpuLog(double peak) {
+  std::string s = "timestamp,utilization.gpu,memory.used,memory.total\n";
+  for (int i = 0; i < 20; ++i) s += fmt::format("{},{:g},2048,24576\n", 1000 + i, i % 2 ? peak : 0.0);
+  return s;
+}
+
+TEST(GpuLogRules, GpusUnusedFromUtilisationBothSides) {
+  std::unique_ptr<ResourceSignals> rs;
+  Report idle = Diagnose(OneGpuLog(kUnusedGpuPeakPct - 0.1), &rs);
+  EXPECT_EQ(rs->classification, ResourceClass::kGpuUnused);
+  const Finding* f = FindIn(idle, "gpus_unused");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("utilisation of the GPU sampled never reached 10% (peak 9.9%), yet 2.0 GiB of memory is "
+                          "held: a process waits on the GPU"),
+            std::string::npos)
+      << f->title;
+  EXPECT_EQ(FindIn(idle, "low_gpu_utilisation"), nullptr);
+  Report low = Diagnose(OneGpuLog(kUnusedGpuPeakPct), &rs);
+  EXPECT_EQ(rs->classification, ResourceClass::kGpuLow);
+  EXPECT_EQ(FindIn(low, "gpus_unused"), nullptr);
+  ASSERT_NE(FindIn(low, "low_gpu_utilisation"), nullptr);
+}
+
+TEST(GpuLogRules, GpuUtilisationNotLoggedRule) {
+  std::string csv = "timestamp,memory_used,memory_total\n";
+  for (int i = 0; i < 10; ++i) csv += fmt::format("{},10240,24576\n", 1000 + i);
+  Report r = Diagnose(csv);
+  const Finding* f = FindIn(r, "gpu_utilisation_not_logged");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->title, "1 GPU sampled with no utilisation column: memory used peaks at 10.0 GiB of 24.0 GiB; how busy "
+                      "it was cannot be told");
+  EXPECT_NE(r.verdict.summary.find("no utilisation column"), std::string::npos) << r.verdict.summary;
+  EXPECT_NE(f->fix.summary.find("utilization.gpu"), std::string::npos);
+}
+
+// `idle` leading samples at 0% while memory grows, then `busy` samples at 40%, 0.5 s apart.
+std::string StartupLog(int idle, int busy, double idle_util = 0) {
+  std::string s = "timestamp,gpu_utilization,memory_used,memory_total\r\n";
+  for (int i = 0; i < idle + busy; ++i)
+    s += fmt::format("{:.1f},{:g}, {}, 15360\r\n", 1746556382.0 + 0.5 * i, i < idle ? idle_util : 40.0,
+                     i < idle ? 60 * i : 1070);
+  return s;
+}
+
+TEST(GpuLogRules, StartupBothSidesOfEachThreshold) {
+  std::unique_ptr<ResourceSignals> rs;
+  // kStartupMinSamples: 2 leading idle samples are not a start-up, 3 are.
+  Diagnose(StartupLog(kStartupMinSamples - 1, 40 - kStartupMinSamples + 1), &rs);
+  EXPECT_EQ(rs->gpu_startup.samples, 0);
+  Diagnose(StartupLog(kStartupMinSamples, 40 - kStartupMinSamples), &rs);
+  EXPECT_EQ(rs->gpu_startup.samples, kStartupMinSamples);
+  EXPECT_DOUBLE_EQ(rs->gpu_startup.util_after_pct, 40);
+  EXPECT_NEAR(rs->gpu_startup.duration_s, 1.5, 1e-6);
+  // kStartupMinSharePct: 3 of 61 samples (4.9%) is too short to report, 3 of 60 (5%) is not.
+  Diagnose(StartupLog(3, 58), &rs);
+  EXPECT_EQ(rs->gpu_startup.samples, 0);
+  Diagnose(StartupLog(3, 57), &rs);
+  EXPECT_EQ(rs->gpu_startup.samples, 3);
+  // kStartupMaxSharePct: half the log is a start-up, more is how the run went.
+  Diagnose(StartupLog(20, 20), &rs);
+  EXPECT_EQ(rs->gpu_startup.samples, 20);
+  Diagnose(StartupLog(21, 19), &rs);
+  EXPECT_EQ(rs->gpu_startup.samples, 0);
+  // kIdleGpuUtilPct: leading samples at it are work already.
+  Diagnose(StartupLog(10, 30, kIdleGpuUtilPct - 0.1), &rs);
+  EXPECT_EQ(rs->gpu_startup.samples, 10);
+  Diagnose(StartupLog(10, 30, kIdleGpuUtilPct), &rs);
+  EXPECT_EQ(rs->gpu_startup.samples, 0);
+}
+
+TEST(GpuLogRules, StartupIsStatedBesideTheWholeLogMean) {
+  // 18 samples idle while memory grows to 1020 MiB, then 117 at 40%: 34.7% over the whole log.
+  Report r = Diagnose(StartupLog(18, 117));
+  const Finding* f = FindIn(r, "gpu_partly_idle");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->share_pct, 100 - 40.0 * 117 / 135, 0.01);  // the figures stay over the whole log
+  EXPECT_NE(f->title.find("busy 34.7% of the time (40.0% after a 9.0 s start-up)"), std::string::npos) << f->title;
+  EXPECT_NE(EvidenceOf(*f).find("GPU utilisation after start-up: 40.0% (the first 18 samples (9.0 s) below 5% while "
+                                "memory grew from 0 MiB to 1020 MiB"),
+            std::string::npos)
+      << EvidenceOf(*f);
+  EXPECT_EQ(EvidenceOf(*f).find("drops below half the median"), std::string::npos);  // the start-up is no dip
+}
+
+TEST(GpuLogRules, LogWithoutTimesStatesTheIntervalIsUnknown) {
+  std::string csv;
+  for (int v : {85, 100, 94, 91, 100, 94, 93, 97, 88, 100}) csv += "utilization.gpu [%]\n" + std::to_string(v) + " %\n";
+  std::unique_ptr<ResourceSignals> rs;
+  Report r = Diagnose(csv, &rs);
+  ASSERT_NE(rs, nullptr);
+  EXPECT_FALSE(rs->times_known);
+  const Finding* f = FindIn(r, "gpu_well_fed");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->share_pct, 94.2, 0.01);
+  EXPECT_NE(EvidenceOf(*f).find("samples: 10 in file order (the log does not time them: their interval is unknown)"),
+            std::string::npos)
+      << EvidenceOf(*f);
+  EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kDeviceCompute);
+}
+
+TEST(GpuLogRules, PeriodicUtilisationDipsRuleNeedsTimes) {
+  // 90% with a drop to 10% every 10th sample: periodic with times, a pattern of order without.
+  std::string timed = "timestamp,utilization.gpu\n", untimed = "utilization.gpu\n";
+  for (int i = 0; i < 60; ++i) {
+    int u = i % 10 == 9 ? 10 : 90;
+    timed += fmt::format("{},{}\n", 1000 + i, u);
+    untimed += fmt::format("{}\n", u);
+  }
+  EXPECT_NE(FindIn(Diagnose(timed), "periodic_utilisation_dips"), nullptr);
+  EXPECT_EQ(FindIn(Diagnose(untimed), "periodic_utilisation_dips"), nullptr);
+}
+
+}  // namespace
+}  // namespace stepdoctor
