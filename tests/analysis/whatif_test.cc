@@ -238,5 +238,26 @@ TEST(WhatIf, GpuDataLoaderExamplePairWithin15Percent) {
   EXPECT_EQ(p.bound_by, "device");
 }
 
+// The project's CPU sweep (examples/whatif/README.md): num_workers 0 -> 2 on 2 cores, per-item load
+// 0.5-4 ms. Every prediction within 15% of the after-run's mean step; at 4 ms an item the cores
+// bound the step, which the upper bound (the step less its input wait) misses by over 15%.
+TEST(WhatIf, CpuSweepWorkersOnTwoCoresWithin15Percent) {
+  for (const char* cost : {"0.5", "1", "2", "4"}) {
+    SCOPED_TRACE(cost);
+    auto b = ImportPaths({testing::SourcePath(std::string("examples/whatif/cost") + cost + "_workers0.pt.trace.json.gz")});
+    auto a = ImportPaths({testing::SourcePath(std::string("examples/whatif/cost") + cost + "_workers2.pt.trace.json.gz")});
+    ASSERT_TRUE(b.ok() && a.ok());
+    Prediction p = Predict(b->trace, "input:workers=2", 2);
+    ASSERT_TRUE(p.predicted) << p.why_not;
+    const double measured = Predict(a->trace, "stalls").baseline_step_ms;
+    EXPECT_NEAR(p.predicted_step_ms, measured, 0.15 * measured);
+    if (std::string(cost) == "4") {
+      EXPECT_EQ(p.bound_by, "cpu");
+      const double upper_bound = Predict(b->trace, "input").predicted_step_ms;
+      EXPECT_LT(upper_bound, 0.85 * measured);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace stepdoctor

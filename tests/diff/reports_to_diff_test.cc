@@ -116,6 +116,40 @@ TEST(DiffReport, CutsListsButKeepsTotals) {
   EXPECT_EQ(d.kernels.added[0].name, "k29");  // largest first
 }
 
+// The loop closed: a before-side prediction for a fix the after side shows made (the finding gone,
+// or its share at most half) is checked against the after side's mean step; a finding still as
+// large is not.
+TEST(DiffReport, PredictionsAreCheckedWhereTheFixWasMade) {
+  Report before = StepReport(6, 150, Bottleneck::kInput, {});
+  Finding f;
+  f.id = "input_bound";
+  f.share_pct = 30;
+  Prediction p;
+  p.fix = "input";
+  p.predicted = true;
+  p.predicted_step_ms = 118;
+  p.low_ms = 112;
+  p.high_ms = 124;
+  f.prediction = p;
+  before.findings.push_back(f);
+  Report after = StepReport(6, 125, Bottleneck::kHost, {});
+  after.steps.mean_ms = 120;
+  Trace empty;
+  DiffReport d = ReportsToDiff(empty, before, empty, after, {});
+  ASSERT_EQ(d.predictions.size(), 1u);
+  EXPECT_EQ(d.predictions[0].finding, "input_bound");
+  EXPECT_NEAR(d.predictions[0].error_pct, 100.0 * (118 - 120) / 120, 1e-9);
+  EXPECT_TRUE(d.predictions[0].within_range);
+  EXPECT_NE(RenderDiffText(d, {}).find("predicted 118 ms"), std::string::npos);
+  // The finding still there at more than half its share: the fix was not made, nothing checked.
+  Finding still = f;
+  still.share_pct = kFixAppliedShareRatio * 30 + 0.1;
+  after.findings.push_back(still);
+  EXPECT_TRUE(ReportsToDiff(empty, before, empty, after, {}).predictions.empty());
+  after.findings.back().share_pct = kFixAppliedShareRatio * 30 - 0.1;
+  EXPECT_EQ(ReportsToDiff(empty, before, empty, after, {}).predictions.size(), 1u);
+}
+
 TEST(DiffRender, AllFormatsSayTheStepChange) {
   Trace empty;
   Report before = StepReport(6, 150, Bottleneck::kInput, {{"input", 45, 30}});

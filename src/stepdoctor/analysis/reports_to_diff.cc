@@ -143,6 +143,25 @@ DiffReport ReportsToDiff(const Trace& before_trace, const Report& before, const 
   d.verdict_changed = d.before.verdict.bottleneck != d.after.verdict.bottleneck;
   d.categories = CategoryDeltas(before, after);
   d.findings = FindingDeltas(before, after);
+  // The loop closed: what the before side predicted for a fix the after side shows made.
+  for (const Finding& f : before.findings) {
+    if (!f.prediction || !f.prediction->predicted || after.steps.mean_ms <= 0) continue;
+    const Finding* still = nullptr;
+    for (const Finding& g : after.findings)
+      if (g.id == f.id) still = &g;
+    if (still && still->share_pct > kFixAppliedShareRatio * f.share_pct) continue;
+    PredictionCheck c;
+    c.finding = f.id;
+    c.fix = f.prediction->fix;
+    c.predicted_step_ms = f.prediction->predicted_step_ms;
+    c.low_ms = f.prediction->low_ms;
+    c.high_ms = f.prediction->high_ms;
+    c.measured_step_ms = after.steps.mean_ms;
+    c.measured_median_ms = after.steps.median_ms;
+    c.error_pct = 100.0 * (c.predicted_step_ms - c.measured_step_ms) / c.measured_step_ms;
+    c.within_range = c.measured_step_ms >= c.low_ms && c.measured_step_ms <= c.high_ms;
+    d.predictions.push_back(std::move(c));
+  }
 
   bool both_steps = HasSteps(d.before) && HasSteps(d.after);
   d.per_step = both_steps && d.before.step_count != d.after.step_count;

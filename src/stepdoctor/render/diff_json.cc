@@ -119,6 +119,22 @@ std::string RenderDiffJson(const DiffReport& d, const RenderOptions&) {
   }
   j.EndArray();
 
+  j.Key("predictions").BeginArray();
+  for (const auto& c : d.predictions) {
+    j.BeginObject();
+    j.Key("finding").String(c.finding);
+    j.Key("fix").String(c.fix);
+    j.Key("predicted_step_ms").Number(c.predicted_step_ms);
+    j.Key("low_ms").Number(c.low_ms);
+    j.Key("high_ms").Number(c.high_ms);
+    j.Key("measured_step_ms").Number(c.measured_step_ms);
+    j.Key("measured_median_ms").Number(c.measured_median_ms);
+    j.Key("error_pct").Number(c.error_pct, 2);
+    j.Key("within_range").Bool(c.within_range);
+    j.EndObject();
+  }
+  j.EndArray();
+
   j.Key("per_step").Bool(d.per_step);
   j.Key("unit").String(d.unit);
   j.Key("kernels");

@@ -78,6 +78,14 @@ std::string RenderDiffText(const DiffReport& d, const RenderOptions& o) {
     for (const auto& f : d.findings)
       s += fmt::format("  {:<22} {:>8} -> {:<8}  {}\n", f.id, SeverityOf(f.before), SeverityOf(f.after), f.after_title);
   }
+  if (!d.predictions.empty()) {
+    s += "\nPredicted by before, measured in after (mean step)\n";
+    for (const auto& c : d.predictions)
+      s += fmt::format("  {:<22} --fix {:<10} predicted {} ms ({}-{}), measured {} ms (median {}): {}{:.0f}%{}\n", c.finding,
+                       c.fix, FormatMs(c.predicted_step_ms), FormatMs(c.low_ms), FormatMs(c.high_ms),
+                       FormatMs(c.measured_step_ms), FormatMs(c.measured_median_ms), c.error_pct >= 0 ? "+" : "",
+                       c.error_pct, c.within_range ? ", within the range" : "");
+  }
   Names(s, "Kernels by device time", d.kernels, d.unit, o.width);
   Names(s, "Operators by host time, inclusive", d.ops, d.unit, o.width);
   if (!d.notes.empty() || !d.diagnostics.empty()) {

@@ -13,6 +13,9 @@
 namespace stepdoctor {
 
 inline constexpr int kDiffSchemaVersion = 1;
+// A finding whose share of the step fell to at most this fraction of what it was (or that is
+// gone) counts as fixed, so its prediction is checked against the after side.
+inline constexpr double kFixAppliedShareRatio = 0.5;
 
 // One side of the comparison, summarised from its Report.
 struct DiffSide {
@@ -41,6 +44,18 @@ struct FindingDelta {       // a finding id present on either side
   std::string after_title;  // the after side's title, else the before side's
 };
 
+// A prediction the before side made for a fix the after side shows applied (its finding gone, or
+// its share of the step at most half what it was): predicted against measured.
+struct PredictionCheck {
+  std::string finding;               // the before side's finding id
+  std::string fix;                   // the fix predicted ("input", "launch", ...)
+  double predicted_step_ms = 0, low_ms = 0, high_ms = 0;  // the before side's prediction (mean step)
+  double measured_step_ms = 0;       // the after side's mean step
+  double measured_median_ms = 0;     // and its median
+  double error_pct = 0;              // (predicted - measured mean) / measured mean
+  bool within_range = false;         // measured mean inside [low, high]
+};
+
 struct NameDelta {          // one kernel or op name, before and after
   std::string name;
   double before_ms = 0, after_ms = 0, delta_ms = 0;  // per step when DiffReport::per_step, else totals
@@ -65,6 +80,7 @@ struct DiffReport {
   bool verdict_changed = false;
   std::vector<CategoryDelta> categories;   // the before side's order, then categories new in after
   std::vector<FindingDelta> findings;      // the before side's ranking, then findings new in after
+  std::vector<PredictionCheck> predictions;  // before's predictions whose fix after shows applied
   // Kernel and op figures: per step when both sides have step markers and their counts differ,
   // else totals over each trace.
   bool per_step = false;
