@@ -12,9 +12,14 @@
 #include "stepdoctor/analysis/trace_to_steps.h"
 #include "stepdoctor/importers/chrome/chrome_json_to_trace.h"
 #include "stepdoctor/io/byte_source.h"
+#include "inline_chrome.h"
 
 namespace stepdoctor {
 namespace {
+
+using testing::Corr;
+using testing::Doc;
+using testing::X;
 
 constexpr int64_t kMs = 1'000'000;
 
@@ -34,17 +39,6 @@ const Finding* Find(const Report& r, const std::string& id) {
   return nullptr;
 }
 
-// "X" event text; ts and dur in microseconds.
-std::string X(const char* cat, const char* name, int pid, int tid, double ts, double dur, const std::string& args = "") {
-  return std::string(",{\"ph\":\"X\",\"cat\":\"") + cat + "\",\"name\":\"" + name + "\",\"pid\":" + std::to_string(pid) +
-         ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + std::to_string(ts) + ",\"dur\":" + std::to_string(dur) +
-         (args.empty() ? "" : ",\"args\":" + args) + "}";
-}
-std::string Corr(int c) { return "{\"correlation\":" + std::to_string(c) + "}"; }
-std::string Doc(const std::string& events, const std::string& top = "") {
-  return "{\"schemaVersion\":1" + top + ",\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,"
-         "\"args\":{\"name\":\"python\"}}" + events + "]}";
-}
 
 // Launch calls and no kernels: the accelerator was used, its work not recorded.
 TEST(Coverage, LaunchesWithoutDeviceEventsAreMissingNotCpuOnly) {

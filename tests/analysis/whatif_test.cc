@@ -10,22 +10,16 @@
 #include "stepdoctor/importers/chrome/chrome_json_to_trace.h"
 #include "stepdoctor/importers/import_paths.h"
 #include "stepdoctor/io/byte_source.h"
+#include "inline_chrome.h"
 #include "test_util.h"
 
 namespace stepdoctor {
 namespace {
 
-// "X" event text; ts and dur in microseconds.
-std::string X(const char* cat, const char* name, int pid, int tid, double ts, double dur, const std::string& args = "") {
-  return std::string(",{\"ph\":\"X\",\"cat\":\"") + cat + "\",\"name\":\"" + name + "\",\"pid\":" + std::to_string(pid) +
-         ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + std::to_string(ts) + ",\"dur\":" + std::to_string(dur) +
-         (args.empty() ? "" : ",\"args\":" + args) + "}";
-}
-std::string Doc(const std::string& events, const std::string& top = "") {
-  return "{\"schemaVersion\":1" + top + ",\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,"
-         "\"args\":{\"name\":\"python\"}}" + events + "]}";
-}
-std::string Corr(int c) { return "{\"correlation\":" + std::to_string(c) + "}"; }
+using testing::Corr;
+using testing::Doc;
+using testing::X;
+
 constexpr const char* kV100 =
     ",\"deviceProperties\":[{\"id\":0,\"name\":\"Tesla V100\",\"computeMajor\":7,\"computeMinor\":0}]";
 
