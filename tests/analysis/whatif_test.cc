@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/analysis/trace_to_whatif.h"
 #include "stepdoctor/importers/chrome/chrome_json_to_trace.h"
 #include "stepdoctor/importers/import_paths.h"
@@ -154,6 +155,53 @@ TEST(WhatIf, LaunchFixLeavesDeviceWorkAndInput) {
   EXPECT_NEAR(p.baseline_step_ms, 5 + 20 + 0.21, 0.5);
   EXPECT_NEAR(p.predicted_step_ms, 5 + 4 + 0.03, 0.5);
   EXPECT_GT(p.high_ms, p.predicted_step_ms);  // at worst half the host work remains
+}
+
+// Each step's host makes 8 ms of CPU work then launches a 7 ms kernel it does not wait for; the
+// last step's kernel runs past the window. With the host's work gone the device bounds the step:
+// no less than the 7 ms each step launched, though the last kernel spilled past the window.
+TEST(WhatIf, DeviceWorkLaunchedIsTheFloor) {
+  std::string ev;
+  for (int i = 0; i < 3; ++i) {
+    double t = i * 12000.0;
+    ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, 12000);
+    ev += X("cpu_op", "aten::normal_", 1, 1, t, 8000);
+    ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t + 11000, 10, Corr(i + 1));
+    ev += X("kernel", "matmul_k", 0, 7, t + 11020, 7000, "{\"correlation\":" + std::to_string(i + 1) + ",\"stream\":7}");
+  }
+  Prediction p = Predict(Import(Doc(ev, kV100)), "launch");
+  ASSERT_TRUE(p.predicted) << p.why_not;
+  EXPECT_NEAR(p.predicted_step_ms, 7.0, 0.1);
+  EXPECT_EQ(p.bound_by, "device");
+}
+
+// Host time with nothing recorded is not launch overhead: the launch fix leaves it.
+TEST(WhatIf, LaunchFixLeavesUntracedHostTime) {
+  std::string ev;
+  for (int i = 0; i < 4; ++i) {
+    double t = i * 50000.0;
+    ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, 50000);
+    ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t + 100, 10, Corr(i + 1));
+    ev += X("kernel", "k", 0, 7, t + 120, 45, "{\"correlation\":" + std::to_string(i + 1) + ",\"stream\":7}");
+  }
+  Prediction p = Predict(Import(Doc(ev, kV100)), "launch");
+  ASSERT_TRUE(p.predicted) << p.why_not;
+  EXPECT_NEAR(p.predicted_step_ms, 50, 1.0);  // 49.9 ms of each step is untraced
+  EXPECT_NE(p.assumptions.back().find("untraced"), std::string::npos);
+}
+
+// A window of a few events under a millisecond (a profiler unit test's trace): nothing to replay.
+TEST(WhatIf, TinyWindowIsNotReplayed) {
+  std::string ev = X("cpu_op", "aten::add", 1, 1, 0, 0.1) + X("cuda_runtime", "cudaLaunchKernel", 1, 1, 0.1, 0.05, Corr(1)) +
+                   X("kernel", "k", 0, 7, 0.2, 0.02, "{\"correlation\":1,\"stream\":7}");
+  Trace t = Import(Doc(ev, kV100));
+  Prediction p = Predict(t, "launch");
+  EXPECT_FALSE(p.predicted);
+  EXPECT_NE(p.why_not.find("too little"), std::string::npos) << p.why_not;
+  Report r = AnalyzeTrace(t);
+  EXPECT_EQ(r.verdict.summary.rfind("too little to diagnose", 0), 0u) << r.verdict.summary;
+  EXPECT_EQ(r.coverage.confidence, "low");
+  for (const auto& f : r.findings) EXPECT_NE(f.id, "host_bound");
 }
 
 TEST(WhatIf, LaunchFixOnACpuOnlyTraceSaysWhyNot) {

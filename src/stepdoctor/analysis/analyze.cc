@@ -318,6 +318,21 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
                       "torch.profiler) and diagnose the logdir");
   }
 
+  const double analysed_ms = steps.mean_step_ms * steps.step_count;
+  if (steps.step_count > 0 && analysed_ms * 1e6 < double(kMinAnalysableWindowNs)) {
+    // What bounds so short a window says nothing about a step; findings of another kind (memory
+    // headroom, missing device activity) still hold.
+    r.findings.erase(std::remove_if(r.findings.begin(), r.findings.end(),
+                                    [](const Finding& f) {
+                                      return BottleneckOfFinding(f.id) != Bottleneck::kUnknown || f.id == "untraced_time";
+                                    }),
+                     r.findings.end());
+    r.verdict.bottleneck = Bottleneck::kUnknown;
+    r.verdict.summary = fmt::format("too little to diagnose: the steps analysed span {:.1f} us in all, under the {} ms "
+                                    "a training step needs to say anything about it",
+                                    analysed_ms * 1e3, kMinAnalysableWindowNs / 1'000'000);
+    r.coverage.confidence = "low";
+  }
   TfVerdictsToReport(trace, &r);
 
   r.top_kernels = steps.top_kernels;

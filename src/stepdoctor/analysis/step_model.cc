@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "stepdoctor/analysis/interval_set.h"
+#include "stepdoctor/analysis/trace_to_step_signals.h"  // kUntracedGapNs
 #include "stepdoctor/model/runtime_calls.h"
 
 namespace stepdoctor {
@@ -12,15 +13,17 @@ namespace {
 // Cuts [lo, hi) into segments: input waits first, then waits on the device, then start-up calls;
 // the rest is the host's own work. REQUIRED: the sets are sorted and disjoint (MakeIntervalSet).
 std::vector<HostSegment> CutHostPath(int64_t lo, int64_t hi, const IntervalSet& input, const IntervalSet& sync,
-                                     const IntervalSet& startup) {
+                                     const IntervalSet& startup, const IntervalSet& untraced) {
   const IntervalSet window = MakeIntervalSet({{lo, hi}});
   const IntervalSet in = Intersect(input, window);
   const IntervalSet sy = Subtract(Intersect(sync, window), in);
   const IntervalSet st = Subtract(Subtract(Intersect(startup, window), in), sy);
+  const IntervalSet un = Subtract(Subtract(Subtract(Intersect(untraced, window), in), sy), st);
   std::vector<HostSegment> marked;
   for (const auto& iv : in) marked.push_back({iv.start, iv.end, HostPart::kInput});
   for (const auto& iv : sy) marked.push_back({iv.start, iv.end, HostPart::kSync});
   for (const auto& iv : st) marked.push_back({iv.start, iv.end, HostPart::kStartup});
+  for (const auto& iv : un) marked.push_back({iv.start, iv.end, HostPart::kUntraced});
   std::sort(marked.begin(), marked.end(), [](const HostSegment& a, const HostSegment& b) { return a.start_ns < b.start_ns; });
   std::vector<HostSegment> out;
   int64_t t = lo;
@@ -62,6 +65,7 @@ const char* HostPartName(HostPart p) {
     case HostPart::kInput: return "input";
     case HostPart::kSync: return "sync";
     case HostPart::kStartup: return "startup";
+    case HostPart::kUntraced: return "untraced";
   }
   return "?";
 }
@@ -87,13 +91,15 @@ StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindow
     }
   }
   const int n_steps = int(m.steps.size());
-  std::vector<Interval> input, sync, startup;
+  std::vector<Interval> input, sync, startup, recorded;  // recorded: any host event with a duration
   for (const auto& t : trace.timelines) {
     if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
     for (size_t i = 0; i < t.ev.size(); ++i) {
       const Interval iv{t.ev.start_ns[i], t.end_ns(uint32_t(i))};
       if (iv.end <= lo || iv.start >= hi) continue;
       const EventKind k = t.ev.kind[i];
+      // Step markers and annotations are containers: what ran inside them is what was recorded.
+      if (k != EventKind::kStepMarker && k != EventKind::kUserAnnotation && iv.end > iv.start) recorded.push_back(iv);
       if (k == EventKind::kInputWait) {
         input.push_back(iv);
       } else if (k == EventKind::kSync) {
@@ -111,14 +117,20 @@ StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindow
       }
     }
   }
+  // Long gaps with no host event at all (untraced Python, time outside the traced process).
+  std::vector<Interval> untraced;
+  for (const Interval& g : Subtract(MakeIntervalSet({{lo, hi}}), MakeIntervalSet(std::move(recorded))))
+    if (g.end - g.start >= kUntracedGapNs) untraced.push_back(g);
   m.host = SplitAtSteps(CutHostPath(lo, hi, MakeIntervalSet(std::move(input)), MakeIntervalSet(std::move(sync)),
-                                    MakeIntervalSet(std::move(startup))),
+                                    MakeIntervalSet(std::move(startup)), MakeIntervalSet(std::move(untraced))),
                         m.steps);
-  double input_ns = 0, work_ns = 0;
+  double input_ns = 0, work_ns = 0, untraced_ns = 0;
   for (const auto& h : m.host) {
     if (h.part == HostPart::kInput) input_ns += double(h.end_ns - h.start_ns);
     if (h.part == HostPart::kWork) work_ns += double(h.end_ns - h.start_ns);
+    if (h.part == HostPart::kUntraced) untraced_ns += double(h.end_ns - h.start_ns);
   }
+  m.untraced_ms_per_step = untraced_ns / n_steps / 1e6;
   m.input_ms_per_step = input_ns / n_steps / 1e6;
   m.work_ms_per_step = work_ns / n_steps / 1e6;
 

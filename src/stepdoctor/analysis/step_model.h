@@ -23,6 +23,8 @@ enum class HostPart : uint8_t {
   kInput,    // waiting on the input pipeline (DataLoader __next__, IteratorGetNext)
   kSync,     // waiting on the device (synchronize calls, blocking copies)
   kStartup,  // one-off start-up calls (see RuntimeCallRole::kStartup)
+  kUntraced, // a gap of kUntracedGapNs or more with no host event: what ran there is unknown, so no
+             // fix removes it
 };
 const char* HostPartName(HostPart p);  // "work", "input", "sync", "startup"
 
@@ -55,6 +57,7 @@ struct StepModel {
   double input_ms_per_step = 0;      // mean input wait per step (the loader's deficit, or its whole
                                      // cost when the training process loads in-process)
   double work_ms_per_step = 0;       // mean host work per step
+  double untraced_ms_per_step = 0;   // mean untraced host time per step
   bool loader_workers = false;       // a multi-process DataLoader / parallel tf.data is in use
   int cores = 0;                     // CPU cores of the machine that ran the job; 0 unknown
   bool tensor_core_device = false;   // a device with 16-bit matrix units (compute capability >= 7, AMD MFMA)

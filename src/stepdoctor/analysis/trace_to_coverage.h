@@ -12,6 +12,10 @@
 
 namespace stepdoctor {
 
+// Steps that together span less than this say nothing about a training step (a unit test's
+// trace, a window of a few events): no verdict or finding is drawn from them.
+inline constexpr int64_t kMinAnalysableWindowNs = 1'000'000;
+
 // One-off start-up calls taking at least this share of the only region analysed (no steps):
 // the window is one cold first pass, and its figures are not those of a training step.
 inline constexpr double kColdWindowStartupPct = 20.0;

@@ -41,7 +41,7 @@ struct Edit {
 
 struct Replayed {
   std::vector<double> step_ms;
-  double work_ms = 0, input_ms = 0, sync_ms = 0, startup_ms = 0, device_busy_ms = 0;  // per step
+  double work_ms = 0, input_ms = 0, sync_ms = 0, startup_ms = 0, untraced_ms = 0, device_busy_ms = 0;  // per step
 };
 
 int64_t Key(const DeviceOp& op) { return op.launch_ns != DeviceOp::kNoLaunch ? op.launch_ns : op.start_ns; }
@@ -77,7 +77,7 @@ Replayed Replay(const StepModel& m, const Edit& e) {
     return s2[k] + int64_t(double(t - seg[k].start_ns) * double(d2[k]) / double(d));
   };
   std::vector<int64_t> free2(m.stream_count, INT64_MIN);
-  std::vector<Interval> busy2;
+  std::vector<Interval> busy2, own2;  // all replayed device work; the work the steps launched
   busy2.reserve(n);
   using Pending = std::pair<int64_t, int64_t>;  // (original end, replayed end)
   std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending;
@@ -94,6 +94,7 @@ Replayed Replay(const StepModel& m, const Edit& e) {
     const int64_t end = start + int64_t(double(op.dur_ns) / f);
     free2[op.stream] = end;
     busy2.push_back({start, end});
+    if (key >= lo && key < hi) own2.push_back({start, end});
     pending.push({op.start_ns + op.dur_ns, end});
     if (key >= last_start) {
       last_end_orig = std::max(last_end_orig, op.start_ns + op.dur_ns);
@@ -101,7 +102,7 @@ Replayed Replay(const StepModel& m, const Edit& e) {
     }
   };
   size_t step = 0;
-  double work = 0, input = 0, sync = 0, startup = 0;
+  double work = 0, input = 0, sync = 0, startup = 0, untraced = 0;
   for (size_t k = 0; k < seg.size(); ++k) {
     const HostSegment& h = seg[k];
     while (next < n && Key(m.device[order[next]]) < h.start_ns) replay_op(order[next++]);
@@ -111,7 +112,8 @@ Replayed Replay(const StepModel& m, const Edit& e) {
     switch (h.part) {
       case HostPart::kWork: dd = int64_t(double(d) * e.work_scale); break;
       case HostPart::kInput: dd = int64_t(double(d) * e.input_scale); break;
-      case HostPart::kStartup: break;
+      case HostPart::kStartup:
+      case HostPart::kUntraced: break;  // unknown work: no fix is known to remove it
       case HostPart::kSync: {
         // The work this wait could have waited for: what was launched before it and ended by its end.
         while (!pending.empty() && pending.top().first <= h.end_ns) {
@@ -128,7 +130,11 @@ Replayed Replay(const StepModel& m, const Edit& e) {
     if (step < m.steps.size() && m.steps[step].start_ns == h.start_ns) dd += e.work_floor_ns;
     d2[k] = dd;
     t2 += dd;
-    (h.part == HostPart::kWork ? work : h.part == HostPart::kInput ? input : h.part == HostPart::kSync ? sync : startup) += double(dd);
+    (h.part == HostPart::kWork       ? work
+     : h.part == HostPart::kInput    ? input
+     : h.part == HostPart::kSync     ? sync
+     : h.part == HostPart::kUntraced ? untraced
+                                     : startup) += double(dd);
   }
   while (next < n) replay_op(order[next++]);
   // Step boundaries in the replay; the last step ends when its device work does, less the spill
@@ -143,12 +149,23 @@ Replayed Replay(const StepModel& m, const Edit& e) {
     const int64_t spill = std::max<int64_t>(0, last_end_orig - hi);
     b_end[ns - 1] = std::max(b_end[ns - 1], last_end_new - spill);
   }
-  for (size_t i = 0; i < ns; ++i) r.step_ms.push_back(double(b_end[i] - b_start[i]) / 1e6);
+  // The steps cannot take less than the device needs for the work they launched (the spill
+  // credit above assumes the next, unrecorded step's work hides it, which a device-bound replay
+  // cannot).
+  const int64_t device_floor = b_start[0] + TotalLength(MakeIntervalSet(std::move(own2)));
+  if (device_floor > b_end[ns - 1]) {
+    // Device-bound: in steady state every step takes its share of the device's work.
+    for (size_t i = 0; i < ns; ++i) r.step_ms.push_back(double(device_floor - b_start[0]) / double(ns) / 1e6);
+    b_end[ns - 1] = device_floor;
+  } else {
+    for (size_t i = 0; i < ns; ++i) r.step_ms.push_back(double(b_end[i] - b_start[i]) / 1e6);
+  }
   const double per = 1e6 * double(ns);
   r.work_ms = work / per;
   r.input_ms = input / per;
   r.sync_ms = sync / per;
   r.startup_ms = startup / per;
+  r.untraced_ms = untraced / per;
   r.device_busy_ms = double(LengthWithin(MakeIntervalSet(std::move(busy2)), b_start[0], b_end[ns - 1])) / per;
   return r;
 }
@@ -166,13 +183,14 @@ double AmpFactor(const DeviceOp& op, int which) {
 
 void FillParts(const Replayed& r, Prediction* p) {
   p->critical_path = {{"device_busy", r.device_busy_ms}, {"host_work", r.work_ms}, {"input", r.input_ms},
-                      {"sync", r.sync_ms},               {"startup", r.startup_ms}};
+                      {"sync", r.sync_ms},               {"startup", r.startup_ms},
+                      {"untraced", r.untraced_ms}};
   p->critical_path.erase(std::remove_if(p->critical_path.begin(), p->critical_path.end(),
                                         [](const StepPart& s) { return s.ms < 0.005; }),
                          p->critical_path.end());
   std::sort(p->critical_path.begin(), p->critical_path.end(), [](const StepPart& a, const StepPart& b) { return a.ms > b.ms; });
   const double step = Mean(r.step_ms);
-  const double host = r.work_ms + r.input_ms + r.startup_ms;
+  const double host = r.work_ms + r.input_ms + r.startup_ms + r.untraced_ms;
   p->bound_by = r.device_busy_ms >= 0.9 * step || r.device_busy_ms >= host ? "device" : r.input_ms > r.work_ms ? "input" : "host";
 }
 
@@ -261,6 +279,9 @@ void PredictLaunch(const StepModel& m, Prediction* p) {
                                        "one graph launch per step; at worst half of it remains",
                                        Ms(m.work_ms_per_step)));
   p->assumptions.push_back("device work is unchanged; input waits and host waits on the device stay");
+  if (m.untraced_ms_per_step > 0)
+    p->assumptions.push_back(fmt::format("the host's untraced time ({} per step, nothing recorded) stays: what runs "
+                                         "there is unknown", Ms(m.untraced_ms_per_step)));
 }
 
 void PredictStalls(const StepModel& m, Prediction* p) {
@@ -371,6 +392,10 @@ Prediction PredictFix(const StepModel& m, const FixSpec& fix, const WhatIfOption
   if (m.device_missing) {
     p.why_not = "device activity was not recorded, so the replay cannot tell when the device would finish "
                 "(record it: PyTorch activities=[CPU, CUDA]; the TensorFlow profiler's device tracer)";
+    return p;
+  }
+  if (m.hi() - m.lo() < kMinAnalysableWindowNs) {
+    p.why_not = fmt::format("the steps span {:.1f} us in all: too little to replay", double(m.hi() - m.lo()) / 1e3);
     return p;
   }
   p.model_baseline_ms = Mean(Replay(m, Edit{}).step_ms);
