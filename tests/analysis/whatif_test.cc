@@ -157,15 +157,15 @@ TEST(WhatIf, LaunchFixLeavesDeviceWorkAndInput) {
   EXPECT_GT(p.high_ms, p.predicted_step_ms);  // at worst half the host work remains
 }
 
-// Each step's host makes 8 ms of CPU work then launches a 7 ms kernel it does not wait for; the
-// last step's kernel runs past the window. With the host's work gone the device bounds the step:
-// no less than the 7 ms each step launched, though the last kernel spilled past the window.
+// Each step's host spends 11 ms in an operator that launches a 7 ms kernel it does not wait for;
+// the last step's kernel runs past the window. With the host's work gone the device bounds the
+// step: no less than the 7 ms each step launched, though the last kernel spilled past the window.
 TEST(WhatIf, DeviceWorkLaunchedIsTheFloor) {
   std::string ev;
   for (int i = 0; i < 3; ++i) {
     double t = i * 12000.0;
     ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, 12000);
-    ev += X("cpu_op", "aten::normal_", 1, 1, t, 8000);
+    ev += X("cpu_op", "aten::matmul", 1, 1, t, 11015);
     ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t + 11000, 10, Corr(i + 1));
     ev += X("kernel", "matmul_k", 0, 7, t + 11020, 7000, "{\"correlation\":" + std::to_string(i + 1) + ",\"stream\":7}");
   }
@@ -173,6 +173,21 @@ TEST(WhatIf, DeviceWorkLaunchedIsTheFloor) {
   ASSERT_TRUE(p.predicted) << p.why_not;
   EXPECT_NEAR(p.predicted_step_ms, 7.0, 0.1);
   EXPECT_EQ(p.bound_by, "device");
+}
+
+// An operator computing on the CPU (no launch inside) is work compiling the step does not remove.
+TEST(WhatIf, LaunchFixLeavesCpuWork) {
+  std::string ev;
+  for (int i = 0; i < 3; ++i) {
+    double t = i * 8500.0;
+    ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, 8500);
+    ev += X("cpu_op", "aten::normal_", 1, 1, t, 8000);
+    ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t + 8000, 10, Corr(i + 1));
+    ev += X("kernel", "matmul_k", 0, 7, t + 8020, 2000, "{\"correlation\":" + std::to_string(i + 1) + ",\"stream\":7}");
+  }
+  Prediction p = Predict(Import(Doc(ev, kV100)), "launch");
+  ASSERT_TRUE(p.predicted) << p.why_not;
+  EXPECT_NEAR(p.predicted_step_ms, 8.0, 0.3);
 }
 
 // Host time with nothing recorded is not launch overhead: the launch fix leaves it.

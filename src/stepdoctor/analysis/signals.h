@@ -80,7 +80,11 @@ struct StepSignals {
   double fp16_kernel_pct = 0;      // reduced precision (16-bit, fp8, fp4: model/device_work_classify) share
                                    // of the kernel time whose names state a precision
   bool tensor_core_capable = false;
-  double matrix_kernel_pct = 0;    // share of kernel time in GEMMs and convolutions (DeviceWorkClass::matrix)
+  double matrix_kernel_pct = 0;
+  // Host compute (exposed, ms per step) inside top-level operators that compute on the CPU and
+  // launch nothing (analysis/trace_to_host_cpu_ops), and the longest of them by name.
+  double host_cpu_op_ms = 0;
+  std::vector<std::string> host_cpu_op_names;    // share of kernel time in GEMMs and convolutions (DeviceWorkClass::matrix)
   std::vector<TopEvent> top_kernels;
   std::vector<TopEvent> top_ops;
 };

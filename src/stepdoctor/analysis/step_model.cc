@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "stepdoctor/analysis/interval_set.h"
+#include "stepdoctor/analysis/trace_to_host_cpu_ops.h"
 #include "stepdoctor/analysis/trace_to_step_signals.h"  // kUntracedGapNs
 #include "stepdoctor/model/runtime_calls.h"
 
@@ -13,17 +14,19 @@ namespace {
 // Cuts [lo, hi) into segments: input waits first, then waits on the device, then start-up calls;
 // the rest is the host's own work. REQUIRED: the sets are sorted and disjoint (MakeIntervalSet).
 std::vector<HostSegment> CutHostPath(int64_t lo, int64_t hi, const IntervalSet& input, const IntervalSet& sync,
-                                     const IntervalSet& startup, const IntervalSet& untraced) {
+                                     const IntervalSet& startup, const IntervalSet& untraced, const IntervalSet& cpu) {
   const IntervalSet window = MakeIntervalSet({{lo, hi}});
   const IntervalSet in = Intersect(input, window);
   const IntervalSet sy = Subtract(Intersect(sync, window), in);
   const IntervalSet st = Subtract(Subtract(Intersect(startup, window), in), sy);
   const IntervalSet un = Subtract(Subtract(Subtract(Intersect(untraced, window), in), sy), st);
+  const IntervalSet cw = Subtract(Subtract(Subtract(Subtract(Intersect(cpu, window), in), sy), st), un);
   std::vector<HostSegment> marked;
   for (const auto& iv : in) marked.push_back({iv.start, iv.end, HostPart::kInput});
   for (const auto& iv : sy) marked.push_back({iv.start, iv.end, HostPart::kSync});
   for (const auto& iv : st) marked.push_back({iv.start, iv.end, HostPart::kStartup});
   for (const auto& iv : un) marked.push_back({iv.start, iv.end, HostPart::kUntraced});
+  for (const auto& iv : cw) marked.push_back({iv.start, iv.end, HostPart::kCpuWork});
   std::sort(marked.begin(), marked.end(), [](const HostSegment& a, const HostSegment& b) { return a.start_ns < b.start_ns; });
   std::vector<HostSegment> out;
   int64_t t = lo;
@@ -66,6 +69,7 @@ const char* HostPartName(HostPart p) {
     case HostPart::kSync: return "sync";
     case HostPart::kStartup: return "startup";
     case HostPart::kUntraced: return "untraced";
+    case HostPart::kCpuWork: return "cpu_work";
   }
   return "?";
 }
@@ -122,7 +126,8 @@ StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindow
   for (const Interval& g : Subtract(MakeIntervalSet({{lo, hi}}), MakeIntervalSet(std::move(recorded))))
     if (g.end - g.start >= kUntracedGapNs) untraced.push_back(g);
   m.host = SplitAtSteps(CutHostPath(lo, hi, MakeIntervalSet(std::move(input)), MakeIntervalSet(std::move(sync)),
-                                    MakeIntervalSet(std::move(startup)), MakeIntervalSet(std::move(untraced))),
+                                    MakeIntervalSet(std::move(startup)), MakeIntervalSet(std::move(untraced)),
+                                    m.cpu_only ? IntervalSet{} : TraceToHostCpuOps(trace, worker, lo, hi).time),
                         m.steps);
   double input_ns = 0, work_ns = 0, untraced_ns = 0;
   for (const auto& h : m.host) {

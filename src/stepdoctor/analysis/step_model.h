@@ -25,6 +25,8 @@ enum class HostPart : uint8_t {
   kStartup,  // one-off start-up calls (see RuntimeCallRole::kStartup)
   kUntraced, // a gap of kUntracedGapNs or more with no host event: what ran there is unknown, so no
              // fix removes it
+  kCpuWork,  // operators computing on the CPU inside a device job's step (trace_to_host_cpu_ops):
+             // work that compiling the step does not remove
 };
 const char* HostPartName(HostPart p);  // "work", "input", "sync", "startup"
 

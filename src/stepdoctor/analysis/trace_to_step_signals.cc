@@ -10,6 +10,7 @@
 #include "stepdoctor/analysis/interval_set.h"
 #include "stepdoctor/model/runtime_calls.h"
 #include "stepdoctor/analysis/statistics.h"
+#include "stepdoctor/analysis/trace_to_host_cpu_ops.h"
 #include "stepdoctor/analysis/trace_to_coverage.h"
 #include "stepdoctor/model/device_work_classify.h"
 #include "stepdoctor/core/checked_time.h"
@@ -398,8 +399,14 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     by_dir[d] = Intersect(mem_left, MakeIntervalSet(std::move(*dir_raw[d])));
     mem_left = Subtract(mem_left, by_dir[d]);
   }
+  IntervalSet cpu_ops_x;
+  if (!s.cpu_only) {
+    HostCpuOps cpu_ops = TraceToHostCpuOps(trace, worker, lo, hi);
+    cpu_ops_x = Intersect(exclusive[int(StepCategory::kHostCompute)], cpu_ops.time);
+    s.host_cpu_op_names = std::move(cpu_ops.top);
+  }
   const IntervalSet overhead_x = Intersect(exclusive[int(StepCategory::kHostCompute)], MakeIntervalSet(std::move(overhead_raw)));
-  double dc16_ns = 0, dir_ns[3] = {0, 0, 0}, comm_ns = 0, overhead_ns = 0;
+  double dc16_ns = 0, dir_ns[3] = {0, 0, 0}, comm_ns = 0, overhead_ns = 0, cpu_ops_ns = 0;
 
   const size_t n = windows.steps.size();
   s.step_count = int(n);
@@ -421,6 +428,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     input_wait_ns += double(LengthWithin(col.input_wait, sw.start_ns, sw.end_ns));
     dc16_ns += double(LengthWithin(dc16, sw.start_ns, sw.end_ns));
     overhead_ns += double(LengthWithin(overhead_x, sw.start_ns, sw.end_ns));
+    cpu_ops_ns += double(LengthWithin(cpu_ops_x, sw.start_ns, sw.end_ns));
     comm_ns += double(LengthWithin(col.sets[int(StepCategory::kCollectives)], sw.start_ns, sw.end_ns));
     for (int d = 0; d < 3; ++d) dir_ns[d] += double(LengthWithin(by_dir[d], sw.start_ns, sw.end_ns));
     busy_ns += double(LengthWithin(col.device_busy, sw.start_ns, sw.end_ns));
@@ -480,6 +488,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   s.median_launch_us = Median(launch_us);
   s.tiny_op_share_pct = top_ns > 0 ? 100.0 * double(tiny_ns) / double(top_ns) : 0;
   s.framework_overhead_ms = overhead_ns / double(n) / 1e6;
+  s.host_cpu_op_ms = cpu_ops_ns / double(n) / 1e6;
   s.top_level_ops_per_step = top_count / int64_t(n);
   s.fp16_kernel_pct = kernel_ns_total > 0 ? 100.0 * kernel_ns_reduced / kernel_ns_total : 0;
   s.matrix_kernel_pct = kernel_ns_all > 0 ? 100.0 * kernel_ns_matrix / kernel_ns_all : 0;

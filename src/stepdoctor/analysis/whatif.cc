@@ -113,7 +113,8 @@ Replayed Replay(const StepModel& m, const Edit& e) {
       case HostPart::kWork: dd = int64_t(double(d) * e.work_scale); break;
       case HostPart::kInput: dd = int64_t(double(d) * e.input_scale); break;
       case HostPart::kStartup:
-      case HostPart::kUntraced: break;  // unknown work: no fix is known to remove it
+      case HostPart::kUntraced:  // unknown work: no fix is known to remove it
+      case HostPart::kCpuWork: break;
       case HostPart::kSync: {
         // The work this wait could have waited for: what was launched before it and ended by its end.
         while (!pending.empty() && pending.top().first <= h.end_ns) {
@@ -130,7 +131,7 @@ Replayed Replay(const StepModel& m, const Edit& e) {
     if (step < m.steps.size() && m.steps[step].start_ns == h.start_ns) dd += e.work_floor_ns;
     d2[k] = dd;
     t2 += dd;
-    (h.part == HostPart::kWork       ? work
+    (h.part == HostPart::kWork || h.part == HostPart::kCpuWork ? work
      : h.part == HostPart::kInput    ? input
      : h.part == HostPart::kSync     ? sync
      : h.part == HostPart::kUntraced ? untraced

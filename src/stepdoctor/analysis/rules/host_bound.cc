@@ -55,6 +55,28 @@ std::optional<Finding> HostBound(const Signals& sig) {
                           fmt::format("{} per step ({})", Ms(s.framework_overhead_ms), Pct(bookkeeping))});
   for (size_t i = 0; i < s.top_ops.size() && i < kTopEventsShown; ++i) f.top_events.push_back(s.top_ops[i]);
 
+  // Most of the host's time is operators computing on CPU tensors: work, not launch overhead.
+  // Compiling the step would not remove it; making the data where it is used, or in the loader, does.
+  const double host_ms = s.category_ms[int(StepCategory::kKernelLaunch)] + s.category_ms[int(StepCategory::kHostCompute)];
+  if (!s.cpu_only && host_ms > 0 && s.host_cpu_op_ms >= kHostCpuWorkShare * host_ms) {
+    std::string names;
+    for (const auto& n : s.host_cpu_op_names) names += (names.empty() ? "" : ", ") + n;
+    f.title = fmt::format("the device waits on the host {} of each {} step, mostly CPU work inside the step ({})",
+                          Pct(share), Ms(s.mean_step_ms), names);
+    f.evidence.push_back({"in operators computing on the CPU (no launch inside, each >= 1 ms)",
+                          fmt::format("{} per step ({} of the host's time)", Ms(s.host_cpu_op_ms),
+                                      Pct(100.0 * s.host_cpu_op_ms / host_ms))});
+    f.fix.summary = "The step computes on CPU tensors while the device waits: create or transform that data on the "
+                    "device, or move it into the input pipeline where workers prepare it ahead of the step.";
+    f.fix.pytorch =
+        "x = torch.randn(shape, device='cuda')        # make tensors where they are used, not on the CPU\n"
+        "# CPU preprocessing belongs in Dataset.__getitem__, run ahead by DataLoader(num_workers=N)";
+    f.fix.tensorflow =
+        "ds = ds.map(preprocess, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)\n"
+        "# or run it on the GPU inside the tf.function step";
+    return f;
+  }
+
   const AppliedOptimizations* applied = sig.applied;
   if (applied && !s.cpu_only && applied->any_compilation()) {
     // The trace shows graphs or compiled regions in use: advise what is left, not what is done.

@@ -55,9 +55,6 @@ inline constexpr double kUntracedHighPct = 50.0;      // >= 50%: high (the trace
 // --- cold_start (fires at kColdWindowStartupPct of the window, trace_to_coverage.h)
 inline constexpr double kColdStartModeratePct = 50.0;  // start-up >= 50% of the window: moderate
 
-// --- compute_bound
-inline constexpr double kMatrixBoundPct = 80.0;  // GEMMs/convolutions >= 80% of kernel time: no fusion advice
-
 // --- collective_bound
 inline constexpr double kCollectiveMinSharePct = 15.0;   // exposed collective time >= 15% of the step: fires
 inline constexpr double kCollectiveHighSharePct = 30.0;  // >= 30%: high
@@ -66,6 +63,7 @@ inline constexpr double kCollectiveHighSharePct = 30.0;  // >= 30%: high
 inline constexpr double kComputeBoundPct = 60.0;         // device compute >= 60% of the step
 inline constexpr double kLowReducedPrecisionPct = 50.0;  // < 50% of kernel time in 16-bit or narrower: suggest AMP
 inline constexpr double kDeviceSpanBusyPct = 90.0;       // device busy >= 90% of its own span: it sets the pace
+inline constexpr double kMatrixBoundPct = 80.0;          // GEMMs/convolutions >= 80% of kernel time: no fusion advice
 
 // --- cpu_saturated (fires on ResourceClass::kCpuBound: kTreeCpuHighOfCoresPct)
 inline constexpr double kContendedWaitShare = 0.25;  // waiting >= 25% of what it wants: other processes slow it
@@ -78,6 +76,7 @@ inline constexpr int64_t kEagerMinOps = 10;         // fewer eager ops: a few se
 // --- host_bound (tiny operators: kTinyOpNs, trace_to_step_signals.h)
 inline constexpr double kHostModeratePct = 10.0;  // host-bound time >= 10% of the step: moderate
 inline constexpr double kHostHighPct = 30.0;      // >= 30%: high
+inline constexpr double kHostCpuWorkShare = 0.5;  // CPU operators >= half the host's exposed time: data-making advice
 
 // --- idle_gpu (unused: kUnusedGpuPeakPct)
 inline constexpr double kHeldMemoryBytes = 1024.0 * 1024 * 1024;  // >= 1 GiB on an unused GPU: a process holds it

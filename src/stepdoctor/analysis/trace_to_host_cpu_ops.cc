@@ -1,0 +1,46 @@
+#include "stepdoctor/analysis/trace_to_host_cpu_ops.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "stepdoctor/model/runtime_calls.h"
+
+namespace stepdoctor {
+
+HostCpuOps TraceToHostCpuOps(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi) {
+  // Where the host handed the device work, on any thread of the worker.
+  std::vector<int64_t> launches;
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
+    for (size_t i = 0; i < t.ev.size(); ++i)
+      if (t.ev.kind[i] == EventKind::kRuntime && IsDeviceWorkCallName(trace.str(t.ev.name[i])))
+        launches.push_back(t.ev.start_ns[i]);
+  }
+  std::sort(launches.begin(), launches.end());
+  HostCpuOps out;
+  std::vector<Interval> raw;
+  std::unordered_map<StringId, int64_t> by_name;
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
+    int64_t cur_end = INT64_MIN;
+    for (uint32_t i = 0; i < t.ev.size(); ++i) {
+      if (t.ev.kind[i] != EventKind::kFrameworkOp) continue;
+      const int64_t s = t.ev.start_ns[i], e = t.end_ns(i);
+      if (s < cur_end) continue;  // nested in an earlier top-level operator
+      cur_end = e;
+      if (e - s < kCpuOpMinNs || e <= lo || s >= hi) continue;
+      auto l = std::lower_bound(launches.begin(), launches.end(), s);
+      if (l != launches.end() && *l < e) continue;  // it launched device work
+      raw.push_back({s, e});
+      by_name[t.ev.name[i]] += e - s;
+    }
+  }
+  out.time = MakeIntervalSet(std::move(raw));
+  std::vector<std::pair<int64_t, StringId>> names;
+  for (const auto& [n, ns] : by_name) names.push_back({ns, n});
+  std::sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t i = 0; i < names.size() && i < 3; ++i) out.top.push_back(std::string(trace.str(names[i].second)));
+  return out;
+}
+
+}  // namespace stepdoctor

@@ -1,0 +1,29 @@
+// Trace -> the host operators that compute on the CPU inside a device job's step: top-level
+// framework operators of at least kCpuOpMinNs that launch no device work (aten::normal_ filling a
+// CPU tensor, a CPU-side augmentation, a NumPy conversion). They are work, not launch or dispatch
+// overhead: compiling the step or capturing a graph does not remove them; moving them to the
+// device or into the input pipeline does. The step breakdown (trace_to_step_signals) and the step
+// model (step_model) both read them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "stepdoctor/analysis/interval_set.h"
+#include "stepdoctor/model/trace.h"
+
+namespace stepdoctor {
+
+// A top-level host operator this long, with no launch inside, is CPU compute.
+inline constexpr int64_t kCpuOpMinNs = 1'000'000;
+
+struct HostCpuOps {
+  IntervalSet time;              // their spans
+  std::vector<std::string> top;  // their names, the longest total first (at most 3)
+};
+
+// REQUIRED: a worker with device activity (on a CPU-only trace every operator is compute).
+HostCpuOps TraceToHostCpuOps(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi);
+
+}  // namespace stepdoctor
