@@ -2,22 +2,33 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "stepdoctor/model/runtime_calls.h"
 
 namespace stepdoctor {
 
 HostCpuOps TraceToHostCpuOps(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi) {
-  // Where the host handed the device work, on any thread of the worker.
+  // Where the host handed the device work, on any thread of the worker: calls named for it, or
+  // any runtime call whose correlation id reaches device work (MTIA's runFunction, XPU enqueues).
+  std::unordered_set<int64_t> device_corrs;
+  for (const auto& t : trace.timelines)
+    if (t.worker == worker && t.kind == TimelineKind::kDeviceStream)
+      for (size_t i = 0; i < t.ev.size(); ++i)
+        if (t.ev.corr[i] != 0) device_corrs.insert(t.ev.corr[i]);
   std::vector<int64_t> launches;
   for (const auto& t : trace.timelines) {
     if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
     for (size_t i = 0; i < t.ev.size(); ++i)
-      if (t.ev.kind[i] == EventKind::kRuntime && IsDeviceWorkCallName(trace.str(t.ev.name[i])))
+      if (t.ev.kind[i] == EventKind::kRuntime &&
+          (IsDeviceWorkCallName(trace.str(t.ev.name[i])) || (t.ev.corr[i] != 0 && device_corrs.count(t.ev.corr[i]))))
         launches.push_back(t.ev.start_ns[i]);
   }
   std::sort(launches.begin(), launches.end());
   HostCpuOps out;
+  // No launch recorded at all (a producer that does not trace runtime calls): nothing tells an
+  // operator that computes on the CPU from one that feeds the device.
+  if (launches.empty()) return out;
   std::vector<Interval> raw;
   std::unordered_map<StringId, int64_t> by_name;
   for (const auto& t : trace.timelines) {
