@@ -102,7 +102,9 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
   };
   std::unordered_map<StringId, Calls> by_name;
   for (const auto& t : trace.timelines) {
-    if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
+    // Host threads, and the op-level lines a profiler derived (TF1's GPU op lanes: an op from
+    // launch to completion, where cuDNN autotuning and library start-up show).
+    if (t.worker != worker || t.kind == TimelineKind::kDeviceStream) continue;
     for (size_t i = 0; i < t.ev.size(); ++i) {
       if (t.ev.kind[i] != EventKind::kFrameworkOp || t.ev.start_ns[i] < lo || t.ev.start_ns[i] >= hi) continue;
       Calls& c = by_name[t.ev.name[i]];
