@@ -274,6 +274,7 @@ TEST(Coverage, CpuOnlyLongGapsAreUntracedNotOverhead) {
   ASSERT_NE(f, nullptr) << r.verdict.summary;
   EXPECT_NEAR(f->share_pct, 100.0 * 10.45 / 13.5, 0.5);
   EXPECT_EQ(Find(r, "host_bound"), nullptr);
+  EXPECT_EQ(r.coverage.confidence, "low");  // the trace explains under half of its step
   // The same gap inside recorded Python frames is Python time, the host's.
   Report py = AnalyzeJson(Doc(ev + X("python_function", "train.py(42): step", 1, 1, 2550, 10450)));
   EXPECT_EQ(Find(py, "untraced_time"), nullptr);

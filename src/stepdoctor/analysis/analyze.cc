@@ -8,6 +8,7 @@
 #include "stepdoctor/analysis/interval_set.h"
 #include "stepdoctor/analysis/resource_signals.h"
 #include "stepdoctor/analysis/rule.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/tf_signals.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 #include "stepdoctor/analysis/trace_to_coverage.h"
@@ -318,6 +319,15 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
                       "torch.profiler) and diagnose the logdir");
   }
 
+  // A trace that explains little of its steps supports little: untraced host time lowers the
+  // confidence (rules/thresholds.h: the untraced_time tiers).
+  if (steps.step_count > 0 && steps.mean_step_ms > 0) {
+    const double untraced = 100.0 * steps.untraced_host_ms / steps.mean_step_ms;
+    if (untraced >= kUntracedHighPct) r.coverage.confidence = "low";
+    else if (untraced >= kUntracedModeratePct && r.coverage.confidence == "high") r.coverage.confidence = "medium";
+    if (untraced >= kUntracedModeratePct)
+      r.coverage.evidence.push_back(fmt::format("{:.0f}% of the step has nothing recorded", untraced));
+  }
   const double analysed_ms = steps.mean_step_ms * steps.step_count;
   if (steps.step_count > 0 && analysed_ms * 1e6 < double(kMinAnalysableWindowNs)) {
     // What bounds so short a window says nothing about a step; findings of another kind (memory
