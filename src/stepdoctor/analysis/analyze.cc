@@ -297,7 +297,9 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
   std::unique_ptr<TfSignals> tf = ComputeTfSignals(trace, sig.steps);
   sig.tf = tf.get();
   r.findings = RunRules(sig, &r.diagnostics);
-  if (steps.step_count > 0) {
+  const bool any_fix = std::any_of(r.findings.begin(), r.findings.end(),
+                                   [](const Finding& f) { return FixForFinding(f.id) != nullptr; });
+  if (steps.step_count > 0 && any_fix) {  // the model is built only where a finding has a fix to replay
     WhatIfOptions wo;
     wo.cores = opts.cores > 0 ? opts.cores : resources ? resources->cores : 0;
     StepModel model = TraceToStepModel(trace, worker, windows, steps.cpu_only         ? DeviceCoverage::kCpuOnly
