@@ -316,5 +316,18 @@ TEST(WhatIf, CpuSweepWorkersOnTwoCoresWithin15Percent) {
   }
 }
 
+// The project's checkpoint pair (examples/whatif/README.md): a synchronous torch.save + fsync every
+// 4th step, then none. Removing the stalls predicts the after-run's mean step within 15%.
+TEST(WhatIf, CheckpointPairWithin15Percent) {
+  auto b = ImportPaths({testing::SourcePath("examples/whatif/checkpoint_every4.pt.trace.json.gz")});
+  auto a = ImportPaths({testing::SourcePath("examples/whatif/checkpoint_off.pt.trace.json.gz")});
+  ASSERT_TRUE(b.ok() && a.ok());
+  Prediction p = Predict(b->trace, "stalls");
+  ASSERT_TRUE(p.predicted) << p.why_not;
+  const double measured = Predict(a->trace, "input").baseline_step_ms;
+  EXPECT_NEAR(p.predicted_step_ms, measured, 0.15 * measured);
+  EXPECT_GT(p.baseline_step_ms, 1.15 * measured);  // the stalls were real
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""Record a before/after pair for the `stalls` what-if: the same CPU training loop with a
+checkpoint written every 4th step, then without.
+
+Usage (from the repository root, Debian's python3-torch):
+
+    /usr/bin/python3 examples/whatif/record_checkpoint_pair.py OUT_DIR
+
+Writes OUT_DIR/checkpoint_every4.pt.trace.json.gz (before) and
+OUT_DIR/checkpoint_off.pt.trace.json.gz (after): the MLP of record_input_sweep.py on in-memory
+batches (no loading cost), torch.set_num_threads(1), profiled with CPU activity and
+schedule(wait=1, warmup=2, active=12), one prof.step() per iteration. The before run saves the
+model, the optimizer state and a 64 MB EMA copy with torch.save and fsync every 4th iteration,
+inside the step, as a training script that checkpoints synchronously does. `checkpoint.json`
+records each run's mean and median ProfilerStep duration, read back from the traces.
+"""
+
+import gzip
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+
+import torch
+import torch.nn as nn
+from torch.profiler import ProfilerActivity, profile, schedule
+
+SEED = 1234
+BATCH = 32
+FEATURES = 512
+WAIT, WARMUP, ACTIVE = 1, 2, 12
+EVERY = 4
+EMA_FLOATS = 16 * 1024 * 1024  # 64 MB of float32
+
+
+def record(checkpoint, out_path, scratch):
+    torch.manual_seed(SEED)
+    net = nn.Sequential(nn.Linear(FEATURES, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 10))
+    opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+    ema = torch.zeros(EMA_FLOATS)
+    g = torch.Generator().manual_seed(SEED)
+    batches = [(torch.rand(BATCH, FEATURES, generator=g), torch.randint(10, (BATCH,), generator=g)) for _ in range(8)]
+    tmp = tempfile.mkdtemp()
+    raw = os.path.join(tmp, "trace.json")
+    with profile(activities=[ProfilerActivity.CPU],
+                 schedule=schedule(wait=WAIT, warmup=WARMUP, active=ACTIVE, repeat=1),
+                 on_trace_ready=lambda p: p.export_chrome_trace(raw)) as prof:
+        for it in range(WAIT + WARMUP + ACTIVE):
+            x, y = batches[it % len(batches)]
+            loss = nn.functional.cross_entropy(net(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if checkpoint and it % EVERY == EVERY - 1:
+                path = os.path.join(scratch, "ckpt.pt")
+                with open(path, "wb") as f:
+                    torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "ema": ema}, f)
+                    f.flush()
+                    os.fsync(f.fileno())
+            prof.step()
+    with open(raw, "rb") as f, gzip.GzipFile(out_path, "wb", mtime=0) as gz:
+        shutil.copyfileobj(f, gz)
+    shutil.rmtree(tmp)
+    with gzip.open(out_path, "rt") as f:
+        data = json.load(f)
+    events = data["traceEvents"] if isinstance(data, dict) else data
+    steps = [e["dur"] / 1000.0 for e in events if e.get("name", "").startswith("ProfilerStep#")]
+    return {"mean_step_ms": round(statistics.mean(steps), 2), "median_step_ms": round(statistics.median(steps), 2)}
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    torch.set_num_threads(1)
+    scratch = tempfile.mkdtemp()
+    result = {"cores": os.cpu_count(), "torch": torch.__version__, "every": EVERY}
+    result["before"] = record(True, os.path.join(out, "checkpoint_every4.pt.trace.json.gz"), scratch)
+    result["after"] = record(False, os.path.join(out, "checkpoint_off.pt.trace.json.gz"), scratch)
+    shutil.rmtree(scratch)
+    with open(os.path.join(out, "checkpoint.json"), "w") as f:
+        json.dump(result, f, indent=1)
+        f.write("\n")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
