@@ -195,6 +195,16 @@ struct Builder {
 
 double Cat(const StepSignals& s, StepCategory c) { return s.category_ms[int(c)]; }
 
+// Device activity missing and the window one cold first pass (a 2 s first cuDNN convolution): the
+// verdict says both.
+TEST(Coverage, MissingDeviceActivityInAColdWindowSaysBoth) {
+  std::string ev = X("Operator", "aten::cudnn_convolution", 1, 1, 0, 2000000);
+  for (int i = 0; i < 3; ++i) ev += X("Operator", "aten::cudnn_convolution", 1, 1, 2000000 + i * 6000.0, 5000);
+  Report r = AnalyzeJson("[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"python\"}}" + ev + "]");
+  EXPECT_EQ(r.coverage.device_activity, "missing");
+  EXPECT_NE(r.verdict.summary.find("cold first pass"), std::string::npos) << r.verdict.summary;
+}
+
 // Queries (cudaGetDeviceCount, cudaStreamIsCapturing) launch nothing: not kernel-launch time.
 TEST(Coverage, RuntimeQueriesAreNotLaunchOverhead) {
   Builder b;

@@ -94,11 +94,18 @@ Verdict HostOnlyVerdict(const std::vector<Finding>& ranked, bool nothing_launche
       return out;
     }
   out.bottleneck = Bottleneck::kUnknown;
+  // The host side still says when the window is one cold first pass.
+  std::string cold;
+  for (const Finding& f : ranked)
+    if (f.id == "cold_start" && f.severity >= FindingSeverity::kModerate)
+      cold = fmt::format("; and {:.0f}% of the window is one-off start-up (a cold first pass): profile after warm-up",
+                         f.share_pct);
   out.summary = nothing_launched
                     ? "no device work in the window: the job used an accelerator, but no call inside the window "
                       "launched work (set-up, or a wait on work issued before it); profile training steps"
                     : "device activity not captured: the job used an accelerator but the trace holds no device work; "
                       "only the host side is diagnosed";
+  out.summary += cold;
   return out;
 }
 
