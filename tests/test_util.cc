@@ -71,4 +71,10 @@ CliResult RunCli(const std::string& args, const std::string& env) {
   return r;
 }
 
+std::string MakeTempDir(const std::string& prefix) {
+  std::string tmpl = ::testing::TempDir() + prefix + "_XXXXXX";
+  EXPECT_NE(mkdtemp(tmpl.data()), nullptr) << tmpl;
+  return tmpl;
+}
+
 }  // namespace stepdoctor::testing

@@ -25,6 +25,8 @@ std::string SharedPath(const std::string& rel);
 // Path of a file in the project's source tree (examples/, tests/data/).
 std::string SourcePath(const std::string& rel);
 std::string ReadFileOrDie(const std::string& path);
+// A new empty folder under the test temp dir, named PREFIX_XXXXXX.
+std::string MakeTempDir(const std::string& prefix);
 
 struct CliResult {
   int exit_code = -1;

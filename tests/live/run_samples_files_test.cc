@@ -19,19 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string TempDir() {
-  std::string tmpl = ::testing::TempDir() + "sd_run_files_XXXXXX";
-  char* dir = mkdtemp(tmpl.data());
-  EXPECT_NE(dir, nullptr);
-  return tmpl;
-}
-
-std::string Read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string TempDir() { return testing::MakeTempDir("sd_run_files"); }
+std::string Read(const std::string& path) { return testing::ReadFileOrDie(path); }
 
 std::vector<std::string> SamplesFiles(const std::string& dir) {
   std::vector<std::string> out;

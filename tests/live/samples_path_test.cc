@@ -4,6 +4,8 @@
 #include "stepdoctor/live/samples_path.h"
 
 #include <gtest/gtest.h>
+
+#include "test_util.h"
 #include <stdlib.h>
 
 #include <filesystem>
@@ -57,19 +59,8 @@ TEST(SamplesPath, DefaultNameCarriesTimeHostRankAndPid) {
   tzset();
 }
 
-std::string TempDir() {
-  std::string tmpl = ::testing::TempDir() + "sd_samples_path_XXXXXX";
-  char* dir = mkdtemp(tmpl.data());
-  EXPECT_NE(dir, nullptr);
-  return tmpl;
-}
-
-std::string Read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string TempDir() { return testing::MakeTempDir("sd_samples_path"); }
+std::string Read(const std::string& path) { return testing::ReadFileOrDie(path); }
 
 TEST(SamplesPath, CreateNeverOverwritesAnExistingFile) {
   const std::string dir = TempDir();
