@@ -370,6 +370,25 @@ TEST(Coverage, WarmupFactorBothSides) {
   }
 }
 
+// A slow first step in a run whose later steps stall too (a checkpoint every 4th step) is one of
+// the stalls, unless it is over kWarmupOverStallFactor x the slowest later one.
+TEST(Coverage, FirstStepLikeTheLaterStallsIsNotWarmup) {
+  for (double first : {kWarmupOverStallFactor * 175 - 1, kWarmupOverStallFactor * 175 + 1}) {
+    Builder b;
+    int64_t t = 0;
+    for (int i = 0; i < 12; ++i) {
+      double ms = i == 0 ? first : i % 4 == 0 ? 175 : 77;
+      int64_t len = int64_t(ms * kMs);
+      b.Host(t, len, EventKind::kStepMarker, ("ProfilerStep#" + std::to_string(i)).c_str());
+      b.Dev(t, len);
+      t += len;
+    }
+    StepWindows w;
+    b.Run(&w);
+    EXPECT_EQ(w.warmup.size(), first > kWarmupOverStallFactor * 175 ? 1u : 0u) << first;
+  }
+}
+
 // The trace shows CUDA graphs and DataLoader workers in use: no finding advises them.
 TEST(Coverage, NoAdviceForWhatIsAlreadyInUse) {
   std::string ev;

@@ -1,5 +1,7 @@
 #include "stepdoctor/analysis/trace_to_steps.h"
 
+#include "stepdoctor/analysis/signals.h"  // kOutlierStepFactor
+
 #include <algorithm>
 #include <charconv>
 #include <map>
@@ -119,7 +121,11 @@ void SplitWarmup(StepWindows* w) {
   for (size_t i = 1; i < w->steps.size(); ++i) rest.push_back(w->steps[i].dur_ns());
   std::nth_element(rest.begin(), rest.begin() + rest.size() / 2, rest.end());
   double median = double(rest[rest.size() / 2]);
-  if (median > 0 && double(w->steps.front().dur_ns()) > kWarmupStepFactor * median) {
+  const double first = double(w->steps.front().dur_ns());
+  const double slowest_later = double(*std::max_element(rest.begin(), rest.end()));
+  const bool later_stalls = slowest_later > kOutlierStepFactor * median;
+  if (later_stalls && first <= kWarmupOverStallFactor * slowest_later) return;  // a stall like the later ones
+  if (median > 0 && first > kWarmupStepFactor * median) {
     w->warmup.push_back(w->steps.front());
     w->steps.erase(w->steps.begin());
   }

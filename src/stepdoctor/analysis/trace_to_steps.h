@@ -19,6 +19,10 @@ struct StepWindow {
 // A first step this many times slower than the median of the others is warm-up (cuDNN
 // autotune, allocator growth, lazy module loading): shown, kept out of the verdict.
 inline constexpr double kWarmupStepFactor = 2.0;
+// A slow first step is one of the run's stalls, not warm-up, when later steps stall too (over
+// kOutlierStepFactor x the median) and the slowest of them is at least 1 / this of the first: a
+// checkpoint or evaluation step that happens to come first.
+inline constexpr double kWarmupOverStallFactor = 2.5;
 // Warm-up is only judged with at least this many steps (two say nothing about which is normal).
 inline constexpr int kMinStepsForWarmup = 3;
 
