@@ -14,6 +14,7 @@
 #include "stepdoctor/importers/chrome/chrome_flows.h"
 #include "stepdoctor/importers/chrome/chrome_process_names.h"
 #include "stepdoctor/importers/chrome/horovod_phases.h"
+#include "stepdoctor/importers/chrome/chrome_device_props.h"
 #include "stepdoctor/importers/chrome/tf1_timeline_lanes.h"
 #include "stepdoctor/model/series_names.h"
 #include "stepdoctor/model/tf_op_classify.h"
@@ -66,13 +67,6 @@ bool IsProfilerBookkeeping(const ParsedEvent& e) {
   bool instant = e.ph == 'i' || e.ph == 'I' || e.ph == 'R';
   return instant && (e.scope == "g" || e.scope == "p");
 }
-
-struct DeviceProps {
-  int id = -1;
-  std::string name;
-  int64_t mem = 0;
-  int sms = 0, major = 0, minor = 0;
-};
 
 bool ParseIntText(std::string_view s, int64_t* out) {
   auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
@@ -566,22 +560,12 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
             t.ev.kind[i] = EventKind::kFrameworkOverhead;
     }
   }
+  std::vector<TimelineId> timelines;  // this file's, all made by now
+  for (const auto& tl : s.tls) timelines.push_back(tl.id);
   if (tensorflow) {
-    // TF names every GPU it placed work on; where none of them holds an event, device tracing was
-    // off or failed, and the host's view is all there is: say so rather than let the CPU stand in.
-    int named_gpus = 0;
-    bool any_stream = false;
-    for (const auto& [pid, name] : s.process_name) {
-      int gpu = TrailingDeviceNumber(name, "/device:GPU:");
-      if (gpu < 0) continue;
-      ++named_gpus;
-      trace.GetOrAddDevice(s.worker, DeviceKind::kGpu, gpu);  // the job used it: coverage says so
-    }
-    for (const auto& tl : s.tls) any_stream |= trace.timeline(tl.id).kind == TimelineKind::kDeviceStream;
-    if (named_gpus > 0 && !any_stream)
-      trace.diagnostics.Note(ImportIssue::kUnsupportedContent,
-                             s.source + ": the trace names " + std::to_string(named_gpus) +
-                                 " GPU lane(s) but holds no GPU events (device tracing off or failed): device time unknown");
+    std::vector<std::string_view> names;
+    for (const auto& [pid, name] : s.process_name) names.push_back(name);
+    NoteTfGpusWithoutEvents(trace, s.worker, names, timelines, s.source);
   }
   size_t best = 0;
   for (auto [pid, n] : events_per_host_pid)
@@ -589,39 +573,7 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
       best = n;
       w.pid = pid.v;
     }
-  // deviceProperties lists the GPUs the job could see, whether or not their activity was
-  // recorded: keep them as devices, so a trace without kernels still says a GPU was there.
-  for (const auto& p : s.device_props)
-    if (p.id >= 0) trace.GetOrAddDevice(s.worker, DeviceKind::kGpu, p.id);
-  for (auto& d : trace.devices) {
-    if (d.worker != s.worker || d.kind != DeviceKind::kGpu) continue;
-    for (const auto& p : s.device_props) {
-      if (p.id != d.index) continue;
-      d.name = p.name;
-      d.memory_bytes = p.mem;
-      d.sm_count = p.sms;
-      d.compute_major = p.major;
-      d.compute_minor = p.minor;
-      d.vendor = p.name.find("AMD") != std::string::npos || p.name.find("MI") == 0 ? "amd" : "nvidia";
-    }
-    if (d.name.empty()) d.name = "GPU " + std::to_string(d.index);
-  }
-  // Without device properties, the runtime the host called says whose GPUs they are (HIP: AMD).
-  {
-    int hip = 0, cuda = 0;
-    for (const auto& tl : s.tls) {
-      const Timeline& t = trace.timeline(tl.id);
-      for (size_t i = 0; i < t.ev.size(); ++i)
-        if (t.ev.kind[i] == EventKind::kRuntime) {
-          std::string_view n = trace.str(t.ev.name[i]);
-          if (n.substr(0, 3) == "hip") ++hip;
-          else if (n.substr(0, 2) == "cu") ++cuda;
-        }
-    }
-    for (auto& d : trace.devices)
-      if (d.worker == s.worker && d.kind == DeviceKind::kGpu && d.vendor.empty() && hip + cuda > 0)
-        d.vendor = hip > cuda ? "amd" : "nvidia";
-  }
+  ApplyDeviceProps(trace, s.worker, s.device_props, timelines);
 
   // Format label.
   if (s.schema_version || s.saw_kineto_cat) {
