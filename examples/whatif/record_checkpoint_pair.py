@@ -15,7 +15,6 @@ inside the step, as a training script that checkpoints synchronously does. `chec
 records each run's mean and median ProfilerStep duration, read back from the traces.
 """
 
-import gzip
 import json
 import os
 import shutil
@@ -26,6 +25,8 @@ import tempfile
 import torch
 import torch.nn as nn
 from torch.profiler import ProfilerActivity, profile, schedule
+
+from trace_files import gzip_trace, step_durations_ms
 
 SEED = 1234
 BATCH = 32
@@ -60,13 +61,9 @@ def record(checkpoint, out_path, scratch):
                     f.flush()
                     os.fsync(f.fileno())
             prof.step()
-    with open(raw, "rb") as f, gzip.GzipFile(out_path, "wb", mtime=0) as gz:
-        shutil.copyfileobj(f, gz)
+    gzip_trace(raw, out_path)
     shutil.rmtree(tmp)
-    with gzip.open(out_path, "rt") as f:
-        data = json.load(f)
-    events = data["traceEvents"] if isinstance(data, dict) else data
-    steps = [e["dur"] / 1000.0 for e in events if e.get("name", "").startswith("ProfilerStep#")]
+    steps = step_durations_ms(out_path)
     return {"mean_step_ms": round(statistics.mean(steps), 2), "median_step_ms": round(statistics.median(steps), 2)}
 
 

@@ -21,7 +21,6 @@ process needs one core for its compute. `measured.json` records the machine's co
 cost, and the median ProfilerStep duration of every run, read back from the traces.
 """
 
-import gzip
 import json
 import os
 import shutil
@@ -34,6 +33,8 @@ import torch
 import torch.nn as nn
 from torch.profiler import ProfilerActivity, profile, schedule
 from torch.utils.data import DataLoader, Dataset
+
+from trace_files import gzip_trace, step_durations_ms
 
 SEED = 1234
 BATCH = 32
@@ -96,13 +97,9 @@ def record(loops, workers, out_path):
             loss.backward()
             opt.step()
             prof.step()
-    with open(raw, "rb") as f, gzip.GzipFile(out_path, "wb", mtime=0) as g:
-        shutil.copyfileobj(f, g)
+    gzip_trace(raw, out_path)
     shutil.rmtree(tmp)
-    with gzip.open(out_path, "rt") as f:
-        data = json.load(f)
-    events = data["traceEvents"] if isinstance(data, dict) else data
-    steps = [e["dur"] / 1000.0 for e in events if e.get("name", "").startswith("ProfilerStep#")]
+    steps = step_durations_ms(out_path)
     return statistics.median(steps)
 
 

@@ -110,7 +110,7 @@ StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindow
         sync.push_back(iv);
       } else if (k == EventKind::kRuntime && !m.cpu_only) {
         auto it = long_calls.find(t.ev.name[i]);
-        const bool recurs = it != long_calls.end() && it->second >= 2 && 2 * it->second >= n_steps;
+        const bool recurs = it != long_calls.end() && RecursEachStep(it->second, n_steps);
         switch (RuntimeCallRoleOf(trace.str(t.ev.name[i]), t.ev.dur_ns[i], recurs)) {
           case RuntimeCallRole::kSync:
           case RuntimeCallRole::kBlockingCopy: sync.push_back(iv); break;

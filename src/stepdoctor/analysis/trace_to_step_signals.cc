@@ -201,7 +201,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   // Names of runtime calls over kOneOffRuntimeNs that recur in at least half the steps (and twice).
   std::unordered_map<StringId, bool> long_per_step;
   for (const auto& [name, count] : edges.long_calls)
-    if (count >= 2 && 2 * count >= int(windows.steps.size())) long_per_step[name] = true;
+    if (RecursEachStep(count, int64_t(windows.steps.size()))) long_per_step[name] = true;
 
   // First calls of an operator far slower than its later calls (cuDNN autotuning, lazy module
   // loading, allocator growth inside the first convolution): warm-up, not the step's cost.

@@ -26,6 +26,10 @@ enum class RuntimeCallRole : uint8_t {
 // least half the steps (and twice): such a call is the host blocked on the device every step.
 RuntimeCallRole RuntimeCallRoleOf(std::string_view name, int64_t dur_ns, bool recurs_each_step);
 
+// Whether `long_calls` calls of one name over kOneOffRuntimeNs among `steps` steps recur each step:
+// at least twice, and in at least half the steps.
+inline bool RecursEachStep(int64_t long_calls, int64_t steps) { return long_calls >= 2 && 2 * long_calls >= steps; }
+
 // Whether a runtime call launches a kernel by its name (cudaLaunchKernel, hipLaunchKernel,
 // cuLaunchKernel, ...). Calls of other names launch one where their correlation id reaches a kernel.
 bool IsKernelLaunchName(std::string_view name);
