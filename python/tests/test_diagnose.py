@@ -22,7 +22,7 @@ class DiagnoseExample(unittest.TestCase):
 
     def test_verdict_is_input(self):
         r = self.report
-        self.assertEqual(r.schema_version, 3)
+        self.assertEqual(r.schema_version, 4)
         self.assertEqual(r.verdict.bottleneck, "input")
         self.assertTrue(r.verdict.summary.startswith("input-bound"), r.verdict.summary)
         self.assertEqual(r.exit_status, stepdoctor.EXIT_OK)

@@ -32,7 +32,7 @@ TEST(Cli, JsonReportHasTheDocumentedFields) {
   simdjson::dom::parser p;
   simdjson::dom::element doc;
   ASSERT_EQ(p.parse(r.out).get(doc), simdjson::SUCCESS) << r.out.substr(0, 200);
-  EXPECT_EQ(int64_t(doc["schema_version"]), 3);
+  EXPECT_EQ(int64_t(doc["schema_version"]), 4);
   EXPECT_EQ(std::string_view(doc["coverage"]["framework"]), "pytorch");
   EXPECT_EQ(std::string_view(doc["coverage"]["device_activity"]), "cpu_only");
   EXPECT_EQ(std::string_view(doc["coverage"]["steps"]), "markers");

@@ -1,4 +1,4 @@
-"""Dataclasses mirroring `stepdoctor diagnose --format json` (docs/json-report.md, schema 3).
+"""Dataclasses mirroring `stepdoctor diagnose --format json` (docs/json-report.md, schema 4).
 
 Field names are the JSON keys; times are milliseconds unless the name says otherwise, shares
 are percent (0-100). Every field has a default so a report from an older CLI still loads.
@@ -96,6 +96,8 @@ class Finding:
     prediction_unavailable: str = ""
     evidence: List[Evidence] = field(default_factory=list)
     top_events: List[TopEvent] = field(default_factory=list)
+    # Named figures (straggler: rank, worker_index, late_ms_per_step, last_in_pct).
+    figures: Dict[str, float] = field(default_factory=dict)
     fix: Fix = field(default_factory=Fix)
 
 
@@ -120,6 +122,34 @@ class Worker:
     compute_ms: float = 0.0
     host_ms: float = 0.0
     collectives_ms: float = 0.0
+    input_ms: float = 0.0
+    # From the ranks compared at their collectives (Report.alignment); None where they were not.
+    wait_ms: Optional[float] = None
+    late_ms: Optional[float] = None
+    last_in_pct: Optional[float] = None
+    clock_skew_ms: Optional[float] = None
+    step_numbers: List[int] = field(default_factory=list)
+    step_ms: List[float] = field(default_factory=list)
+
+
+@dataclass
+class CollectiveRow:
+    name: str = ""
+    calls: int = 0
+    mean_wait_ms: float = 0.0
+    mean_transfer_ms: float = 0.0
+
+
+@dataclass
+class Alignment:
+    aligned: bool = False
+    why_not: str = ""
+    collectives_on: str = ""  # device, host
+    matched: int = 0
+    steps: int = 0
+    unmatched_steps: int = 0
+    max_skew_ms: float = 0.0
+    collectives: List[CollectiveRow] = field(default_factory=list)
 
 
 @dataclass
@@ -158,6 +188,7 @@ class Report(CliResult):
     breakdown_detail: Dict[str, float] = field(default_factory=dict)
     devices: List[Device] = field(default_factory=list)
     workers: List[Worker] = field(default_factory=list)
+    alignment: Optional[Alignment] = None
     tensorflow_view: List[TensorflowView] = field(default_factory=list)
     findings: List[Finding] = field(default_factory=list)
     top_kernels: List[TopEvent] = field(default_factory=list)

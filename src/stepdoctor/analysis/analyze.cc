@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "stepdoctor/analysis/interval_set.h"
@@ -12,6 +13,7 @@
 #include "stepdoctor/analysis/tf_signals.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 #include "stepdoctor/analysis/trace_to_coverage.h"
+#include "stepdoctor/analysis/trace_to_cross_rank.h"
 #include "stepdoctor/analysis/tf_verdict_to_report.h"
 #include "stepdoctor/analysis/trace_to_device_utilization.h"
 #include "stepdoctor/analysis/trace_to_step_signals.h"
@@ -130,10 +132,16 @@ std::string JobKey(const Worker& w) {
   return "files " + dir + "/" + stem;
 }
 
-// Step figures of the ranks of the largest job with two or more workers that have steps.
-std::vector<WorkerStepFigures> TraceToWorkerFigures(const Trace& trace) {
-  std::map<std::string, std::vector<WorkerStepFigures>> jobs;
-  std::map<std::string, std::vector<Interval>> windows;  // each rank's profiled steps
+// The ranks of the largest job with two or more workers that have steps: their step figures,
+// and the steps found for each (handed to the cross-rank analysis, not found again).
+struct JobRanks {
+  std::vector<WorkerStepFigures> figures;
+  std::vector<WorkerId> ids;
+  std::vector<StepWindows> windows;
+};
+
+JobRanks TraceToJobRanks(const Trace& trace) {
+  std::map<std::string, JobRanks> jobs;
   for (size_t i = 0; i < trace.workers.size(); ++i) {
     WorkerId w{uint32_t(i)};
     StepWindows win = TraceToSteps(trace, w);
@@ -147,19 +155,40 @@ std::vector<WorkerStepFigures> TraceToWorkerFigures(const Trace& trace) {
     f.median_step_ms = s.median_step_ms;
     f.compute_ms = s.category_ms[int(StepCategory::kDeviceCompute)];
     f.collectives_ms = s.category_ms[int(StepCategory::kCollectives)];
+    f.input_ms = s.category_ms[int(StepCategory::kInput)];
     f.host_ms = s.category_ms[int(StepCategory::kInput)] + s.category_ms[int(StepCategory::kKernelLaunch)] +
                 s.category_ms[int(StepCategory::kHostCompute)];
-    jobs[JobKey(wk)].push_back(std::move(f));
-    windows[JobKey(wk)].push_back({win.steps.front().start_ns, win.steps.back().end_ns});
+    f.step_numbers = s.step_numbers;
+    f.step_ms = s.step_ms;
+    JobRanks& job = jobs[JobKey(wk)];
+    job.figures.push_back(std::move(f));
+    job.ids.push_back(w);
+    job.windows.push_back(std::move(win));
   }
-  std::vector<WorkerStepFigures> out;
-  for (auto& [key, ranks] : jobs) {
+  JobRanks out;
+  for (auto& [key, job] : jobs) {
     // Keep the ranks whose profiled steps overlap the first one's in time.
-    const auto& w = windows[key];
-    std::vector<WorkerStepFigures> same_time;
-    for (size_t i = 0; i < ranks.size(); ++i)
-      if (w[i].start < w[0].end && w[0].start < w[i].end) same_time.push_back(ranks[i]);
-    if (same_time.size() >= 2 && same_time.size() > out.size()) out = std::move(same_time);
+    JobRanks same_time;
+    const auto& w = job.windows;
+    for (size_t i = 0; i < job.ids.size(); ++i)
+      if (w[i].steps.front().start_ns < w[0].steps.back().end_ns && w[0].steps.front().start_ns < w[i].steps.back().end_ns) {
+        same_time.figures.push_back(job.figures[i]);
+        same_time.ids.push_back(job.ids[i]);
+        same_time.windows.push_back(job.windows[i]);
+      }
+    // Ranks in rank order where the traces say, else in the order read.
+    std::vector<size_t> order(same_time.ids.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return same_time.figures[a].rank < same_time.figures[b].rank;
+    });
+    JobRanks sorted;
+    for (size_t i : order) {
+      sorted.figures.push_back(same_time.figures[i]);
+      sorted.ids.push_back(same_time.ids[i]);
+      sorted.windows.push_back(same_time.windows[i]);
+    }
+    if (sorted.ids.size() >= 2 && sorted.ids.size() > out.ids.size()) out = std::move(sorted);
   }
   return out;
 }
@@ -290,10 +319,52 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
       if (!job.empty()) r.notes.push_back(std::move(job));
     }
   }
-  if (trace.workers.size() > 1) sig.workers = TraceToWorkerFigures(trace);
+  JobRanks job;
+  CrossRank cross;
+  if (trace.workers.size() > 1) {
+    job = TraceToJobRanks(trace);
+    sig.workers = job.figures;
+    std::vector<RankInput> in;
+    for (size_t i = 0; i < job.ids.size(); ++i) in.push_back({job.ids[i], &job.windows[i]});
+    cross = TraceToCrossRank(trace, in);
+    if (cross.attempted) sig.cross_rank = &cross;
+  }
   sig.memory = TraceToMemoryPeaks(trace);
-  for (const auto& w : sig.workers)
-    r.workers.push_back({w.name, w.rank, w.steps, w.median_step_ms, w.compute_ms, w.host_ms, w.collectives_ms});
+  for (size_t i = 0; i < sig.workers.size(); ++i) {
+    const auto& w = sig.workers[i];
+    WorkerRow row;
+    row.name = w.name;
+    row.rank = w.rank;
+    row.steps = w.steps;
+    row.median_step_ms = w.median_step_ms;
+    row.compute_ms = w.compute_ms;
+    row.host_ms = w.host_ms;
+    row.collectives_ms = w.collectives_ms;
+    row.input_ms = w.input_ms;
+    row.step_numbers = w.step_numbers;
+    row.step_ms = w.step_ms;
+    if (cross.aligned) {
+      const RankAlignment& a = cross.ranks[i];
+      row.wait_ms = a.wait_ms_per_step;
+      row.late_ms = a.late_ms_per_step;
+      row.last_in_pct = a.last_in_pct;
+      row.clock_skew_ms = a.clock_skew_ms;
+    }
+    r.workers.push_back(std::move(row));
+  }
+  if (cross.attempted) {
+    RankAlignmentSummary a;
+    a.aligned = cross.aligned;
+    a.why_not = cross.why_not;
+    a.collectives_on = cross.collectives_on;
+    a.matched = cross.matched;
+    a.steps = cross.steps;
+    a.unmatched_steps = cross.unmatched_steps;
+    for (const auto& rk : cross.ranks) a.max_skew_ms = std::max(a.max_skew_ms, std::abs(rk.clock_skew_ms));
+    for (const auto& k : cross.kinds) a.collectives.push_back({k.name, k.calls, k.mean_wait_ms, k.mean_transfer_ms});
+    r.alignment = std::move(a);
+    if (!cross.aligned) r.notes.push_back("ranks not compared at their collectives: " + cross.why_not);
+  }
   std::unique_ptr<TfSignals> tf = ComputeTfSignals(trace, sig.steps);
   sig.tf = tf.get();
   r.findings = RunRules(sig, &r.diagnostics);

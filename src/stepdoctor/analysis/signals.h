@@ -98,11 +98,15 @@ struct WorkerStepFigures {
   double compute_ms = 0;            // device compute per step (mean)
   double collectives_ms = 0;        // exposed communication per step (mean)
   double host_ms = 0;               // input + launch + host compute per step (mean)
+  double input_ms = 0;              // exposed input wait per step (mean), a part of host_ms
+  std::vector<int64_t> step_numbers;  // the steps analysed, and their times (ms)
+  std::vector<double> step_ms;
 };
 
 struct TfSignals;        // analysis/tf_signals.h: tf.data, eager, precision, memory (TensorFlow)
 struct AppliedOptimizations;  // analysis/trace_to_applied_optimizations.h: graphs, compile, workers
 struct ResourceSignals;  // analysis/resource_signals.h: live samples and GPU logs
+struct CrossRank;        // analysis/trace_to_cross_rank.h: the ranks aligned at their collectives
 
 struct Signals {
   const Trace* trace = nullptr;
@@ -111,6 +115,7 @@ struct Signals {
   const ResourceSignals* resources = nullptr;
   const AppliedOptimizations* applied = nullptr;  // what the trace shows already in use
   std::vector<WorkerStepFigures> workers;  // every worker with steps, when there are two or more
+  const CrossRank* cross_rank = nullptr;   // with workers: their collectives matched and aligned (ranks[i] is workers[i])
   std::vector<DeviceMemoryPeak> memory;    // PyTorch allocator peaks per GPU (profile_memory)
 };
 

@@ -3,6 +3,8 @@
 // diagnostics. No script and no external asset: it opens offline and prints.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "stepdoctor/render/html_svg.h"
 #include "stepdoctor/render/html_util.h"
 #include "stepdoctor/render/render.h"
@@ -177,6 +179,43 @@ std::string TopSection(const Report& r) {
   return s;
 }
 
+// Every rank's step times as a rank x step grid, darker for slower: a straggler is a dark row,
+// a slow step for everyone a dark column.
+std::string RankStepHeatMap(const Report& r) {
+  std::vector<int64_t> numbers;
+  double lo = 0, hi = 0;
+  bool any = false;
+  for (const auto& w : r.workers)
+    for (size_t i = 0; i < w.step_ms.size() && i < w.step_numbers.size(); ++i) {
+      numbers.push_back(w.step_numbers[i]);
+      lo = any ? std::min(lo, w.step_ms[i]) : w.step_ms[i];
+      hi = any ? std::max(hi, w.step_ms[i]) : w.step_ms[i];
+      any = true;
+    }
+  if (!any) return "";
+  std::sort(numbers.begin(), numbers.end());
+  numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
+  std::string s = "<h4>Step time by rank and step</h4>\n<table id=\"rank-step-heatmap\" class=\"heatmap\"><thead><tr><th>worker</th>";
+  for (int64_t n : numbers) s += fmt::format("<th class=\"num\">{}</th>", n);
+  s += "</tr></thead><tbody>\n";
+  for (const auto& w : r.workers) {
+    s += "<tr><td>" + HtmlEscape(w.name) + "</td>";
+    for (int64_t n : numbers) {
+      auto it = std::find(w.step_numbers.begin(), w.step_numbers.end(), n);
+      const size_t i = size_t(it - w.step_numbers.begin());
+      if (it == w.step_numbers.end() || i >= w.step_ms.size()) {
+        s += "<td></td>";
+        continue;
+      }
+      const double level = hi > lo ? (w.step_ms[i] - lo) / (hi - lo) : 0;
+      s += fmt::format("<td class=\"num\" style=\"background:rgba(200,60,40,{:.2f})\" title=\"step {}: {}\">{:.0f}</td>",
+                       0.08 + 0.8 * level, n, FormatMs(w.step_ms[i]), w.step_ms[i]);
+    }
+    s += "</tr>\n";
+  }
+  return s + "</tbody></table>\n";
+}
+
 std::string DevicesSection(const Report& r) {
   std::string s = "<section id=\"devices\">\n<h2>Devices</h2>\n";
   if (r.devices.empty() && r.workers.empty())
@@ -195,15 +234,31 @@ std::string DevicesSection(const Report& r) {
                      d.comm_comp_overlap_pct ? FormatPct(*d.comm_comp_overlap_pct) : "&ndash;", d.kernel_count);
   if (!r.devices.empty()) s += "</tbody></table>\n";
   if (!r.workers.empty()) {
+    const bool aligned = r.alignment && r.alignment->aligned;
     s += "<h4>Ranks (ms per step)</h4>\n<table id=\"ranks-table\"><thead><tr><th>worker</th><th class=\"num\">steps</th>"
          "<th class=\"num\">median step</th><th class=\"num\">device compute</th><th class=\"num\">host</th>"
-         "<th class=\"num\">exposed communication</th></tr></thead><tbody>\n";
-    for (const auto& w : r.workers)
+         "<th class=\"num\">exposed communication</th>";
+    if (aligned)
+      s += "<th class=\"num\">waits for later ranks</th><th class=\"num\">others wait for it</th>"
+           "<th class=\"num\">last in</th>";
+    s += "</tr></thead><tbody>\n";
+    const std::vector<size_t> rows = RankRowsShown(r);
+    for (size_t i : rows) {
+      const auto& w = r.workers[i];
       s += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-                       "<td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+                       "<td class=\"num\">{}</td><td class=\"num\">{}</td>",
                        HtmlEscape(w.name), w.steps, FormatMs(w.median_step_ms), FormatMs(w.compute_ms),
                        FormatMs(w.host_ms), FormatMs(w.collectives_ms));
+      if (aligned)
+        s += fmt::format("<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>",
+                         FormatMs(w.wait_ms.value_or(0)), FormatMs(w.late_ms.value_or(0)),
+                         FormatPct(w.last_in_pct.value_or(0)));
+      s += "</tr>\n";
+    }
     s += "</tbody></table>\n";
+    if (rows.size() < r.workers.size())
+      s += fmt::format("<p class=\"note\">{} more ranks in the JSON report.</p>\n", r.workers.size() - rows.size());
+    s += RankStepHeatMap(r);
   }
   s += "</section>\n";
   return s;

@@ -119,9 +119,51 @@ std::string RenderJson(const Report& r, const RenderOptions&) {
     j.Key("compute_ms").Number(w.compute_ms);
     j.Key("host_ms").Number(w.host_ms);
     j.Key("collectives_ms").Number(w.collectives_ms);
+    j.Key("input_ms").Number(w.input_ms);
+    // From the ranks aligned at their collectives (`alignment`); null where they were not.
+    auto optional = [&](const char* key, const std::optional<double>& v) {
+      j.Key(key);
+      if (v) j.Number(*v);
+      else j.Null();
+    };
+    optional("wait_ms", w.wait_ms);
+    optional("late_ms", w.late_ms);
+    optional("last_in_pct", w.last_in_pct);
+    optional("clock_skew_ms", w.clock_skew_ms);
+    j.Key("step_numbers").BeginArray();
+    for (int64_t n : w.step_numbers) j.Int(n);
+    j.EndArray();
+    j.Key("step_ms").BeginArray();
+    for (double ms : w.step_ms) j.Number(ms);
+    j.EndArray();
     j.EndObject();
   }
   j.EndArray();
+  j.Key("alignment");
+  if (!r.alignment) {
+    j.Null();
+  } else {
+    const auto& a = *r.alignment;
+    j.BeginObject();
+    j.Key("aligned").Bool(a.aligned);
+    j.Key("why_not").String(a.why_not);
+    j.Key("collectives_on").String(a.collectives_on);
+    j.Key("matched").Int(a.matched);
+    j.Key("steps").Int(a.steps);
+    j.Key("unmatched_steps").Int(a.unmatched_steps);
+    j.Key("max_skew_ms").Number(a.max_skew_ms);
+    j.Key("collectives").BeginArray();
+    for (const auto& c : a.collectives) {
+      j.BeginObject();
+      j.Key("name").String(c.name);
+      j.Key("calls").Int(c.calls);
+      j.Key("mean_wait_ms").Number(c.mean_wait_ms);
+      j.Key("mean_transfer_ms").Number(c.mean_transfer_ms);
+      j.EndObject();
+    }
+    j.EndArray();
+    j.EndObject();
+  }
 
   j.Key("tensorflow_view").BeginArray();
   for (const auto& v : r.tensorflow_view) {
@@ -181,6 +223,9 @@ std::string RenderJson(const Report& r, const RenderOptions&) {
     j.EndArray();
     j.Key("top_events");
     TopEvents(j, f.top_events);
+    j.Key("figures").BeginObject();
+    for (const auto& [key, v] : f.figures) j.Key(key).Number(v);
+    j.EndObject();
     j.Key("fix").BeginObject();
     j.Key("summary").String(f.fix.summary);
     j.Key("tensorflow").String(f.fix.tensorflow);

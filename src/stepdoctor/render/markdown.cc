@@ -109,10 +109,25 @@ std::string RenderMarkdown(const Report& r, const RenderOptions& /*o*/) {
     s += "\n";
   }
   if (!r.workers.empty()) {
-    s += "### Ranks\n\n| Worker | Steps | Median step | Compute | Host | Exposed comm |\n|---|---:|---:|---:|---:|---:|\n";
-    for (const auto& w : r.workers)
-      s += fmt::format("| {} | {} | {} | {} | {} | {} |\n", MdText(w.name), w.steps, FormatMs(w.median_step_ms),
+    const bool aligned = r.alignment && r.alignment->aligned;
+    s += "### Ranks\n\n| Worker | Steps | Median step | Compute | Host | Exposed comm |";
+    s += aligned ? " Waits for others | Others wait for it | Last in |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+                 : "\n|---|---:|---:|---:|---:|---:|\n";
+    const std::vector<size_t> rows = RankRowsShown(r);
+    for (size_t i : rows) {
+      const auto& w = r.workers[i];
+      s += fmt::format("| {} | {} | {} | {} | {} | {} |", MdText(w.name), w.steps, FormatMs(w.median_step_ms),
                        FormatMs(w.compute_ms), FormatMs(w.host_ms), FormatMs(w.collectives_ms));
+      s += aligned ? fmt::format(" {} | {} | {} |\n", FormatMs(w.wait_ms.value_or(0)), FormatMs(w.late_ms.value_or(0)),
+                                 FormatPct(w.last_in_pct.value_or(0)))
+                   : "\n";
+    }
+    if (rows.size() < r.workers.size()) s += fmt::format("\n{} more ranks in the JSON report.\n", r.workers.size() - rows.size());
+    if (aligned)
+      s += fmt::format("\n{} collectives matched on every rank's {} over {} steps; clocks aligned on their completions "
+                       "(largest offset {}).\n",
+                       r.alignment->matched, r.alignment->collectives_on, r.alignment->steps,
+                       FormatMs(r.alignment->max_skew_ms));
     s += "\n";
   }
   for (const auto& v : r.tensorflow_view) {

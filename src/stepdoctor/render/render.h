@@ -26,6 +26,12 @@ std::string RenderHtml(const Report& r, const RenderOptions& o);      // html.cc
 // from markers · confidence high". Shared by the text, Markdown and HTML renderers.
 std::string CoverageLine(const Coverage& c);
 
+// The ranks table of a large job shows this many rows: the ranks the others wait for most, then
+// the slowest (rank_rows.cc); JSON lists every rank.
+inline constexpr size_t kMaxRankRows = 32;
+// Indices into r.workers of the rows a ranks table shows, in the order shown.
+std::vector<size_t> RankRowsShown(const Report& r);
+
 // The renderer for a --format name ("text", "json", "md", "html"), or nullptr.
 Renderer FindRenderer(const std::string& format);
 // The names FindRenderer knows, for help and error messages.

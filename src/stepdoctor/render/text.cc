@@ -134,12 +134,36 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
                          d.comm_comp_overlap_pct ? fmt::format("{:.1f}", *d.comm_comp_overlap_pct) : "-");
   }
   if (!r.workers.empty()) {
-    out += "\n" + st.bold("Ranks") + " (ms per step: device compute, host, exposed communication)\n";
-    out += fmt::format("  {:<36} {:>6} {:>12} {:>9} {:>9} {:>9}\n", "worker", "steps", "median step", "compute",
-                       "host", "comm");
-    for (const auto& w : r.workers)
-      out += fmt::format("  {:<36} {:>6} {:>12.1f} {:>9.1f} {:>9.1f} {:>9.1f}\n", Ellipsize(w.name, 36), w.steps,
+    const bool aligned = r.alignment && r.alignment->aligned;
+    out += "\n" + st.bold("Ranks") + " (ms per step: device compute, host, exposed communication" +
+           (aligned ? "; wait for later ranks, the others' wait for it, share of collectives it arrived last at)\n"
+                    : ")\n");
+    out += fmt::format("  {:<36} {:>6} {:>12} {:>9} {:>9} {:>9}", "worker", "steps", "median step", "compute", "host",
+                       "comm");
+    out += aligned ? fmt::format(" {:>9} {:>9} {:>6}\n", "wait", "late", "last") : "\n";
+    const std::vector<size_t> rows = RankRowsShown(r);
+    for (size_t i : rows) {
+      const auto& w = r.workers[i];
+      out += fmt::format("  {:<36} {:>6} {:>12.1f} {:>9.1f} {:>9.1f} {:>9.1f}", Ellipsize(w.name, 36), w.steps,
                          w.median_step_ms, w.compute_ms, w.host_ms, w.collectives_ms);
+      out += aligned ? fmt::format(" {:>9.1f} {:>9.1f} {:>5.0f}%\n", w.wait_ms.value_or(0), w.late_ms.value_or(0),
+                                   w.last_in_pct.value_or(0))
+                     : "\n";
+    }
+    if (rows.size() < r.workers.size())
+      out += fmt::format("  ... {} more ranks (the ones the others wait for most are shown; --format json lists all)\n",
+                         r.workers.size() - rows.size());
+    if (r.alignment) {
+      const auto& a = *r.alignment;
+      if (a.aligned)
+        out += fmt::format("  {} collectives matched on every rank's {} over {} steps; clocks aligned on their "
+                           "completions (largest offset {:.1f} ms)\n",
+                           a.matched, a.collectives_on, a.steps, a.max_skew_ms);
+      for (size_t i = 0; i < a.collectives.size() && i < 3 && a.aligned; ++i)
+        out += fmt::format("    {}: {} calls, the others wait {:.2f} ms for the last rank, transfer {:.2f} ms\n",
+                           Ellipsize(a.collectives[i].name, 48), a.collectives[i].calls, a.collectives[i].mean_wait_ms,
+                           a.collectives[i].mean_transfer_ms);
+    }
   }
   for (const auto& v : r.tensorflow_view) {
     out += "\n" + st.bold("TensorFlow profiler's own verdict") + fmt::format(" ({}, as TensorFlow wrote it)\n", v.host);

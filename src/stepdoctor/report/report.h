@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "stepdoctor/model/import_diagnostics.h"
@@ -15,7 +16,9 @@ namespace stepdoctor {
 
 // 2: `coverage` (what the input holds), `steps.warmup`, `steps.inferred`, `tensorflow_view`.
 // 3: findings[].prediction (the what-if replay's step time once the finding's fix is made).
-inline constexpr int kReportSchemaVersion = 3;
+// 4: findings[].figures, workers[] cross-rank fields (wait, late, last in, clock skew, steps),
+//    `alignment` (the ranks matched at their collectives).
+inline constexpr int kReportSchemaVersion = 4;
 
 // The fixed set of primary bottlenecks a verdict names.
 // Each is named by at least one rule (tested); host-device copies show in the step breakdown.
@@ -56,6 +59,8 @@ struct Finding {
   std::optional<Prediction> prediction;
   std::vector<EvidenceItem> evidence;
   std::vector<TopEvent> top_events;
+  // Named figures for machines (JSON `figures`): the straggler's rank, late_ms_per_step, ...
+  std::vector<std::pair<std::string, double>> figures;
   Fix fix;
 };
 
@@ -107,6 +112,34 @@ struct WorkerRow {             // one rank of a distributed job (one trace file)
   double compute_ms = 0;       // device compute per step (mean)
   double host_ms = 0;          // input + kernel launch + host compute per step (mean)
   double collectives_ms = 0;   // exposed communication per step (mean)
+  double input_ms = 0;         // exposed input wait per step (mean), a part of host_ms
+  // From the ranks' collectives matched and their clocks aligned (Report::alignment); absent
+  // where that was not possible.
+  std::optional<double> wait_ms;        // its wait for later ranks at collectives, per step
+  std::optional<double> late_ms;        // the others' wait for it per step (behind the next-latest rank)
+  std::optional<double> last_in_pct;    // share of the matched collectives it arrived at last
+  std::optional<double> clock_skew_ms;  // offset taken off its clock to align it with the first rank's
+  std::vector<int64_t> step_numbers;    // its steps and their times, for the rank x step heat map
+  std::vector<double> step_ms;
+};
+
+struct CollectiveRow {         // matched collectives of one name, across the ranks
+  std::string name;            // kernel or op name up to its arguments
+  int calls = 0;
+  double mean_wait_ms = 0;     // the others' mean wait for the last rank to arrive
+  double mean_transfer_ms = 0; // last arrival to completion
+};
+
+// How the ranks of a distributed job were held against each other (analysis/trace_to_cross_rank).
+struct RankAlignmentSummary {
+  bool aligned = false;
+  std::string why_not;          // not aligned: why, one sentence
+  std::string collectives_on;   // "device" or "host"
+  int matched = 0;              // collectives matched on every rank
+  int steps = 0;                // steps those fall in
+  int unmatched_steps = 0;      // steps left out: different collectives on different ranks
+  double max_skew_ms = 0;       // largest clock offset applied (absolute)
+  std::vector<CollectiveRow> collectives;
 };
 
 struct DeviceLane {            // busy intervals of one stream/thread, downsampled, for charts
@@ -160,6 +193,7 @@ struct Report {
   std::vector<BreakdownEntry> breakdown_detail;
   std::vector<DeviceUtilization> devices;
   std::vector<WorkerRow> workers;    // every worker with steps, when there are two or more
+  std::optional<RankAlignmentSummary> alignment;  // with workers whose collectives could be compared
   std::vector<Finding> findings;     // ranked: severity, then share
   std::vector<TopEvent> top_kernels; // by total device time
   std::vector<TopEvent> top_ops;     // by total host time (top-level framework ops)

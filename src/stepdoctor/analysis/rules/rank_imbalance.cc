@@ -7,11 +7,15 @@
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
+#include "stepdoctor/analysis/trace_to_cross_rank.h"
 
 namespace stepdoctor::rules {
 std::optional<Finding> RankImbalance(const Signals& sig) {
   const auto& w = sig.workers;
   if (w.size() < 2) return std::nullopt;
+  // Where the collectives show who waits for whom, `straggler` judges that instead: the busiest
+  // rank need not be the one the others wait for.
+  if (sig.cross_rank && sig.cross_rank->aligned) return std::nullopt;
   // Busy time per step on each rank: what it must do before it can join the collective.
   auto busy = [](const WorkerStepFigures& f) { return f.compute_ms + f.host_ms; };
   auto slow = std::max_element(w.begin(), w.end(), [&](const auto& a, const auto& b) { return busy(a) < busy(b); });

@@ -115,6 +115,11 @@ const std::vector<RuleDef>& AllRules() {
        .summary = "GPU and CPU underused while the job waits on disk",
        .bottleneck = B::kInput,
        .evaluate = &Infallible<rules::StorageBound>},
+      // The ranks' collectives matched and aligned: the one the others wait for.
+      {.id = "straggler",
+       .summary = "one rank arrives last at the collectives and the others wait for it",
+       .bottleneck = B::kCommunication,
+       .evaluate = &Infallible<rules::Straggler>},
       {.id = "tfdata_bottleneck_stage",
        .summary = "one tf.data stage blocks the input pipeline",
        .bottleneck = B::kInput,

@@ -29,6 +29,7 @@ std::optional<Finding> PeriodicUtilisationDips(const Signals& s);  // periodic_u
 std::optional<Finding> SerialCpuPipeline(const Signals& s);        // serial_cpu_pipeline.cc
 std::optional<Finding> RankImbalance(const Signals& s);     // rank_imbalance.cc
 std::optional<Finding> StepTimeOutliers(const Signals& s);  // step_time_outliers.cc
+std::optional<Finding> Straggler(const Signals& s);         // straggler.cc
 std::optional<Finding> StorageBound(const Signals& s);             // storage_bound.cc
 
 // TensorFlow rules (signals from analysis/tf_signals.h).

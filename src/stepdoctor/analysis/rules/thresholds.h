@@ -119,6 +119,10 @@ inline constexpr int kSerialCpuHighCores = 4;  // >= 4 cores, 3 of them idle: hi
 inline constexpr double kOutlierModerateExcessPct = 10.0;  // outliers' excess >= 10% of all step time: moderate
 inline constexpr int kMinPeriodicOutliers = 3;             // three equally spaced outliers make a period
 
+// --- straggler (ranks matched and aligned at their collectives: analysis/trace_to_cross_rank.h)
+inline constexpr double kStragglerMinPct = 5.0;       // the others' wait for the last rank >= 5% of the step: fires
+inline constexpr double kStragglerHighPct = 15.0;     // >= 15%: high
+
 // --- tfdata_bottleneck_stage: tiers on the exposed wait, as input_bound (slow calls: kTfDataSlowGetNextNs)
 inline constexpr double kTfDataInputMinPct = 5.0;         // exposed input wait >= 5% of the step: worth naming a stage
 inline constexpr double kTfDataInputHighPct = 20.0;       // >= 20%: high (the TF profiler's "highly input-bound")
