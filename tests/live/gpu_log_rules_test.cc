@@ -125,26 +125,30 @@ TEST(GpuLogRules, StartupBothSidesOfEachThreshold) {
   std::unique_ptr<ResourceSignals> rs;
   // kStartupMinSamples: 2 leading idle samples are not a start-up, 3 are.
   Diagnose(StartupLog(kStartupMinSamples - 1, 40 - kStartupMinSamples + 1), &rs);
-  EXPECT_EQ(rs->gpu_startup.samples, 0);
+  EXPECT_FALSE(rs->gpu_startup.has_value());
   Diagnose(StartupLog(kStartupMinSamples, 40 - kStartupMinSamples), &rs);
-  EXPECT_EQ(rs->gpu_startup.samples, kStartupMinSamples);
-  EXPECT_DOUBLE_EQ(rs->gpu_startup.util_after_pct, 40);
-  EXPECT_NEAR(rs->gpu_startup.duration_s, 1.5, 1e-6);
+  ASSERT_TRUE(rs->gpu_startup.has_value());
+  EXPECT_EQ(rs->gpu_startup->samples, kStartupMinSamples);
+  EXPECT_DOUBLE_EQ(rs->gpu_startup->util_after_pct, 40);
+  EXPECT_NEAR(rs->gpu_startup->duration_s, 1.5, 1e-6);
   // kStartupMinSharePct: 3 of 61 samples (4.9%) is too short to report, 3 of 60 (5%) is not.
   Diagnose(StartupLog(3, 58), &rs);
-  EXPECT_EQ(rs->gpu_startup.samples, 0);
+  EXPECT_FALSE(rs->gpu_startup.has_value());
   Diagnose(StartupLog(3, 57), &rs);
-  EXPECT_EQ(rs->gpu_startup.samples, 3);
+  ASSERT_TRUE(rs->gpu_startup.has_value());
+  EXPECT_EQ(rs->gpu_startup->samples, 3);
   // kStartupMaxSharePct: half the log is a start-up, more is how the run went.
   Diagnose(StartupLog(20, 20), &rs);
-  EXPECT_EQ(rs->gpu_startup.samples, 20);
+  ASSERT_TRUE(rs->gpu_startup.has_value());
+  EXPECT_EQ(rs->gpu_startup->samples, 20);
   Diagnose(StartupLog(21, 19), &rs);
-  EXPECT_EQ(rs->gpu_startup.samples, 0);
+  EXPECT_FALSE(rs->gpu_startup.has_value());
   // kIdleGpuUtilPct: leading samples at it are work already.
   Diagnose(StartupLog(10, 30, kIdleGpuUtilPct - 0.1), &rs);
-  EXPECT_EQ(rs->gpu_startup.samples, 10);
+  ASSERT_TRUE(rs->gpu_startup.has_value());
+  EXPECT_EQ(rs->gpu_startup->samples, 10);
   Diagnose(StartupLog(10, 30, kIdleGpuUtilPct), &rs);
-  EXPECT_EQ(rs->gpu_startup.samples, 0);
+  EXPECT_FALSE(rs->gpu_startup.has_value());
 }
 
 TEST(GpuLogRules, StartupIsStatedBesideTheWholeLogMean) {

@@ -1,6 +1,9 @@
 // The resource classification and rules on both sides of each threshold (aggregates set
 // directly), and dip detection on a synthetic series.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "stepdoctor/analysis/resource_signals.h"
 #include "stepdoctor/analysis/rules/rules.h"
@@ -15,9 +18,9 @@ ResourceSignals Base() {
   r.window_s = 60;
   r.interval_s = 1;
   r.cores = 8;
-  r.has_machine_cpu = true;
-  r.has_tree = true;
-  r.has_disk = true;
+  r.cpu_mean_pct = 0;
+  r.tree_cpu_mean_pct = 0;
+  r.disk_read_bytes_per_s = 0;
   return r;
 }
 
@@ -73,7 +76,7 @@ TEST(ResourceRules, GpuStarvedCpuBoundBothSidesOfCpuThreshold) {
 
 TEST(ResourceRules, StorageBoundEachIndicatorBothSides) {
   struct Case {
-    double ResourceSignals::*field;
+    std::optional<double> ResourceSignals::*field;
     double below, above;
   } cases[] = {
       {&ResourceSignals::iowait_mean_pct, kIowaitHighPct - 0.1, kIowaitHighPct + 0.1},
@@ -190,8 +193,9 @@ TEST(ResourceRules, PeriodicUtilisationDipsRegularFiresIrregularDoesNot) {
   Trace regular = DipTrace({20, 40, 60, 80});
   auto r = ComputeResourceSignals(regular);
   ASSERT_NE(r, nullptr);
-  EXPECT_EQ(r->dip_count, 4);
-  EXPECT_NEAR(r->dip_period_s, 20, 0.5);
+  ASSERT_TRUE(r->dips.has_value());
+  EXPECT_EQ(r->dips->count, 4);
+  EXPECT_NEAR(r->dips->period_s.value_or(0), 20, 0.5);
   Signals s;
   s.resources = r.get();
   auto f = rules::PeriodicUtilisationDips(s);
@@ -202,8 +206,9 @@ TEST(ResourceRules, PeriodicUtilisationDipsRegularFiresIrregularDoesNot) {
   Trace irregular = DipTrace({10, 22, 50, 58, 90});  // gaps 12, 28, 8, 32 s
   auto ir = ComputeResourceSignals(irregular);
   ASSERT_NE(ir, nullptr);
-  EXPECT_GE(ir->dip_count, 3);
-  EXPECT_GT(ir->dip_period_cv, kDipMaxPeriodCv);
+  ASSERT_TRUE(ir->dips.has_value());
+  EXPECT_GE(ir->dips->count, 3);
+  EXPECT_GT(ir->dips->period_cv.value_or(0), kDipMaxPeriodCv);
   s.resources = ir.get();
   EXPECT_FALSE(rules::PeriodicUtilisationDips(s).has_value());
 }
@@ -219,7 +224,9 @@ TEST(ResourceRules, TooFewSamplesGiveNoSignals) {
 TEST(ResourceRules, GpuWellFedGpuPartlyIdleAndLowGpuUtilisationBothSides) {
   // kGpuWellFedPct: at 80% the GPU is well fed (a compute verdict); under it, partly idle.
   ResourceSignals r = WithGpu(kGpuWellFedPct);
-  r.has_tree = r.has_machine_cpu = r.has_disk = false;  // a GPU log alone
+  r.tree_cpu_mean_pct.reset();  // a GPU log alone
+  r.cpu_mean_pct.reset();
+  r.disk_read_bytes_per_s.reset();
   auto fed = Evaluate(&rules::GpuWellFed, r);
   ASSERT_TRUE(fed.has_value());
   EXPECT_EQ(fed->severity, FindingSeverity::kNone);
@@ -283,10 +290,10 @@ TEST(ResourceRules, IdleGpuBothSidesOfEachThreshold) {
   EXPECT_EQ(f->id, "idle_gpu");
   EXPECT_NE(f->title.find("GPU 1 "), std::string::npos) << f->title;
   EXPECT_EQ(f->gain_upper_bound, 2.0);
-  EXPECT_NEAR(r->gpu_util_mean_pct, 90, 0.01);  // over the GPU in use
+  EXPECT_NEAR(r->gpu_util_mean_pct.value_or(-1), 90, 0.01);  // over the GPU in use
   EXPECT_EQ(r->gpus_in_use, 1);
   EXPECT_FALSE(IdleGpuOn(TwoGpus(90, 10), &r).has_value());
-  EXPECT_NEAR(r->gpu_util_mean_pct, 50, 0.01);
+  EXPECT_NEAR(r->gpu_util_mean_pct.value_or(-1), 50, 0.01);
   // Beside busy ones: with no GPU in use it is mostly_idle's or low_gpu_utilisation's case.
   EXPECT_FALSE(IdleGpuOn(TwoGpus(9.9, 0), &r).has_value());
   EXPECT_TRUE(IdleGpuOn(TwoGpus(10, 0), &r).has_value());
@@ -297,6 +304,7 @@ TEST(ResourceRules, IdleGpuSaysWhenAProcessHoldsMemoryThere) {
   ResourceSignals r = WithGpu(90);
   GpuResource unused;
   unused.index = 3;
+  unused.util_mean_pct = unused.util_peak_pct = 0;  // sampled, never busy
   unused.unused = true;
   unused.mem_total_bytes = 48e9;
   unused.mem_used_peak_bytes = 1024.0 * 1024 * 1024;  // 1 GiB: a process holds it
@@ -312,6 +320,91 @@ TEST(ResourceRules, IdleGpuSaysWhenAProcessHoldsMemoryThere) {
   auto empty = rules::IdleGpu(s);
   ASSERT_TRUE(empty.has_value());
   EXPECT_EQ(empty->evidence[0].value.find("holds memory"), std::string::npos);
+}
+
+// A figure that was not sampled is empty, never 0, and the rules do not report it as one.
+
+// SageMaker system metrics hold per-core CPU and GPU utilisation, no iowait: an idle job's
+// evidence used to read "CPU iowait (machine) 0.0%" for a column the log never had.
+TEST(ResourceRules, UnsampledIowaitIsNotReportedAsZero) {
+  Trace t;
+  Worker w;
+  w.hostname = "algo-1";
+  WorkerId wid = t.AddWorker(w);
+  for (const char* name : {"cpu_core0_pct", "cpu_core1_pct", "gpu0_util_pct"}) {
+    CounterSeries c;
+    c.worker = wid;
+    c.name = name;
+    c.unit = "%";
+    for (int s = 0; s < 30; ++s) {
+      c.ts_ns.push_back(int64_t(s) * 1000000000);
+      c.value.push_back(1);
+    }
+    t.counters.push_back(c);
+  }
+  auto r = ComputeResourceSignals(t);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->cores, 2);
+  EXPECT_TRUE(r->cpu_mean_pct.has_value());
+  EXPECT_FALSE(r->iowait_mean_pct.has_value());
+  EXPECT_FALSE(r->tree_cpu_mean_pct.has_value());
+  EXPECT_FALSE(r->disk_util_mean_pct.has_value());
+  ASSERT_EQ(r->classification, ResourceClass::kIdle) << ResourceClassName(r->classification);
+  Signals s;
+  s.resources = r.get();
+  auto f = rules::MostlyIdle(s);
+  ASSERT_TRUE(f.has_value());
+  for (const auto& e : f->evidence) {
+    EXPECT_EQ(e.label.find("iowait"), std::string::npos) << e.label << ": " << e.value;
+    EXPECT_EQ(e.label.find("D state"), std::string::npos) << e.label << ": " << e.value;
+  }
+  // Sampled, it is shown, at 0 too.
+  r->iowait_mean_pct = 0;
+  f = rules::MostlyIdle(s);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_TRUE(std::any_of(f->evidence.begin(), f->evidence.end(), [](const EvidenceItem& e) {
+    return e.label.find("iowait") != std::string::npos && e.value == "0.0%";
+  }));
+}
+
+// Machine-wide CPU without per-core series: the core count is unknown, not 0. cpu_saturated
+// used to title such a log "keeps the CPU busy (0.00 cores (0%))".
+TEST(ResourceRules, CpuSaturatedWithUnknownCoreCountStatesTheMachineShare) {
+  ResourceSignals r;
+  r.samples = 60;
+  r.window_s = 60;
+  r.interval_s = 1;
+  r.cpu_mean_pct = kTreeCpuHighOfCoresPct + 0.1;
+  auto f = Evaluate(&rules::CpuSaturated, r);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->title.find("0.00 cores"), std::string::npos) << f->title;
+  EXPECT_NE(f->title.find(fmt::format("{:.1f}%", kTreeCpuHighOfCoresPct + 0.1)), std::string::npos) << f->title;
+  r.cpu_mean_pct = kTreeCpuHighOfCoresPct - 0.1;
+  EXPECT_FALSE(Evaluate(&rules::CpuSaturated, r).has_value());
+  // With the core count known, the demand in cores as before.
+  r.cpu_mean_pct = 90;
+  r.cores = 4;
+  f = Evaluate(&rules::CpuSaturated, r);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_NE(f->title.find("3.60 cores"), std::string::npos) << f->title;
+}
+
+// A CPU-only storage-bound log without a process tree (machine CPU and iowait): the idle share
+// is the machine's, not 100% from an unsampled tree read as 0% busy (which claimed "up to 100x").
+TEST(ResourceRules, StorageBoundWithoutTreeUsesTheMachineShare) {
+  ResourceSignals r;
+  r.samples = 60;
+  r.window_s = 60;
+  r.interval_s = 1;
+  r.cores = 8;
+  r.cpu_mean_pct = 20;
+  r.iowait_mean_pct = kIowaitHighPct + 0.1;
+  auto f = Evaluate(&rules::StorageBound, r);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_NEAR(f->share_pct, 80, 1e-9);
+  EXPECT_NEAR(f->gain_upper_bound, 5.0, 1e-9);
+  r.iowait_mean_pct = kIowaitHighPct - 0.1;
+  EXPECT_FALSE(Evaluate(&rules::StorageBound, r).has_value());
 }
 
 }  // namespace

@@ -116,7 +116,7 @@ TEST(SamplesImport, CorpusDcconvCsvMalformedPowerRowsAreCounted) {
   EXPECT_EQ(Find(t, "gpu0_power_w"), nullptr);
   auto rs = ComputeResourceSignals(t);
   ASSERT_NE(rs, nullptr);
-  EXPECT_NEAR(rs->gpu_util_mean_pct, 18, 6);  // "about 20% throughout"
+  EXPECT_NEAR(rs->gpu_util_mean_pct.value_or(-1), 18, 6);  // "about 20% throughout"
   EXPECT_EQ(rs->classification, ResourceClass::kGpuLow);
   Report rep = AnalyzeTrace(t);
   ASSERT_FALSE(rep.findings.empty());
@@ -138,7 +138,7 @@ TEST(SamplesImport, CorpusRectifiedPointFlowCsv) {
   EXPECT_EQ(Find(r->trace, "gpu0_mem_total_bytes")->value[0], 24576.0 * 1024 * 1024);
   auto rs = ComputeResourceSignals(r->trace);
   ASSERT_NE(rs, nullptr);
-  EXPECT_GT(rs->gpu_util_mean_pct, 30);  // fluctuates 26-96%: not starved on average
+  EXPECT_GT(rs->gpu_util_mean_pct.value_or(-1), 30);  // fluctuates 26-96%: not starved on average
   EXPECT_EQ(rs->classification, ResourceClass::kGpuBusy);
 }
 

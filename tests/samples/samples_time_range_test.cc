@@ -165,8 +165,8 @@ TEST(SamplesTimeRange, GpuCsvHugeMemoryTotalReproducer) {
   auto r = ComputeResourceSignals(t);
   ASSERT_NE(r, nullptr);
   ASSERT_EQ(r->gpus.size(), 1u);
-  EXPECT_EQ(r->gpus[0].mem_total_bytes, 0);
-  EXPECT_EQ(r->gpus[0].mem_used_peak_pct, -1);
+  EXPECT_FALSE(r->gpus[0].mem_total_bytes.has_value());
+  EXPECT_FALSE(r->gpus[0].mem_used_peak_pct.has_value());
 }
 
 // The other side: 8 EiB - 1 MiB is a byte count int64 holds, so it is kept (and becomes the

@@ -372,7 +372,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
                                    [](const Finding& f) { return FixForFinding(f.id) != nullptr; });
   if (steps.step_count > 0 && any_fix) {  // the model is built only where a finding has a fix to replay
     WhatIfOptions wo;
-    wo.cores = opts.cores > 0 ? opts.cores : resources ? resources->cores : 0;
+    wo.cores = opts.cores > 0 ? opts.cores : resources ? resources->cores.value_or(0) : 0;
     StepModel model = TraceToStepModel(trace, worker, windows, steps.cpu_only         ? DeviceCoverage::kCpuOnly
                                                                : steps.device_missing ? DeviceCoverage::kMissing
                                                                                       : DeviceCoverage::kCaptured);

@@ -31,10 +31,14 @@ class Series {
     auto it = by_name_.find(std::string(name));
     return it == by_name_.end() ? nullptr : it->second;
   }
-  double MeanOf(std::string_view name, bool* found = nullptr) const {
+  // Empty where the series was not sampled.
+  std::optional<double> MeanOf(std::string_view name) const {
     const CounterSeries* c = Get(name);
-    if (found) *found = c != nullptr;
-    return c ? Mean(c->value) : 0;
+    return c ? std::optional<double>(Mean(c->value)) : std::nullopt;
+  }
+  std::optional<double> MaxOf(std::string_view name) const {
+    const CounterSeries* c = Get(name);
+    return c ? std::optional<double>(*std::max_element(c->value.begin(), c->value.end())) : std::nullopt;
   }
   const std::map<std::string, const CounterSeries*>& all() const { return by_name_; }
 
@@ -48,14 +52,17 @@ bool IsResourceSeries(std::string_view n) {
          StartsWith(n, series::kDiskPrefix) || n == series::kIowaitPct;
 }
 
-// The series the dip detector looks at: mean GPU util over GPUs, else the tree's CPU, else
-// the machine's.
-void FindDips(const CounterSeries& c, size_t from, ResourceSignals* r) {
-  r->dip_series = c.name;
+bool AtLeast(const std::optional<double>& v, double k) { return v && *v >= k; }
+
+// Dips of `c` (the first used GPU's utilisation, else the tree's CPU, else the machine's) from
+// sample `from` on; empty where its median is under kDipBaselineMinPct.
+std::optional<UtilisationDips> FindDips(const CounterSeries& c, size_t from, double interval_s) {
+  UtilisationDips d;
+  d.series = c.name;
   const std::vector<double> values(c.value.begin() + std::ptrdiff_t(from), c.value.end());
-  r->dip_baseline_pct = Median(values);
-  if (r->dip_baseline_pct < kDipBaselineMinPct) return;
-  const double limit = r->dip_baseline_pct * kDipFraction;
+  d.baseline_pct = Median(values);
+  if (d.baseline_pct < kDipBaselineMinPct) return std::nullopt;
+  const double limit = d.baseline_pct * kDipFraction;
   std::vector<int64_t> starts;
   std::vector<double> lengths_s;
   size_t in_dip = 0;
@@ -64,27 +71,29 @@ void FindDips(const CounterSeries& c, size_t from, ResourceSignals* r) {
     if (low && in_dip == 0) starts.push_back(c.ts_ns[i]);
     if (low) ++in_dip;
     if (!low && in_dip > 0) {
-      lengths_s.push_back(double(c.ts_ns[i - 1] - starts.back()) / 1e9 + r->interval_s);
-      r->dip_share_pct += 100.0 * double(in_dip) / double(values.size());
+      lengths_s.push_back(double(c.ts_ns[i - 1] - starts.back()) / 1e9 + interval_s);
+      d.share_pct += 100.0 * double(in_dip) / double(values.size());
       in_dip = 0;
     }
   }
-  r->dip_count = int(starts.size());
-  r->dip_mean_s = Mean(lengths_s);
-  if (starts.size() < 2) return;
+  d.count = int(starts.size());
+  if (!lengths_s.empty()) d.mean_s = Mean(lengths_s);
+  if (starts.size() < 2) return d;
   std::vector<double> gaps;
   for (size_t i = 1; i < starts.size(); ++i) gaps.push_back(double(starts[i] - starts[i - 1]) / 1e9);
-  r->dip_period_s = Mean(gaps);
+  const double period = Mean(gaps);
   double var = 0;
-  for (double g : gaps) var += (g - r->dip_period_s) * (g - r->dip_period_s);
-  r->dip_period_cv = r->dip_period_s > 0 ? std::sqrt(var / double(gaps.size())) / r->dip_period_s : 0;
+  for (double g : gaps) var += (g - period) * (g - period);
+  d.period_s = period;
+  d.period_cv = period > 0 ? std::sqrt(var / double(gaps.size())) / period : 0;
+  return d;
 }
 
 // The leading samples of the first GPU in use below kIdleGpuUtilPct, where they are a start-up
 // worth reporting (kStartupMinSamples, kStartupMinSharePct, at most kStartupMaxSharePct of the
 // log), and the utilisation of `judged` after it.
-GpuStartup FindGpuStartup(const Series& s, const std::vector<const GpuResource*>& judged,
-                          const std::vector<const CounterSeries*>& util_of) {
+std::optional<GpuStartup> FindGpuStartup(const Series& s, const std::vector<const GpuResource*>& judged,
+                                         const std::vector<const CounterSeries*>& util_of) {
   GpuStartup out;
   const CounterSeries& first = *util_of[0];
   size_t n = 0;
@@ -92,7 +101,7 @@ GpuStartup FindGpuStartup(const Series& s, const std::vector<const GpuResource*>
   const double share_pct = 100.0 * double(n) / double(first.value.size());
   if (n < size_t(kStartupMinSamples) || n == first.value.size() || share_pct < kStartupMinSharePct ||
       share_pct > kStartupMaxSharePct)
-    return out;
+    return std::nullopt;
   const int64_t end_ns = first.ts_ns[n];  // the first sample of work
   double sum = 0;
   int counted = 0;
@@ -104,14 +113,14 @@ GpuStartup FindGpuStartup(const Series& s, const std::vector<const GpuResource*>
     sum += Mean(after);
     ++counted;
   }
-  if (counted == 0) return out;
+  if (counted == 0) return std::nullopt;
   out.samples = int(n);
   out.duration_s = double(end_ns - first.ts_ns[0]) / 1e9;
   out.util_after_pct = sum / counted;
   if (auto* used = s.Get(series::GpuSeriesName(judged[0]->index, series::GpuMetric::kMemUsedBytes))) {
     out.mem_from_bytes = used->value.front();
     for (size_t i = 0; i < used->value.size() && used->ts_ns[i] < end_ns; ++i) out.mem_to_bytes = used->value[i];
-    if (out.mem_to_bytes < 0) out.mem_to_bytes = out.mem_from_bytes;
+    if (!out.mem_to_bytes) out.mem_to_bytes = out.mem_from_bytes;
   }
   return out;
 }
@@ -135,39 +144,45 @@ const char* ResourceClassName(ResourceClass c) {
 }
 
 void ClassifyResources(ResourceSignals* r) {
-  const bool has_gpu = r->gpu_util_mean_pct >= 0;
-  if (r->has_tree) {
-    r->tree_cpu_demand_pct = r->tree_cpu_mean_pct + r->tree_cpu_wait_mean_pct;
-    r->tree_cpu_of_cores_pct = r->tree_cpu_demand_pct / std::max(1, r->cores);
-    r->one_core_saturated = r->cores >= 2 && r->tree_cpu_demand_pct >= kOneCoreSaturatedPct &&
-                            r->tree_cpu_demand_pct <= kOneCoreCeilingPct;
-    r->cpu_high = r->tree_cpu_of_cores_pct >= kTreeCpuHighOfCoresPct || r->one_core_saturated;
-  } else if (r->has_machine_cpu) {
-    r->cpu_high = r->cpu_mean_pct >= kTreeCpuHighOfCoresPct || r->one_core_saturated;
+  const bool has_gpu = r->gpu_util_mean_pct.has_value();
+  const bool has_tree = r->tree_cpu_mean_pct.has_value();
+  r->tree_cpu_demand_pct.reset();
+  r->tree_cpu_of_cores_pct.reset();
+  if (has_tree) {
+    const double demand = *r->tree_cpu_mean_pct + r->tree_cpu_wait_mean_pct.value_or(0);
+    r->tree_cpu_demand_pct = demand;
+    r->tree_cpu_of_cores_pct = demand / r->cores.value_or(1);
+    r->one_core_saturated = r->cores.value_or(0) >= 2 && demand >= kOneCoreSaturatedPct && demand <= kOneCoreCeilingPct;
+    r->cpu_high = *r->tree_cpu_of_cores_pct >= kTreeCpuHighOfCoresPct || r->one_core_saturated;
+  } else if (r->cpu_mean_pct) {
+    r->cpu_high = *r->cpu_mean_pct >= kTreeCpuHighOfCoresPct || r->one_core_saturated;
   }
-  r->storage_busy = r->iowait_mean_pct >= kIowaitHighPct || r->disk_util_mean_pct >= kDiskUtilHighPct ||
-                    r->psi_io_some_mean_pct >= kPsiIoHighPct || r->tree_blocked_pct >= kTreeBlockedHighPct ||
-                    r->tree_read_bytes_per_s + r->tree_write_bytes_per_s >= kTreeIoHighBytesPerS;
-  const double host_cpu = r->has_tree ? r->tree_cpu_demand_pct : r->cpu_mean_pct * std::max(1, r->cores);
-  const bool host_idle = (r->has_tree || r->has_machine_cpu) && host_cpu < kIdleTreeCpuPct && !r->storage_busy;
+  // An indicator not sampled says nothing; bytes moved by the tree add up whichever were sampled.
+  r->storage_busy = AtLeast(r->iowait_mean_pct, kIowaitHighPct) || AtLeast(r->disk_util_mean_pct, kDiskUtilHighPct) ||
+                    AtLeast(r->psi_io_some_mean_pct, kPsiIoHighPct) || AtLeast(r->tree_blocked_pct, kTreeBlockedHighPct) ||
+                    r->tree_read_bytes_per_s.value_or(0) + r->tree_write_bytes_per_s.value_or(0) >= kTreeIoHighBytesPerS;
+  std::optional<double> host_cpu;  // % of one core
+  if (has_tree) host_cpu = r->tree_cpu_demand_pct;
+  else if (r->cpu_mean_pct) host_cpu = *r->cpu_mean_pct * r->cores.value_or(1);
+  const bool host_idle = host_cpu && *host_cpu < kIdleTreeCpuPct && !r->storage_busy;
   const bool no_gpu_used = !r->gpus.empty() && std::all_of(r->gpus.begin(), r->gpus.end(), [](const GpuResource& g) { return g.unused; });
 
   ResourceClass c = ResourceClass::kUnknown;
   if (r->samples < kMinSamples) {
     c = ResourceClass::kUnknown;
   } else if (has_gpu) {
-    if (r->gpu_util_mean_pct >= kGpuLowUtilPct) c = ResourceClass::kGpuBusy;
+    if (*r->gpu_util_mean_pct >= kGpuLowUtilPct) c = ResourceClass::kGpuBusy;
     else if (r->cpu_high) c = ResourceClass::kGpuStarvedCpu;
     else if (r->storage_busy) c = ResourceClass::kStorageBound;
     // The job keeps at least a core's worth of CPU busy while its GPU idles: host-side work
     // (preprocessing, Python) is what the GPU waits on, even with other cores free.
-    else if (r->has_tree && r->tree_cpu_demand_pct >= kGpuFeedCpuPct) c = ResourceClass::kGpuStarvedCpu;
-    else if (host_idle && r->gpu_util_mean_pct < kIdleGpuUtilPct) c = ResourceClass::kIdle;
+    else if (AtLeast(r->tree_cpu_demand_pct, kGpuFeedCpuPct)) c = ResourceClass::kGpuStarvedCpu;
+    else if (host_idle && *r->gpu_util_mean_pct < kIdleGpuUtilPct) c = ResourceClass::kIdle;
     // No GPU ran work and nothing on the host explains it: not starved, unused.
     else if (no_gpu_used) c = ResourceClass::kGpuUnused;
     else c = ResourceClass::kGpuLow;
-  } else if (r->has_tree || r->has_machine_cpu) {
-    bool others_idle = r->other_cores_busy_pct >= 0 && r->other_cores_busy_pct < kOtherCoresIdlePct;
+  } else if (has_tree || r->cpu_mean_pct) {
+    bool others_idle = r->other_cores_busy_pct && *r->other_cores_busy_pct < kOtherCoresIdlePct;
     if (r->one_core_saturated && others_idle) c = ResourceClass::kSerialCpu;
     else if (r->cpu_high) c = ResourceClass::kCpuBound;
     else if (r->storage_busy) c = ResourceClass::kStorageBound;
@@ -217,30 +232,30 @@ std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace) {
     int core = series::CpuCoreOf(name);
     if (core >= 0) cores.push_back(c);
   }
-  r->cores = int(cores.size());
-  r->cpu_mean_pct = s.MeanOf(series::kCpuPctTotal, &r->has_machine_cpu);
-  if (!r->has_machine_cpu && !cores.empty()) {
+  if (!cores.empty()) r->cores = int(cores.size());
+  r->cpu_mean_pct = s.MeanOf(series::kCpuPctTotal);
+  if (!r->cpu_mean_pct && !cores.empty()) {
     double sum = 0;
     for (auto* c : cores) sum += Mean(c->value);
     r->cpu_mean_pct = sum / double(cores.size());
-    r->has_machine_cpu = true;
   }
   r->iowait_mean_pct = s.MeanOf(series::kIowaitPct);
 
-  r->tree_cpu_mean_pct = s.MeanOf(series::kProcCpuPct, &r->has_tree);
-  if (r->has_tree) {
+  r->tree_cpu_mean_pct = s.MeanOf(series::kProcCpuPct);
+  if (r->tree_cpu_mean_pct) {
     r->tree_cpu_wait_mean_pct = s.MeanOf(series::kProcCpuWaitPct);
-    if (auto* c = s.Get(series::kProcThreads)) r->tree_threads_max = *std::max_element(c->value.begin(), c->value.end());
-    if (auto* c = s.Get(series::kProcCount)) r->tree_procs_max = *std::max_element(c->value.begin(), c->value.end());
-    if (auto* c = s.Get(series::kProcRssBytes)) r->tree_rss_peak_bytes = *std::max_element(c->value.begin(), c->value.end());
+    r->tree_threads_max = s.MaxOf(series::kProcThreads);
+    r->tree_procs_max = s.MaxOf(series::kProcCount);
+    r->tree_rss_peak_bytes = s.MaxOf(series::kProcRssBytes);
     r->tree_read_bytes_per_s = s.MeanOf(series::kProcReadBytesPerS);
     r->tree_write_bytes_per_s = s.MeanOf(series::kProcWriteBytesPerS);
     if (auto* c = s.Get(series::kProcBlockedIo))
       r->tree_blocked_pct = 100.0 * double(std::count_if(c->value.begin(), c->value.end(), [](double v) { return v > 0; })) /
                             double(c->value.size());
-    if (r->has_machine_cpu && r->cores >= 2) {
-      double machine_cores = r->cpu_mean_pct / 100.0 * r->cores;
-      double others = (machine_cores - r->tree_cpu_mean_pct / 100.0) / double(r->cores - 1);
+    if (r->cpu_mean_pct && r->cores.value_or(0) >= 2) {
+      const int n = *r->cores;
+      double machine_cores = *r->cpu_mean_pct / 100.0 * n;
+      double others = (machine_cores - *r->tree_cpu_mean_pct / 100.0) / double(n - 1);
       r->other_cores_busy_pct = std::clamp(100.0 * others, 0.0, 100.0);
     }
   } else if (cores.size() >= 2) {
@@ -257,14 +272,14 @@ std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace) {
       }
       busiest /= double(n);
       r->other_cores_busy_pct = rest / double(n);
-      r->one_core_saturated = busiest >= kOneCoreSaturatedPct && r->other_cores_busy_pct < kOtherCoresIdlePct;
+      r->one_core_saturated = busiest >= kOneCoreSaturatedPct && *r->other_cores_busy_pct < kOtherCoresIdlePct;
     }
   }
 
-  r->disk_read_bytes_per_s = s.MeanOf(series::kDiskReadBytesPerS, &r->has_disk);
+  r->disk_read_bytes_per_s = s.MeanOf(series::kDiskReadBytesPerS);
   r->disk_write_bytes_per_s = s.MeanOf(series::kDiskWriteBytesPerS);
   r->disk_util_mean_pct = s.MeanOf(series::kDiskUtilPct);
-  r->psi_io_some_mean_pct = s.MeanOf(series::kPsiIoSomePct, &r->has_psi);
+  r->psi_io_some_mean_pct = s.MeanOf(series::kPsiIoSomePct);
 
   // GPUs: every GPU with a utilisation, memory or power series.
   using series::GpuMetric;
@@ -274,45 +289,41 @@ std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace) {
     for (GpuMetric m : {GpuMetric::kUtilPct, GpuMetric::kMemUsedBytes, GpuMetric::kMemUsedPct, GpuMetric::kPowerW})
       if (series::IsGpuSeries(name, m, &g)) gpus[g].index = g;
   }
-  auto peak = [](const CounterSeries* c) { return *std::max_element(c->value.begin(), c->value.end()); };
   for (auto& [g, gr] : gpus) {
     for (const Device& d : trace.devices)
       if (d.worker == w && d.kind == DeviceKind::kGpu && d.index == g) gr.name = d.name;
-    if (auto* util = s.Get(series::GpuSeriesName(g, GpuMetric::kUtilPct))) {
-      gr.util_mean_pct = Mean(util->value);
-      gr.util_peak_pct = peak(util);
+    gr.util_mean_pct = s.MeanOf(series::GpuSeriesName(g, GpuMetric::kUtilPct));
+    gr.util_peak_pct = s.MaxOf(series::GpuSeriesName(g, GpuMetric::kUtilPct));
+    // A total or a power limit of 0 is no total or limit (a field the tool left empty).
+    auto positive = [](std::optional<double> v) { return v && *v > 0 ? v : std::nullopt; };
+    if (auto used = s.MaxOf(series::GpuSeriesName(g, GpuMetric::kMemUsedBytes))) {
+      gr.mem_used_peak_bytes = used;
+      gr.mem_total_bytes = positive(s.MaxOf(series::GpuSeriesName(g, GpuMetric::kMemTotalBytes)));
+      if (gr.mem_total_bytes) gr.mem_used_peak_pct = 100.0 * *used / *gr.mem_total_bytes;
     } else {
-      gr.has_util = false;
+      gr.mem_used_peak_pct = s.MaxOf(series::GpuSeriesName(g, GpuMetric::kMemUsedPct));
     }
-    if (auto* used = s.Get(series::GpuSeriesName(g, GpuMetric::kMemUsedBytes))) {
-      gr.has_mem_used = true;
-      gr.mem_used_peak_bytes = peak(used);
-      if (auto* tot = s.Get(series::GpuSeriesName(g, GpuMetric::kMemTotalBytes))) gr.mem_total_bytes = peak(tot);
-      if (gr.mem_total_bytes > 0) gr.mem_used_peak_pct = 100.0 * gr.mem_used_peak_bytes / gr.mem_total_bytes;
-    } else if (auto* pct = s.Get(series::GpuSeriesName(g, GpuMetric::kMemUsedPct))) {
-      gr.mem_used_peak_pct = peak(pct);
-    }
-    if (auto* p = s.Get(series::GpuSeriesName(g, GpuMetric::kPowerW))) gr.power_mean_w = Mean(p->value);
-    if (auto* p = s.Get(series::GpuSeriesName(g, GpuMetric::kPowerLimitW))) gr.power_limit_w = peak(p);
-    gr.unused = gr.has_util ? gr.util_peak_pct < kUnusedGpuPeakPct
-                            : gr.has_mem_used && gr.mem_used_peak_bytes < kNoProcessMemBytes;
+    gr.power_mean_w = s.MeanOf(series::GpuSeriesName(g, GpuMetric::kPowerW));
+    gr.power_limit_w = positive(s.MaxOf(series::GpuSeriesName(g, GpuMetric::kPowerLimitW)));
+    gr.unused = gr.util_peak_pct ? *gr.util_peak_pct < kUnusedGpuPeakPct
+                                 : gr.mem_used_peak_bytes && *gr.mem_used_peak_bytes < kNoProcessMemBytes;
     r->gpus.push_back(gr);
   }
   // The utilisation figures are over the GPUs the job uses, when it uses any.
   for (const auto& gr : r->gpus) r->gpus_in_use += !gr.unused;
   std::vector<const GpuResource*> judged;  // the GPUs the utilisation figures are over
   for (const auto& gr : r->gpus)
-    if (gr.has_util && (!gr.unused || r->gpus_in_use == 0)) judged.push_back(&gr);
+    if (gr.util_mean_pct && (!gr.unused || r->gpus_in_use == 0)) judged.push_back(&gr);
   if (judged.empty())  // the GPUs in use have no utilisation series: figures over the rest
     for (const auto& gr : r->gpus)
-      if (gr.has_util) judged.push_back(&gr);
+      if (gr.util_mean_pct) judged.push_back(&gr);
   std::vector<const CounterSeries*> util_of;
   for (const GpuResource* g : judged) util_of.push_back(s.Get(series::GpuSeriesName(g->index, GpuMetric::kUtilPct)));
   if (!judged.empty()) {
     double util_sum = 0;
     std::vector<double> pooled;
     for (size_t i = 0; i < judged.size(); ++i) {
-      util_sum += judged[i]->util_mean_pct;
+      util_sum += *judged[i]->util_mean_pct;
       pooled.insert(pooled.end(), util_of[i]->value.begin(), util_of[i]->value.end());
     }
     r->gpu_util_mean_pct = util_sum / double(judged.size());
@@ -327,10 +338,10 @@ std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace) {
   // else CPU.
   // A start-up stretch is not a dip: the dips are looked for after it.
   const CounterSeries* primary = util_of.empty() ? nullptr : util_of[0];
-  size_t from = primary ? size_t(r->gpu_startup.samples) : 0;
+  size_t from = primary && r->gpu_startup ? size_t(r->gpu_startup->samples) : 0;
   if (!primary) primary = s.Get(series::kProcCpuPct);
   if (!primary) primary = s.Get(series::kCpuPctTotal);
-  if (primary && primary->value.size() >= from + size_t(kMinSamples)) FindDips(*primary, from, r.get());
+  if (primary && primary->value.size() >= from + size_t(kMinSamples)) r->dips = FindDips(*primary, from, r->interval_s);
 
   ClassifyResources(r.get());
   return r;

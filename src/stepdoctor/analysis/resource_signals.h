@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,28 +32,43 @@ enum class ResourceClass : uint8_t {
 };
 const char* ResourceClassName(ResourceClass c);  // "gpu_starved_cpu", "storage_bound", ...
 
+// Every figure the samples may lack is a std::optional, empty where its series was not sampled
+// (or, for a derived figure, where what it derives from was not): never -1 or 0 for "unknown".
+// Readers test for a value before they show it, so an unsampled figure is never reported as 0.
+
 struct GpuResource {
   int index = 0;
   std::string name;
-  bool has_util = true;  // a utilisation series was sampled (a log may hold only memory and power)
-  double util_mean_pct = 0;
-  double util_peak_pct = 0;
+  // Empty without a utilisation series (a log may hold only memory and power).
+  std::optional<double> util_mean_pct, util_peak_pct;
   // Utilisation never reached kUnusedGpuPeakPct; without utilisation, used memory never
   // reached kNoProcessMemBytes (no process holds a CUDA context there, so none ran kernels).
   bool unused = false;
-  bool has_mem_used = false;
-  double mem_used_peak_bytes = 0, mem_total_bytes = 0;
-  double mem_used_peak_pct = -1;  // -1 where unknown
-  double power_mean_w = -1, power_limit_w = -1;  // -1 where not sampled
+  std::optional<double> mem_used_peak_bytes;
+  std::optional<double> mem_total_bytes;    // empty where not sampled or sampled as 0
+  std::optional<double> mem_used_peak_pct;  // from used / total, or a "memory used %" series
+  std::optional<double> power_mean_w;
+  std::optional<double> power_limit_w;      // empty where not sampled or sampled as 0
 };
 
 // Leading samples of the GPUs in use below kIdleGpuUtilPct before their first work: the job
-// starting (loading data and the model), not its steps.
+// starting (loading data and the model), not its steps. Only where one is worth reporting.
 struct GpuStartup {
-  int samples = 0;  // 0: no start-up stretch worth reporting
+  int samples = 0;  // > 0
   double duration_s = 0;
-  double mem_from_bytes = -1, mem_to_bytes = -1;  // used memory over it (the first GPU in use); -1 unknown
-  double util_after_pct = -1;                     // mean utilisation after it, same GPUs as gpu_util_mean_pct
+  std::optional<double> mem_from_bytes, mem_to_bytes;  // used memory over it (the first GPU in use)
+  double util_after_pct = 0;                           // mean utilisation after it, same GPUs as gpu_util_mean_pct
+};
+
+// Dips of the primary utilisation series (GPU util, else the tree's CPU, else machine CPU),
+// looked for where its median is at least kDipBaselineMinPct.
+struct UtilisationDips {
+  std::string series;
+  double baseline_pct = 0;  // the series' median
+  int count = 0;            // drops below kDipFraction of the baseline (0: none)
+  double share_pct = 0;     // of samples
+  std::optional<double> mean_s;               // mean dip length; empty without dips
+  std::optional<double> period_s, period_cv;  // spacing of dip starts; empty under two dips
 };
 
 struct ResourceSignals {
@@ -64,44 +80,37 @@ struct ResourceSignals {
   bool times_known = true;        // false: the file states no times; order is real, spacing assumed
 
   // Host (machine-wide, % of all cores).
-  int cores = 0;                  // from per-core series; 0 where unknown
-  bool has_machine_cpu = false;
-  double cpu_mean_pct = 0;
-  double iowait_mean_pct = 0;
-  double other_cores_busy_pct = -1;  // mean busy % of the cores the tree does not use; -1 unknown
+  std::optional<int> cores;                     // from per-core series
+  std::optional<double> cpu_mean_pct;           // the total, or the mean of the per-core series
+  std::optional<double> iowait_mean_pct;
+  std::optional<double> other_cores_busy_pct;   // mean busy % of the cores the tree does not use
 
-  // The sampled process tree (% of one core, like top: 200 = two cores).
-  bool has_tree = false;
-  double tree_cpu_mean_pct = 0;
-  double tree_cpu_wait_mean_pct = 0; // runnable but waiting for a CPU (schedstat), % of one core
-  double tree_cpu_demand_pct = 0;    // on a CPU + waiting for one: what the job wanted
-  double tree_cpu_of_cores_pct = 0;  // tree_cpu_demand_pct / cores
-  double tree_threads_max = 0, tree_procs_max = 0, tree_rss_peak_bytes = 0;
-  double tree_read_bytes_per_s = 0, tree_write_bytes_per_s = 0;  // means, block layer
-  double tree_blocked_pct = 0;       // share of samples with a tree process in D state
+  // The sampled process tree (% of one core, like top: 200 = two cores); tree_cpu_mean_pct is
+  // empty where no tree was sampled (a GPU log, SageMaker metrics).
+  std::optional<double> tree_cpu_mean_pct;
+  std::optional<double> tree_cpu_wait_mean_pct;  // runnable but waiting for a CPU (schedstat), % of one core
+  std::optional<double> tree_cpu_demand_pct;     // on a CPU + waiting for one: what the job wanted (ClassifyResources)
+  std::optional<double> tree_cpu_of_cores_pct;   // tree_cpu_demand_pct / cores (one core where cores is unknown)
+  std::optional<double> tree_threads_max, tree_procs_max, tree_rss_peak_bytes;
+  std::optional<double> tree_read_bytes_per_s, tree_write_bytes_per_s;  // means, block layer
+  std::optional<double> tree_blocked_pct;        // share of samples with a tree process in D state
 
   // Disks and pressure.
-  bool has_disk = false;
-  double disk_read_bytes_per_s = 0, disk_write_bytes_per_s = 0, disk_util_mean_pct = 0;
-  bool has_psi = false;
-  double psi_io_some_mean_pct = 0;
+  std::optional<double> disk_read_bytes_per_s, disk_write_bytes_per_s, disk_util_mean_pct;
+  std::optional<double> psi_io_some_mean_pct;
 
   std::vector<GpuResource> gpus;
-  // Over the GPUs in use (all GPUs when none is) and their samples; -1 without GPU series. An
-  // unused GPU beside busy ones is its own finding (idle_gpu), not a lower mean.
-  double gpu_util_mean_pct = -1;
-  double gpu_util_median_pct = -1;     // same GPUs, all their samples pooled
-  double gpu_util_below_low_pct = -1;  // share of those samples below kGpuLowUtilPct
-  int gpus_in_use = 0;                 // GPUs not unused
-  GpuStartup gpu_startup;              // over the GPUs in use; samples == 0 where none
+  // Over the GPUs in use (all GPUs when none is) and their samples; empty without GPU
+  // utilisation. An unused GPU beside busy ones is its own finding (idle_gpu), not a lower mean.
+  std::optional<double> gpu_util_mean_pct;
+  std::optional<double> gpu_util_median_pct;     // same GPUs, all their samples pooled
+  std::optional<double> gpu_util_below_low_pct;  // share of those samples below kGpuLowUtilPct
+  int gpus_in_use = 0;                           // GPUs not unused
+  std::optional<GpuStartup> gpu_startup;         // over the GPUs in use
 
-  // Dips of the primary utilisation series (GPU util, else the tree's CPU, else machine CPU).
-  std::string dip_series;
-  double dip_baseline_pct = 0;    // the series' median
-  int dip_count = 0;
-  double dip_period_s = 0, dip_period_cv = 0;
-  double dip_share_pct = 0;       // of samples
-  double dip_mean_s = 0;
+  // Empty without a primary series of kMinSamples (after any start-up) or with its median
+  // under kDipBaselineMinPct.
+  std::optional<UtilisationDips> dips;
 
   // Derived conditions, shared by rules and classification.
   bool cpu_high = false;          // tree (or machine) uses most cores, or one core is saturated

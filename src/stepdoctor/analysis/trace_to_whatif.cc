@@ -28,7 +28,7 @@ StepModel TraceToPrimaryStepModel(const Trace& trace, const WhatIfOptions& opts)
   m.loader_workers = applied.loader_workers || applied.prefetch;
   m.cores = opts.cores;
   if (m.cores <= 0 && !trace.counters.empty())
-    if (auto res = ComputeResourceSignals(trace)) m.cores = res->cores;
+    if (auto res = ComputeResourceSignals(trace)) m.cores = res->cores.value_or(0);
   return m;
 }
 

@@ -17,20 +17,22 @@ std::optional<Finding> GpuMemoryNearFull(const Signals& sig) {
   const ResourceSignals& r = *sig.resources;
   const GpuResource* worst = nullptr;
   for (const auto& g : r.gpus)
-    if (g.mem_used_peak_pct >= kMemoryNearFullPct && (!worst || g.mem_used_peak_pct > worst->mem_used_peak_pct)) worst = &g;
+    if (g.mem_used_peak_pct && *g.mem_used_peak_pct >= kMemoryNearFullPct &&
+        (!worst || *g.mem_used_peak_pct > *worst->mem_used_peak_pct))
+      worst = &g;
   if (!worst) return std::nullopt;
   Finding f;
   f.id = "gpu_memory_near_full";
   f.severity = FindingSeverity::kModerate;
   f.share_pct = 0;  // about headroom, not time
-  f.title = fmt::format("GPU {} memory peaked at {} of its capacity", worst->index, Pct(worst->mem_used_peak_pct));
+  f.title = fmt::format("GPU {} memory peaked at {} of its capacity", worst->index, Pct(*worst->mem_used_peak_pct));
   f.gain_upper_bound = 1.0;
   f.gain_text = "no direct speed-up: headroom avoids out-of-memory failures and allocator retries, "
                 "and lets a larger batch raise throughput";
-  if (worst->mem_total_bytes > 0)
-    f.evidence.push_back({"peak used / total", fmt::format("{} / {}", GiB(worst->mem_used_peak_bytes), GiB(worst->mem_total_bytes))});
+  if (worst->mem_used_peak_bytes && worst->mem_total_bytes)
+    f.evidence.push_back({"peak used / total", fmt::format("{} / {}", GiB(*worst->mem_used_peak_bytes), GiB(*worst->mem_total_bytes))});
   else
-    f.evidence.push_back({"peak used", Pct(worst->mem_used_peak_pct)});
+    f.evidence.push_back({"peak used", Pct(*worst->mem_used_peak_pct)});
   if (!worst->name.empty()) f.evidence.push_back({"GPU", worst->name});
   f.evidence.push_back({"note", "NVML's 'used' includes memory a framework caches for reuse, so it can sit near "
                                 "full without a problem; check the framework's own peak to be sure"});

@@ -11,14 +11,14 @@ namespace stepdoctor::rules {
 std::optional<Finding> GpuPartlyIdle(const Signals& sig) {
   if (!sig.resources || sig.steps) return std::nullopt;  // a profile's step breakdown says more
   const ResourceSignals& r = *sig.resources;
-  if (r.classification != ResourceClass::kGpuBusy || r.gpu_util_mean_pct >= kGpuWellFedPct) return std::nullopt;
-  const bool host_data = r.has_tree || r.has_machine_cpu;
+  if (r.classification != ResourceClass::kGpuBusy || *r.gpu_util_mean_pct >= kGpuWellFedPct) return std::nullopt;
+  const bool host_data = r.tree_cpu_mean_pct || r.cpu_mean_pct;
   Finding f;
   f.id = "gpu_partly_idle";
   f.severity = FindingSeverity::kModerate;
-  f.share_pct = 100.0 - r.gpu_util_mean_pct;
+  f.share_pct = 100.0 - *r.gpu_util_mean_pct;
   f.title = fmt::format("the GPU is busy {} of the time{} and idle the other {}: partly fed, not starved; {}",
-                        Pct(r.gpu_util_mean_pct), StartupSuffix(r), Pct(f.share_pct),
+                        Pct(*r.gpu_util_mean_pct), StartupSuffix(r), Pct(f.share_pct),
                         host_data ? "the host samples show nothing saturated" : "a utilisation log cannot say what it waits on");
   f.gain_upper_bound = GainIfRemoved(f.share_pct);
   f.gain_text = fmt::format("up to {:.1f}x if the GPU were kept busy; {}", f.gain_upper_bound,
@@ -26,7 +26,8 @@ std::optional<Finding> GpuPartlyIdle(const Signals& sig) {
                                         "(small kernels, synchronisation, the network, evaluation phases)"
                                       : "a utilisation log cannot say what the GPU waits on");
   AddGpuUtilEvidence(r, &f.evidence);
-  if (r.dip_count > 0) f.evidence.push_back({"drops below half the median", fmt::format("{} over the log", r.dip_count)});
+  if (r.dips && r.dips->count > 0)
+    f.evidence.push_back({"drops below half the median", fmt::format("{} over the log", r.dips->count)});
   f.evidence.push_back(SamplesEvidence(r));
   f.fix.summary =
       "Find what the GPU waits on in its idle share: run the job under `stepdoctor run -- ...` (CPU and disk "

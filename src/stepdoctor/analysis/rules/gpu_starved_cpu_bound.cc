@@ -13,28 +13,30 @@ std::optional<Finding> GpuStarvedCpuBound(const Signals& sig) {
   Finding f;
   f.id = "gpu_starved_cpu_bound";
   f.severity = FindingSeverity::kHigh;
-  f.share_pct = 100.0 - r.gpu_util_mean_pct;
+  const double util = *r.gpu_util_mean_pct;  // kGpuStarvedCpu is decided on it
+  f.share_pct = 100.0 - util;
   const bool saturated = r.cpu_high;  // most cores, or one core flat out
   f.title = saturated ? fmt::format("the GPU is busy only {} of the time while the CPU is saturated: input "
                                     "preprocessing is the bottleneck",
-                                    Pct(r.gpu_util_mean_pct))
+                                    Pct(util))
                       : fmt::format("the GPU is busy {} of the time while the job keeps {:.1f} CPU cores busy: it "
                                     "waits on host-side work",
-                                    Pct(r.gpu_util_mean_pct), r.tree_cpu_demand_pct / 100.0);
+                                    Pct(util), r.tree_cpu_demand_pct.value_or(0) / 100.0);  // not saturated: a tree
   f.gain_upper_bound = GainIfRemoved(f.share_pct);
   f.gain_text = fmt::format(
       "up to {:.1f}x if the GPU were kept busy; the real gain stops where the GPU itself becomes the limit, "
       "and GPU utilisation counts any kernel running, not how full the GPU is",
       f.gain_upper_bound);
   f.evidence.push_back({"GPU utilisation", GpuUtilText(r)});
-  if (r.has_tree) {
-    f.evidence.push_back({"job's CPU use (all its processes)", Cores(r.tree_cpu_mean_pct)});
-    if (r.tree_cpu_wait_mean_pct >= kCpuWaitEvidencePct)
-      f.evidence.push_back({"job waiting for a CPU (taken by other processes)", Cores(r.tree_cpu_wait_mean_pct)});
-    if (r.cores > 0) f.evidence.push_back({"of the machine's cores", fmt::format("{} of {} cores", Pct(r.tree_cpu_of_cores_pct), r.cores)});
-    f.evidence.push_back({"processes / threads (peak)", fmt::format("{:.0f} / {:.0f}", r.tree_procs_max, r.tree_threads_max)});
-  } else if (r.has_machine_cpu) {
-    f.evidence.push_back({"machine CPU busy", Pct(r.cpu_mean_pct)});
+  if (r.tree_cpu_mean_pct) {
+    f.evidence.push_back({"job's CPU use (all its processes)", Cores(*r.tree_cpu_mean_pct)});
+    if (r.tree_cpu_wait_mean_pct && *r.tree_cpu_wait_mean_pct >= kCpuWaitEvidencePct)
+      f.evidence.push_back({"job waiting for a CPU (taken by other processes)", Cores(*r.tree_cpu_wait_mean_pct)});
+    if (r.cores && r.tree_cpu_of_cores_pct)
+      f.evidence.push_back({"of the machine's cores", fmt::format("{} of {} cores", Pct(*r.tree_cpu_of_cores_pct), *r.cores)});
+    AddTreeSizeEvidence(r, &f.evidence);
+  } else if (r.cpu_mean_pct) {
+    f.evidence.push_back({"machine CPU busy", Pct(*r.cpu_mean_pct)});
   }
   if (r.one_core_saturated)
     f.evidence.push_back({"pattern", "one core saturated: preprocessing runs in a single process or thread"});

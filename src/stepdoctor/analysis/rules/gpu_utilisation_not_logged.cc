@@ -14,8 +14,8 @@ std::optional<Finding> GpuUtilisationNotLogged(const Signals& sig) {
   const ResourceSignals& r = *sig.resources;
   double mem_peak = 0, mem_total = 0;
   for (const auto& g : r.gpus) {
-    mem_peak = std::max(mem_peak, g.mem_used_peak_bytes);
-    mem_total = std::max(mem_total, g.mem_total_bytes);
+    mem_peak = std::max(mem_peak, g.mem_used_peak_bytes.value_or(0));
+    mem_total = std::max(mem_total, g.mem_total_bytes.value_or(0));  // 0: no GPU states a total
   }
   Finding f;
   f.id = "gpu_utilisation_not_logged";

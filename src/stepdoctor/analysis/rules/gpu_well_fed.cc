@@ -11,23 +11,23 @@ namespace stepdoctor::rules {
 std::optional<Finding> GpuWellFed(const Signals& sig) {
   if (!sig.resources || sig.steps) return std::nullopt;  // a profile's step breakdown says more
   const ResourceSignals& r = *sig.resources;
-  if (r.classification != ResourceClass::kGpuBusy || r.gpu_util_mean_pct < kGpuWellFedPct) return std::nullopt;
+  if (r.classification != ResourceClass::kGpuBusy || *r.gpu_util_mean_pct < kGpuWellFedPct) return std::nullopt;
   Finding f;
   f.id = "gpu_well_fed";
   f.severity = FindingSeverity::kNone;
-  f.share_pct = r.gpu_util_mean_pct;
+  f.share_pct = *r.gpu_util_mean_pct;
   f.title = fmt::format("the GPU is kept busy ({} mean utilisation{}): it is well fed and its own work sets the "
                         "pace; a utilisation log cannot say what that work is (profile a few steps)",
-                        Pct(r.gpu_util_mean_pct), StartupSuffix(r));
+                        Pct(*r.gpu_util_mean_pct), StartupSuffix(r));
   f.gain_upper_bound = 1.0;
   f.gain_text =
       "little idle time to recover; a utilisation log cannot say why the GPU is busy (which kernels, how well they "
       "use it, or whether it waits on collectives): profile a few steps to find out";
   AddGpuUtilEvidence(r, &f.evidence);
   for (const auto& g : r.gpus)
-    if (g.mem_total_bytes > 0 && !g.unused)
+    if (g.mem_total_bytes && !g.unused)  // with a total, used and its share are known too
       f.evidence.push_back({fmt::format("GPU {} memory peak", g.index),
-                            fmt::format("{} of {} ({})", GiB(g.mem_used_peak_bytes), GiB(g.mem_total_bytes), Pct(g.mem_used_peak_pct))});
+                            fmt::format("{} of {} ({})", GiB(*g.mem_used_peak_bytes), GiB(*g.mem_total_bytes), Pct(*g.mem_used_peak_pct))});
   f.evidence.push_back(SamplesEvidence(r));
   f.fix.summary =
       "The input keeps up; speed now comes from the GPU work itself. Profile a few steps to see which kernels "

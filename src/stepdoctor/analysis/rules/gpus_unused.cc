@@ -14,12 +14,12 @@ namespace stepdoctor::rules {
 std::optional<Finding> GpusUnused(const Signals& sig) {
   if (!sig.resources || sig.resources->classification != ResourceClass::kGpuUnused) return std::nullopt;
   const ResourceSignals& r = *sig.resources;
-  const bool util = std::any_of(r.gpus.begin(), r.gpus.end(), [](const GpuResource& g) { return g.has_util; });
+  const bool util = std::any_of(r.gpus.begin(), r.gpus.end(), [](const GpuResource& g) { return g.util_mean_pct.has_value(); });
   double mem_peak = 0, mem_total = 0, util_peak = 0;
   for (const auto& g : r.gpus) {
-    mem_peak = std::max(mem_peak, g.mem_used_peak_bytes);
-    mem_total = std::max(mem_total, g.mem_total_bytes);
-    util_peak = std::max(util_peak, g.util_peak_pct);
+    mem_peak = std::max(mem_peak, g.mem_used_peak_bytes.value_or(0));
+    mem_total = std::max(mem_total, g.mem_total_bytes.value_or(0));  // 0: no GPU states a total
+    util_peak = std::max(util_peak, g.util_peak_pct.value_or(0));
   }
   const bool held = mem_peak >= kHeldMemoryBytes;  // a process sits on the GPU without running kernels
   const std::string gpus = r.gpus.size() == 1 ? "the GPU" : fmt::format("the {} GPUs", r.gpus.size());

@@ -24,7 +24,7 @@ std::optional<Finding> IdleGpu(const Signals& sig) {
   f.share_pct = 100.0 * double(unused.size()) / double(r.gpus.size());  // of the GPUs sampled
   std::string names;
   for (size_t i = 0; i < unused.size(); ++i) names += fmt::format("{}{}", i ? ", " : "", unused[i]->index);
-  const bool by_memory = std::none_of(unused.begin(), unused.end(), [](const GpuResource* g) { return g->has_util; });
+  const bool by_memory = std::none_of(unused.begin(), unused.end(), [](const GpuResource* g) { return g->util_mean_pct.has_value(); });
   f.title = fmt::format("GPU{} {} sat idle ({}) while {} other GPU{} worked", unused.size() == 1 ? "" : "s", names,
                         by_memory ? fmt::format("no process held memory there: never {}", MemText(kNoProcessMemBytes))
                                   : fmt::format("utilisation never reached {:.0f}%", kUnusedGpuPeakPct),
@@ -35,22 +35,22 @@ std::optional<Finding> IdleGpu(const Signals& sig) {
       "batch or communication does not",
       f.gain_upper_bound, r.gpus.size());
   for (const GpuResource* g : unused) {
-    if (!g->has_util) {  // told unused by its memory (ResourceSignals::gpus)
+    if (!g->util_mean_pct) {  // told unused by its memory (ResourceSignals::gpus)
       f.evidence.push_back({fmt::format("GPU {}", g->index),
                             fmt::format("no utilisation sampled; {}: no process holds memory there", GpuMemoryAndPowerText(*g))});
       continue;
     }
-    std::string mem = g->mem_total_bytes > 0 ? fmt::format(", memory used peak {} of {}", GiB(g->mem_used_peak_bytes),
-                                                           GiB(g->mem_total_bytes))
-                                             : "";
-    std::string held = g->mem_used_peak_bytes >= kHeldMemoryBytes
+    std::string mem = g->mem_used_peak_bytes && g->mem_total_bytes
+                          ? fmt::format(", memory used peak {} of {}", GiB(*g->mem_used_peak_bytes), GiB(*g->mem_total_bytes))
+                          : "";
+    std::string held = g->mem_used_peak_bytes.value_or(0) >= kHeldMemoryBytes
                            ? ": a process holds memory there but runs nothing (a rank waiting, or weights placed "
                              "but never computed on)"
                            : "";
     f.evidence.push_back({fmt::format("GPU {}", g->index),
-                          fmt::format("mean {:.1f}%, peak {:.0f}%{}{}", g->util_mean_pct, g->util_peak_pct, mem, held)});
+                          fmt::format("mean {:.1f}%, peak {:.0f}%{}{}", *g->util_mean_pct, *g->util_peak_pct, mem, held)});
   }
-  if (r.gpu_util_mean_pct >= 0) f.evidence.push_back({"GPU utilisation", GpuUtilText(r)});
+  if (r.gpu_util_mean_pct) f.evidence.push_back({"GPU utilisation", GpuUtilText(r)});
   f.evidence.push_back(SamplesEvidence(r));
   f.fix.summary = fmt::format(
       "Check that the job is launched on every GPU it was given: CUDA_VISIBLE_DEVICES (and the scheduler's GPU "

@@ -10,12 +10,13 @@ namespace stepdoctor::rules {
 std::optional<Finding> LowGpuUtilisation(const Signals& sig) {
   if (!sig.resources || sig.resources->classification != ResourceClass::kGpuLow) return std::nullopt;
   const ResourceSignals& r = *sig.resources;
-  const bool host_data = r.has_tree || r.has_machine_cpu;
+  const bool host_data = r.tree_cpu_mean_pct || r.cpu_mean_pct;
+  const double util = *r.gpu_util_mean_pct;  // kGpuLow is decided on it
   Finding f;
   f.id = "low_gpu_utilisation";
   f.severity = FindingSeverity::kHigh;
-  f.share_pct = 100.0 - r.gpu_util_mean_pct;
-  f.title = fmt::format("the GPU is busy only {} of the time{}", Pct(r.gpu_util_mean_pct), StartupSuffix(r));
+  f.share_pct = 100.0 - util;
+  f.title = fmt::format("the GPU is busy only {} of the time{}", Pct(util), StartupSuffix(r));
   f.gain_upper_bound = GainIfRemoved(f.share_pct);
   f.gain_text = fmt::format("up to {:.1f}x if the GPU were kept busy; {}", f.gain_upper_bound,
                             host_data ? "the host data shows no saturated CPU or disk, so the wait is elsewhere "
@@ -23,10 +24,10 @@ std::optional<Finding> LowGpuUtilisation(const Signals& sig) {
                                       : "the log has no CPU or disk data to say what it waits on");
   AddGpuUtilEvidence(r, &f.evidence);
   for (const auto& g : r.gpus)
-    if (g.mem_total_bytes > 0)
+    if (g.mem_total_bytes)  // with a total, used and its share are known too
       f.evidence.push_back({fmt::format("GPU {} memory peak", g.index),
-                            fmt::format("{} of {} ({})", GiB(g.mem_used_peak_bytes), GiB(g.mem_total_bytes), Pct(g.mem_used_peak_pct))});
-  if (r.has_tree) f.evidence.push_back({"job's CPU use", Cores(r.tree_cpu_mean_pct)});
+                            fmt::format("{} of {} ({})", GiB(*g.mem_used_peak_bytes), GiB(*g.mem_total_bytes), Pct(*g.mem_used_peak_pct))});
+  if (r.tree_cpu_mean_pct) f.evidence.push_back({"job's CPU use", Cores(*r.tree_cpu_mean_pct)});
   f.evidence.push_back(SamplesEvidence(r));
   f.fix.summary =
       "Find what the GPU waits on: run the job under `stepdoctor run -- ...` (CPU and disk alongside the GPU) "

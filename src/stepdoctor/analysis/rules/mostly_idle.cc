@@ -17,9 +17,9 @@ std::optional<Finding> MostlyIdle(const Signals& sig) {
   f.title = "the job was idle: no CPU, disk or GPU work to speak of";
   f.gain_upper_bound = 1.0;
   f.gain_text = "unknown: what the job waits on is not on this machine's counters";
-  if (r.has_tree) f.evidence.push_back({"job's CPU use", Cores(r.tree_cpu_mean_pct)});
-  else f.evidence.push_back({"machine CPU busy", Pct(r.cpu_mean_pct)});
-  if (r.gpu_util_mean_pct >= 0) f.evidence.push_back({"GPU utilisation", GpuUtilText(r)});
+  if (r.tree_cpu_mean_pct) f.evidence.push_back({"job's CPU use", Cores(*r.tree_cpu_mean_pct)});
+  else if (r.cpu_mean_pct) f.evidence.push_back({"machine CPU busy", Pct(*r.cpu_mean_pct)});
+  if (r.gpu_util_mean_pct) f.evidence.push_back({"GPU utilisation", GpuUtilText(r)});
   AddStorageEvidence(r, &f.evidence);
   f.evidence.push_back(SamplesEvidence(r));
   f.fix.summary =

@@ -12,21 +12,23 @@ namespace stepdoctor::rules {
 std::optional<Finding> PeriodicUtilisationDips(const Signals& sig) {
   if (!sig.resources) return std::nullopt;
   const ResourceSignals& r = *sig.resources;
-  if (!r.times_known) return std::nullopt;  // a period in seconds needs the samples' times
-  if (r.dip_baseline_pct < kDipBaselineMinPct || r.dip_count < kDipMinCount || r.dip_period_cv > kDipMaxPeriodCv)
+  if (!r.times_known || !r.dips) return std::nullopt;  // a period in seconds needs the samples' times
+  const UtilisationDips& d = *r.dips;
+  if (d.baseline_pct < kDipBaselineMinPct || d.count < kDipMinCount || !d.period_cv || *d.period_cv > kDipMaxPeriodCv)
     return std::nullopt;
+  const double period_s = *d.period_s, mean_s = d.mean_s.value_or(0);  // both known with kDipMinCount dips
   Finding f;
   f.id = "periodic_utilisation_dips";
-  f.severity = r.dip_share_pct >= kDipModerateSharePct ? FindingSeverity::kModerate : FindingSeverity::kLow;
-  f.share_pct = r.dip_share_pct;
+  f.severity = d.share_pct >= kDipModerateSharePct ? FindingSeverity::kModerate : FindingSeverity::kLow;
+  f.share_pct = d.share_pct;
   f.title = fmt::format("{} drops every {:.0f} s for about {:.0f} s ({} of the time): checkpoints or evaluation",
-                        r.dip_series, r.dip_period_s, r.dip_mean_s, Pct(r.dip_share_pct));
-  f.gain_upper_bound = GainIfRemoved(r.dip_share_pct);
+                        d.series, period_s, mean_s, Pct(d.share_pct));
+  f.gain_upper_bound = GainIfRemoved(d.share_pct);
   f.gain_text = GainText(f.gain_upper_bound, "if the pauses were overlapped with training or made rarer");
-  f.evidence.push_back({"series", fmt::format("{} (median {:.0f})", r.dip_series, r.dip_baseline_pct)});
-  f.evidence.push_back({"dips", fmt::format("{} dips below {:.0f}, every {:.1f} s (spacing varies {:.0f}%)", r.dip_count,
-                                            r.dip_baseline_pct * kDipFraction, r.dip_period_s, 100 * r.dip_period_cv)});
-  f.evidence.push_back({"mean dip length", fmt::format("{:.1f} s", r.dip_mean_s)});
+  f.evidence.push_back({"series", fmt::format("{} (median {:.0f})", d.series, d.baseline_pct)});
+  f.evidence.push_back({"dips", fmt::format("{} dips below {:.0f}, every {:.1f} s (spacing varies {:.0f}%)", d.count,
+                                            d.baseline_pct * kDipFraction, period_s, 100 * *d.period_cv)});
+  f.evidence.push_back({"mean dip length", fmt::format("{:.1f} s", mean_s)});
   f.evidence.push_back(SamplesEvidence(r));
   f.fix.summary =
       "Match the period to what the script does on a schedule (checkpoint, validation, logging) and make it "

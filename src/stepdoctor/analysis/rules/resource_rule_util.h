@@ -26,28 +26,29 @@ inline std::string MemText(double bytes) {
   return bytes < 1024.0 * 1024 * 1024 ? fmt::format("{:.0f} MiB", bytes / (1024.0 * 1024)) : GiB(bytes);
 }
 
+// "31.2% mean over 4 GPUs (GPU 0 30%, ...)". REQUIRED: r.gpu_util_mean_pct has a value.
 inline std::string GpuUtilText(const ResourceSignals& r) {
   std::vector<const GpuResource*> sampled;  // GPUs with a utilisation series
   for (const auto& g : r.gpus)
-    if (g.has_util) sampled.push_back(&g);
-  if (sampled.size() <= 1) return Pct(r.gpu_util_mean_pct);
+    if (g.util_mean_pct) sampled.push_back(&g);
+  const double mean = r.gpu_util_mean_pct.value_or(0);
+  if (sampled.size() <= 1) return Pct(mean);
   // The mean is over the GPUs in use when some are unused (see ResourceSignals).
   int in_use = 0;
   for (const GpuResource* g : sampled) in_use += !g->unused;
   const bool some_unused = in_use > 0 && size_t(in_use) < sampled.size();
-  std::string s = some_unused ? fmt::format("{} mean over the {} GPU{} in use (", Pct(r.gpu_util_mean_pct), in_use,
-                                            in_use == 1 ? "" : "s")
-                              : fmt::format("{} mean over {} GPUs (", Pct(r.gpu_util_mean_pct), sampled.size());
+  std::string s = some_unused ? fmt::format("{} mean over the {} GPU{} in use (", Pct(mean), in_use, in_use == 1 ? "" : "s")
+                              : fmt::format("{} mean over {} GPUs (", Pct(mean), sampled.size());
   for (size_t i = 0; i < sampled.size() && i < 8; ++i)
-    s += fmt::format("{}GPU {} {:.0f}%{}", i ? ", " : "", sampled[i]->index, sampled[i]->util_mean_pct,
+    s += fmt::format("{}GPU {} {:.0f}%{}", i ? ", " : "", sampled[i]->index, *sampled[i]->util_mean_pct,
                      some_unused && sampled[i]->unused ? " unused" : "");
   return s + (sampled.size() > 8 ? ", ...)" : ")");
 }
 
 // " (40.8% after a 9.2 s start-up)" where the log opens with one (ResourceSignals::gpu_startup).
 inline std::string StartupSuffix(const ResourceSignals& r) {
-  const GpuStartup& s = r.gpu_startup;
-  if (s.samples == 0) return "";
+  if (!r.gpu_startup) return "";
+  const GpuStartup& s = *r.gpu_startup;
   return r.times_known ? fmt::format(" ({} after a {:.1f} s start-up)", Pct(s.util_after_pct), s.duration_s)
                        : fmt::format(" ({} after a start-up of {} samples)", Pct(s.util_after_pct), s.samples);
 }
@@ -56,16 +57,16 @@ inline std::string StartupSuffix(const ResourceSignals& r) {
 // and the utilisation after a start-up stretch, where the log opens with one.
 inline void AddGpuUtilEvidence(const ResourceSignals& r, std::vector<EvidenceItem>* ev) {
   ev->push_back({"GPU utilisation", GpuUtilText(r)});
-  if (r.gpu_util_median_pct >= 0) ev->push_back({"median GPU utilisation", Pct(r.gpu_util_median_pct)});
-  if (r.gpu_util_below_low_pct >= 0)
-    ev->push_back({fmt::format("samples under {:.0f}% utilisation", kGpuLowUtilPct), Pct(r.gpu_util_below_low_pct)});
-  if (const GpuStartup& s = r.gpu_startup; s.samples > 0) {
+  if (r.gpu_util_median_pct) ev->push_back({"median GPU utilisation", Pct(*r.gpu_util_median_pct)});
+  if (r.gpu_util_below_low_pct)
+    ev->push_back({fmt::format("samples under {:.0f}% utilisation", kGpuLowUtilPct), Pct(*r.gpu_util_below_low_pct)});
+  if (r.gpu_startup) {
+    const GpuStartup& s = *r.gpu_startup;
     std::string span = r.times_known ? fmt::format("the first {} samples ({:.1f} s)", s.samples, s.duration_s)
                                      : fmt::format("the first {} samples", s.samples);
-    std::string mem = s.mem_from_bytes < 0         ? ""
-                      : s.mem_to_bytes > s.mem_from_bytes ? fmt::format(" while memory grew from {} to {}", MemText(s.mem_from_bytes),
-                                                                        MemText(s.mem_to_bytes))
-                                                  : "";
+    std::string mem = s.mem_from_bytes && s.mem_to_bytes && *s.mem_to_bytes > *s.mem_from_bytes
+                          ? fmt::format(" while memory grew from {} to {}", MemText(*s.mem_from_bytes), MemText(*s.mem_to_bytes))
+                          : "";
     ev->push_back({"GPU utilisation after start-up",
                    fmt::format("{} ({} below {:.0f}%{}: the job starting, not its steps; the figures above include it)",
                                Pct(s.util_after_pct), span, kIdleGpuUtilPct, mem)});
@@ -76,27 +77,39 @@ inline void AddGpuUtilEvidence(const ResourceSignals& r, std::vector<EvidenceIte
 // utilisation says about one GPU.
 inline std::string GpuMemoryAndPowerText(const GpuResource& g) {
   std::string s;
-  if (g.has_mem_used)
-    s = g.mem_total_bytes > 0 ? fmt::format("memory used peak {} of {}", MemText(g.mem_used_peak_bytes), MemText(g.mem_total_bytes))
-                              : fmt::format("memory used peak {}", MemText(g.mem_used_peak_bytes));
-  else if (g.mem_used_peak_pct >= 0)
-    s = fmt::format("memory used peak {}", Pct(g.mem_used_peak_pct));
-  if (g.power_mean_w >= 0)
-    s += fmt::format("{}power {:.1f} W{}", s.empty() ? "" : ", ", g.power_mean_w,
-                     g.power_limit_w > 0 ? fmt::format(" of its {:.0f} W limit", g.power_limit_w) : "");
+  if (g.mem_used_peak_bytes)
+    s = g.mem_total_bytes ? fmt::format("memory used peak {} of {}", MemText(*g.mem_used_peak_bytes), MemText(*g.mem_total_bytes))
+                          : fmt::format("memory used peak {}", MemText(*g.mem_used_peak_bytes));
+  else if (g.mem_used_peak_pct)
+    s = fmt::format("memory used peak {}", Pct(*g.mem_used_peak_pct));
+  if (g.power_mean_w)
+    s += fmt::format("{}power {:.1f} W{}", s.empty() ? "" : ", ", *g.power_mean_w,
+                     g.power_limit_w ? fmt::format(" of its {:.0f} W limit", *g.power_limit_w) : "");
   return s;
 }
 
-// Evidence lines for whichever storage indicators were recorded.
+// "12.0 MB/s", "?" where not sampled: a pair on one line keeps its place.
+inline std::string MBpsOr(const std::optional<double>& bytes_per_s) { return bytes_per_s ? MBps(*bytes_per_s) : "?"; }
+inline std::string PctOr(const std::optional<double>& pct) { return pct ? Pct(*pct) : "?"; }
+
+// Evidence lines for whichever storage indicators were recorded (a line only where one of its
+// figures was sampled; an unsampled one reads "?", never 0).
 inline void AddStorageEvidence(const ResourceSignals& r, std::vector<EvidenceItem>* ev) {
-  if (r.has_tree)
-    ev->push_back({"job's disk reads / writes", fmt::format("{} / {}", MBps(r.tree_read_bytes_per_s), MBps(r.tree_write_bytes_per_s))});
-  if (r.has_tree) ev->push_back({"samples with a process waiting on disk (D state)", Pct(r.tree_blocked_pct)});
-  if (r.has_disk)
-    ev->push_back({"disks: reads / writes / busiest disk busy", fmt::format("{} / {} / {}", MBps(r.disk_read_bytes_per_s),
-                                                                            MBps(r.disk_write_bytes_per_s), Pct(r.disk_util_mean_pct))});
-  if (r.has_machine_cpu) ev->push_back({"CPU iowait (machine)", Pct(r.iowait_mean_pct)});
-  if (r.has_psi) ev->push_back({"I/O pressure (PSI some)", Pct(r.psi_io_some_mean_pct)});
+  if (r.tree_read_bytes_per_s || r.tree_write_bytes_per_s)
+    ev->push_back({"job's disk reads / writes", fmt::format("{} / {}", MBpsOr(r.tree_read_bytes_per_s), MBpsOr(r.tree_write_bytes_per_s))});
+  if (r.tree_blocked_pct) ev->push_back({"samples with a process waiting on disk (D state)", Pct(*r.tree_blocked_pct)});
+  if (r.disk_read_bytes_per_s || r.disk_write_bytes_per_s || r.disk_util_mean_pct)
+    ev->push_back({"disks: reads / writes / busiest disk busy",
+                   fmt::format("{} / {} / {}", MBpsOr(r.disk_read_bytes_per_s), MBpsOr(r.disk_write_bytes_per_s),
+                               PctOr(r.disk_util_mean_pct))});
+  if (r.iowait_mean_pct) ev->push_back({"CPU iowait (machine)", Pct(*r.iowait_mean_pct)});
+  if (r.psi_io_some_mean_pct) ev->push_back({"I/O pressure (PSI some)", Pct(*r.psi_io_some_mean_pct)});
+}
+
+// "processes / threads (peak)" where both were sampled.
+inline void AddTreeSizeEvidence(const ResourceSignals& r, std::vector<EvidenceItem>* ev) {
+  if (r.tree_procs_max && r.tree_threads_max)
+    ev->push_back({"processes / threads (peak)", fmt::format("{:.0f} / {:.0f}", *r.tree_procs_max, *r.tree_threads_max)});
 }
 
 }  // namespace stepdoctor::rules

@@ -14,22 +14,23 @@ namespace stepdoctor::rules {
 std::optional<Finding> SerialCpuPipeline(const Signals& sig) {
   if (!sig.resources || sig.resources->classification != ResourceClass::kSerialCpu) return std::nullopt;
   const ResourceSignals& r = *sig.resources;
+  const int cores = r.cores.value_or(0);  // known: kSerialCpu needs one core saturated of two or more
   Finding f;
   f.id = "serial_cpu_pipeline";
-  f.severity = r.cores >= kSerialCpuHighCores ? FindingSeverity::kHigh : FindingSeverity::kModerate;
+  f.severity = cores >= kSerialCpuHighCores ? FindingSeverity::kHigh : FindingSeverity::kModerate;
   // The idle share of the machine's CPU capacity.
-  f.share_pct = r.cores > 0 ? 100.0 * (r.cores - 1) / r.cores : 0;
+  f.share_pct = cores > 0 ? 100.0 * (cores - 1) / cores : 0;
   f.title = fmt::format("the job is CPU-bound on one core: it does all the work while {} other core{} idle{}",
-                        r.cores - 1, r.cores == 2 ? "" : "s", r.cores == 2 ? "s" : "");
-  f.gain_upper_bound = std::max(1.0, double(r.cores));
+                        cores - 1, cores == 2 ? "" : "s", cores == 2 ? "s" : "");
+  f.gain_upper_bound = std::max(1.0, double(cores));
   f.gain_text = fmt::format(
       "up to {:.0f}x on {} cores if the work split perfectly; Amdahl's law (the part that stays serial) gives less",
-      f.gain_upper_bound, r.cores);
-  if (r.has_tree) f.evidence.push_back({"job's CPU use", Cores(r.tree_cpu_mean_pct)});
-  if (r.tree_cpu_wait_mean_pct >= kCpuWaitEvidencePct)
-    f.evidence.push_back({"job waiting for a CPU (taken by other processes)", Cores(r.tree_cpu_wait_mean_pct)});
-  if (r.other_cores_busy_pct >= 0) f.evidence.push_back({"other cores busy (mean)", Pct(r.other_cores_busy_pct)});
-  if (r.has_tree) f.evidence.push_back({"processes / threads (peak)", fmt::format("{:.0f} / {:.0f}", r.tree_procs_max, r.tree_threads_max)});
+      f.gain_upper_bound, cores);
+  if (r.tree_cpu_mean_pct) f.evidence.push_back({"job's CPU use", Cores(*r.tree_cpu_mean_pct)});
+  if (r.tree_cpu_wait_mean_pct && *r.tree_cpu_wait_mean_pct >= kCpuWaitEvidencePct)
+    f.evidence.push_back({"job waiting for a CPU (taken by other processes)", Cores(*r.tree_cpu_wait_mean_pct)});
+  if (r.other_cores_busy_pct) f.evidence.push_back({"other cores busy (mean)", Pct(*r.other_cores_busy_pct)});
+  AddTreeSizeEvidence(r, &f.evidence);
   f.evidence.push_back(SamplesEvidence(r));
   f.fix.summary =
       "Run data loading and preprocessing in parallel with the model step, and let the framework use every "

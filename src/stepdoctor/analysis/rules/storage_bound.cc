@@ -13,21 +13,24 @@ namespace stepdoctor::rules {
 std::optional<Finding> StorageBound(const Signals& sig) {
   if (!sig.resources || sig.resources->classification != ResourceClass::kStorageBound) return std::nullopt;
   const ResourceSignals& r = *sig.resources;
-  const bool gpu = r.gpu_util_mean_pct >= 0;
+  const bool gpu = r.gpu_util_mean_pct.has_value();
   Finding f;
   f.id = "storage_bound";
   f.severity = FindingSeverity::kHigh;
-  // The time the job's compute waits: GPU idle share, or (CPU-only) the share of one core unused.
-  f.share_pct = gpu ? 100.0 - r.gpu_util_mean_pct : std::clamp(100.0 - r.tree_cpu_mean_pct, 0.0, 100.0);
+  // The time the job's compute waits: GPU idle share, or (CPU-only) the share of one core the
+  // tree leaves unused, else (no tree sampled) the share of the machine's CPU left idle;
+  // kStorageBound without a GPU needs one of the two.
+  f.share_pct = gpu ? 100.0 - *r.gpu_util_mean_pct
+                    : std::clamp(100.0 - r.tree_cpu_mean_pct.value_or(r.cpu_mean_pct.value_or(0)), 0.0, 100.0);
   f.title = gpu ? fmt::format("the GPU is busy only {} and the CPU is not the limit: the job waits on storage",
-                              Pct(r.gpu_util_mean_pct))
+                              Pct(*r.gpu_util_mean_pct))
                 : "the CPU is mostly idle while the job reads or writes storage: I/O is the bottleneck";
   f.gain_upper_bound = GainIfRemoved(f.share_pct);
   f.gain_text = fmt::format("up to {:.1f}x if I/O were fully overlapped with compute; less when the data must "
                             "come from this disk at its current speed",
                             f.gain_upper_bound);
   if (gpu) f.evidence.push_back({"GPU utilisation", GpuUtilText(r)});
-  if (r.has_tree) f.evidence.push_back({"job's CPU use", Cores(r.tree_cpu_mean_pct)});
+  if (r.tree_cpu_mean_pct) f.evidence.push_back({"job's CPU use", Cores(*r.tree_cpu_mean_pct)});
   AddStorageEvidence(r, &f.evidence);
   f.evidence.push_back(SamplesEvidence(r));
   f.fix.summary =

@@ -121,7 +121,12 @@ class Tokenizer {
   }
 
   Step Start() {
-    if (w_.hi - w_.lo >= 3 && std::memcmp(d() + w_.lo, "\xEF\xBB\xBF", 3) == 0) w_.lo += 3;  // BOM
+    static constexpr char kBom[] = "\xEF\xBB\xBF";
+    const size_t n = w_.hi - w_.lo;
+    // A read that ends inside the BOM (a source handing out a byte or two at a time): wait for
+    // the rest rather than take its first byte for the start of something that is not JSON.
+    if (n < 3 && !w_.eof && std::memcmp(d() + w_.lo, kBom, n) == 0) return Step::kNeedMore;
+    if (n >= 3 && std::memcmp(d() + w_.lo, kBom, 3) == 0) w_.lo += 3;
     if (!SkipSpace(false)) return Step::kNeedMore;
     started_ = true;
     char c = d()[w_.lo];
