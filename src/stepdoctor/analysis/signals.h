@@ -103,6 +103,7 @@ struct WorkerStepFigures {
 struct TfSignals;        // analysis/tf_signals.h: tf.data, eager, precision, memory (TensorFlow)
 struct AppliedOptimizations;  // analysis/trace_to_applied_optimizations.h: graphs, compile, workers
 struct ResourceSignals;  // analysis/resource_signals.h: live samples and GPU logs
+struct InputLimitSignals;  // analysis/input_limit.h: the job's reads against its probed storage (--data)
 
 struct Signals {
   const Trace* trace = nullptr;
@@ -110,6 +111,7 @@ struct Signals {
   const TfSignals* tf = nullptr;
   const ResourceSignals* resources = nullptr;
   const AppliedOptimizations* applied = nullptr;  // what the trace shows already in use
+  const InputLimitSignals* input_limit = nullptr;  // only where the dataset's storage was probed
   std::vector<WorkerStepFigures> workers;  // every worker with steps, when there are two or more
   std::vector<DeviceMemoryPeak> memory;    // PyTorch allocator peaks per GPU (profile_memory)
 };
