@@ -243,11 +243,12 @@ Result<IoBenchReport> RunIoBench(const IoBenchOptions& o) {
     if (!pieces.empty()) r.phases.push_back(RunPhase(kPhaseSequential, pieces, n, budget, r.cold, o));
     if (!small_items.empty()) r.phases.push_back(RunPhase(kPhaseSmallFiles, small_items, n, budget, r.cold, o));
   }
-  if (o.samples_per_s > 0) {
+  if (o.samples_per_s > 0 || o.need_mb_per_s > 0) {
     IoBenchNeed need;
-    need.samples_per_s = o.samples_per_s;
     need.bytes_per_sample = o.bytes_per_sample > 0 ? o.bytes_per_sample : r.mean_file_bytes;
-    need.mb_per_s = need.samples_per_s * need.bytes_per_sample / 1e6;
+    need.samples_per_s = o.samples_per_s > 0 ? o.samples_per_s : o.need_mb_per_s * 1e6 / need.bytes_per_sample;
+    need.mb_per_s = o.samples_per_s > 0 ? need.samples_per_s * need.bytes_per_sample / 1e6 : o.need_mb_per_s;
+    need.source = o.need_source;
     r.need = need;
   }
   ConcludeIoBench(&r);
