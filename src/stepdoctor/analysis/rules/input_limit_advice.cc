@@ -98,13 +98,13 @@ void StorageFix(const InputLimitSignals& s, Finding* f) {
       "# more reads in flight: each worker process reads on its own\n"
       "loader = torch.utils.data.DataLoader(dataset, batch_size=batch_size, num_workers=16,\n"
       "                                     prefetch_factor=8, pin_memory=True, persistent_workers=True)\n" +
-      std::string(small ? "# fewer, larger files: stepdoctor tfrecord pack DIR -o shards, read as an IterableDataset\n"
-                        : "# cache: copy the data to local disk (or memory) once per job\n");
+      std::string(small ? "# fewer, larger files: stepdoctor tfrecord pack DIR -o shards, read as an IterableDataset"
+                        : "# cache: copy the data to local disk (or memory) once per job");
 }
 
 void CpuFix(const Signals& sig, const InputLimitSignals& s, Finding* f) {
   const bool workers = sig.applied && sig.applied->loader_workers;
-  f->fix.summary = fmt::format("The CPU is the limit, not storage: it delivers {:.2f}x what steps without input wait "
+  f->fix.summary = fmt::format("The CPU is the limit, not storage: storage delivers {:.2f}x what steps without input wait "
                                "read. Decode and augment in {}parallel workers, make each sample cheaper (decode once and "
                                "cache, augment on the GPU), and prefetch.",
                                s.headroom, workers ? "more " : "");
