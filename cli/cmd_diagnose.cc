@@ -3,6 +3,7 @@
 
 #include "commands.h"
 #include "stepdoctor/analysis/analyze.h"
+#include "data_probe.h"
 #include "stepdoctor/importers/import_paths.h"
 #include "stepdoctor/render/render.h"
 
@@ -12,6 +13,7 @@ namespace {
 struct DiagnoseArgs {
   std::vector<std::string> paths;
   ReportCliOptions report;
+  DataProbeCli data;
 };
 
 }  // namespace
@@ -24,11 +26,13 @@ std::optional<Report> DiagnosePaths(const std::vector<std::string>& paths, const
   }
   auto imported = ImportForCommand(paths, out.run, out.fall_back_to_first);
   if (!imported) return std::nullopt;
-  Report report = AnalyzeTrace(imported->trace);
+  std::optional<Report> report = AnalyzeTrace(imported->trace);
+  if (!out.data.dir.empty()) report = DiagnoseWithData(imported->trace, out.data, std::move(*report));
+  if (!report) return std::nullopt;
   RenderOptions ro;
   ro.color = ColorWanted(out.format, out.output);
   ro.width = out.width;
-  if (!WriteOutput(render(report, ro), out.output)) return std::nullopt;
+  if (!WriteOutput(render(*report, ro), out.output)) return std::nullopt;
   return report;
 }
 
@@ -38,6 +42,7 @@ std::function<int()> SetupDiagnose(CLI::App& sub) {
                                     "GPU logs)")
       ->required();
   AddReportCliOptions(sub, &a->report, RendererNames(), "input_bound>=moderate or 'host_bound.share>30%'");
+  AddDataProbeOptions(sub, &a->data);
   return [a]() -> int {
     const ReportCliOptions& o = a->report;
     if (!FindRenderer(o.format)) {
@@ -49,7 +54,14 @@ std::function<int()> SetupDiagnose(CLI::App& sub) {
       PrintError(fail_on.message());
       return kExitBadInput;
     }
-    std::optional<Report> report = DiagnosePaths(a->paths, {o.format, o.output, o.run, o.width});
+    if (!CheckDataProbeOptions(a->data)) return kExitBadInput;
+    DiagnoseOutput out;
+    out.format = o.format;
+    out.output = o.output;
+    out.run = o.run;
+    out.width = o.width;
+    out.data = a->data;
+    std::optional<Report> report = DiagnosePaths(a->paths, out);
     if (!report) return kExitBadInput;
     return CheckFailOn(*fail_on, *report, nullptr);
   };

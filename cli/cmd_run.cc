@@ -21,6 +21,7 @@ struct RunArgs {
   std::vector<std::string> command;
   std::string logdir;
   LiveCliOptions live;
+  DataProbeCli data;
 };
 
 // The status line redraws in place on a terminal; elsewhere nothing is printed.
@@ -81,7 +82,9 @@ std::function<int()> SetupRun(CLI::App& sub) {
   sub.add_option("command", a->command, "the training command and its arguments, after --")->required();
   sub.add_option("--logdir", a->logdir, "a profile or TensorBoard logdir the job writes: diagnosed with the samples");
   AddLiveCliOptions(sub, &a->live);
+  AddDataProbeOptions(sub, &a->data);
   return [a]() -> int {
+    if (!CheckDataProbeOptions(a->data)) return kExitBadInput;  // before the job runs
     live::LiveSessionOptions so;
     if (!MakeLiveSessionOptions(a->live, &so)) return kExitBadInput;
     so.command = a->command;
@@ -115,6 +118,7 @@ std::function<int()> SetupRun(CLI::App& sub) {
     out.format = a->live.format;
     out.width = a->live.width;
     out.fall_back_to_first = true;  // the samples alone, when the logdir beside them is unusable
+    out.data = a->data;
     if (!DiagnosePaths(inputs, out))
       PrintError("no diagnosis of " + samples_path + "; the exit status is the command's (" + std::to_string(exit_code) + ")");
     return exit_code;

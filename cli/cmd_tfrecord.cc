@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "stepdoctor/core/byte_size.h"
+#include "stepdoctor/render/tfrecord_json.h"
 #include "stepdoctor/tfrecord/tfrecord_inspect.h"
 #include "stepdoctor/tfrecord/tfrecord_pack.h"
 #include "stepdoctor/tfrecord/tfrecord_verify.h"
@@ -41,15 +42,36 @@ const char* ProblemText(Problem p) {
   return "";
 }
 
-std::optional<std::vector<std::string>> Expand(const std::vector<std::string>& paths) {
-  size_t passed_over = 0;
-  auto files = ExpandTfRecordPaths(paths, &passed_over);
+// `json`: the count of files passed over goes into the JSON, not a note on stdout.
+std::optional<std::vector<std::string>> Expand(const std::vector<std::string>& paths, bool json, size_t* passed_over) {
+  auto files = ExpandTfRecordPaths(paths, passed_over);
   if (!files.ok()) {
     PrintError(files.message());
     return std::nullopt;
   }
-  if (passed_over > 0) std::printf("note: passed over %zu files in the folders that are not TFRecord\n", passed_over);
+  if (*passed_over > 0 && !json)
+    std::printf("note: passed over %zu files in the folders that are not TFRecord\n", *passed_over);
   return std::move(files).value();
+}
+
+bool CheckFormat(const std::string& format) {
+  if (format == "text" || format == "json") return true;
+  PrintError("--format: text or json");
+  return false;
+}
+
+// A file that cannot be read at all: its one-line error on stderr, and exit status 2.
+int UnreadableStatus(const std::vector<VerifyResult>& files) {
+  int rc = kExitOk;
+  for (const auto& v : files) {
+    if (!v.error.ok()) {
+      PrintError(v.error.message());
+      rc = kExitBadInput;
+    } else if (!v.ok() && rc == kExitOk) {
+      rc = kExitFailOn;
+    }
+  }
+  return rc;
 }
 
 // Prints one file's problems; returns the exit status it implies.
@@ -74,12 +96,18 @@ int PrintFile(const VerifyResult& v, bool print_ok) {
   return kExitFailOn;
 }
 
-int RunVerify(const std::vector<std::string>& paths, int threads, bool quiet) {
-  auto files = Expand(paths);
+int RunVerify(const std::vector<std::string>& paths, int threads, bool quiet, const std::string& format) {
+  if (!CheckFormat(format)) return kExitBadInput;
+  size_t passed_over = 0;
+  auto files = Expand(paths, format == "json", &passed_over);
   if (!files) return kExitBadInput;
   auto t0 = std::chrono::steady_clock::now();
   auto results = VerifyFiles(*files, threads > 0 ? threads : WorkerThreads());
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (format == "json") {
+    std::fputs(RenderVerifyJson(results, s, passed_over).c_str(), stdout);
+    return UnreadableStatus(results);
+  }
   int rc = kExitOk;
   uint64_t records = 0, bytes = 0;
   size_t bad = 0;
@@ -95,12 +123,18 @@ int RunVerify(const std::vector<std::string>& paths, int threads, bool quiet) {
   return rc;
 }
 
-int RunInspect(const std::vector<std::string>& paths, uint64_t max_records) {
-  auto files = Expand(paths);
+int RunInspect(const std::vector<std::string>& paths, uint64_t max_records, const std::string& format) {
+  if (!CheckFormat(format)) return kExitBadInput;
+  size_t passed_over = 0;
+  auto files = Expand(paths, format == "json", &passed_over);
   if (!files) return kExitBadInput;
   InspectOptions o;
   o.max_records = max_records;
   InspectResult r = InspectFiles(*files, o);
+  if (format == "json") {
+    std::fputs(RenderInspectJson(r, passed_over).c_str(), stdout);
+    return UnreadableStatus(r.files);
+  }
   int rc = kExitOk;
   for (const auto& v : r.files) {
     std::printf("%s: %llu records, %s, compression %s\n", v.name.c_str(), static_cast<unsigned long long>(v.records),
@@ -215,7 +249,9 @@ std::function<int()> SetupTfrecord(CLI::App& sub) {
   auto max_records = std::make_shared<uint64_t>(0);
   inspect->add_option("paths", *ipaths, "TFRecord files or folders")->required();
   inspect->add_option("--max-records", *max_records, "decode at most this many records for the schema (0: all)");
-  inspect->callback([=] { *run = [=] { return RunInspect(*ipaths, *max_records); }; });
+  auto iformat = std::make_shared<std::string>("text");
+  inspect->add_option("-f,--format", *iformat, "output format: text|json");
+  inspect->callback([=] { *run = [=] { return RunInspect(*ipaths, *max_records, *iformat); }; });
 
   CLI::App* verify = sub.add_subcommand("verify", "check both CRC-32Cs of every record; exit 1 when any is bad");
   auto vpaths = std::make_shared<std::vector<std::string>>();
@@ -224,7 +260,9 @@ std::function<int()> SetupTfrecord(CLI::App& sub) {
   verify->add_option("paths", *vpaths, "TFRecord files or folders")->required();
   verify->add_option("--threads", *threads, "files verified at once (default: STEPDOCTOR_THREADS or the cores)");
   verify->add_flag("-q,--quiet", *quiet, "print only bad files and the summary");
-  verify->callback([=] { *run = [=] { return RunVerify(*vpaths, *threads, *quiet); }; });
+  auto vformat = std::make_shared<std::string>("text");
+  verify->add_option("-f,--format", *vformat, "output format: text|json");
+  verify->callback([=] { *run = [=] { return RunVerify(*vpaths, *threads, *quiet, *vformat); }; });
 
   CLI::App* pack = sub.add_subcommand("pack", "a folder of files into shuffled shards of tf.train.Example");
   auto p = std::make_shared<PackCli>();

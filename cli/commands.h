@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "data_probe.h"
 #include "stepdoctor/report/fail_on.h"
 
 namespace stepdoctor::live {
@@ -95,6 +96,7 @@ struct DiagnoseOutput {
   // When the import of all paths fails, say so in the same one-line error and diagnose the first
   // path alone (run's samples, when the logdir beside them is unusable).
   bool fall_back_to_first = false;
+  DataProbeCli data;  // --data DIR: probe the dataset's storage when input-bound (data_probe.h)
 };
 // The one import -> analyse -> render path, for diagnose and for the samples (plus a logdir)
 // of a finished run or watch session (defined in cmd_diagnose.cc). On an unknown format,

@@ -21,4 +21,19 @@ inline std::string Doc(const std::string& events, const std::string& top = "") {
          "\"args\":{\"name\":\"python\"}}" + events + "]}";
 }
 
+// A CPU-only training loop of `steps` ProfilerStep#N steps: each loads a batch from the DataLoader
+// for `load_ms` (in the training process, or from worker processes), then computes `compute_ms`.
+inline std::string DataLoaderLoop(int steps, double load_ms, double compute_ms, bool workers = false) {
+  const char* next = workers ? "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"
+                             : "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
+  std::string ev;
+  double t = 0, step = (load_ms + compute_ms) * 1000;
+  for (int i = 0; i < steps; ++i, t += step) {
+    ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, step);
+    if (load_ms > 0) ev += X("cpu_op", next, 1, 1, t, load_ms * 1000);
+    ev += X("cpu_op", "aten::addmm", 1, 1, t + load_ms * 1000, compute_ms * 1000);
+  }
+  return Doc(ev);
+}
+
 }  // namespace stepdoctor::testing

@@ -71,7 +71,7 @@ IoBenchReport Figures(double seq, double small_mb, double need_mb) {
   r.phases.push_back({kPhaseSequential, 1, 10, 80000000, 1, seq, 0});
   r.phases.push_back({kPhaseSmallFiles, 1, 1000, 4096000, 1, small_mb / 2, small_mb / 2 * 1e6 / 4096});
   r.phases.push_back({kPhaseSmallFiles, 2, 1000, 4096000, 1, small_mb, small_mb * 1e6 / 4096});
-  if (need_mb > 0) r.need = IoBenchNeed{need_mb * 1e6 / 4096, 4096, need_mb};
+  if (need_mb > 0) r.need = IoBenchNeed{need_mb * 1e6 / 4096, 4096, need_mb, "--samples-per-sec"};
   return r;
 }
 

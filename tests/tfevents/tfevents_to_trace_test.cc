@@ -40,6 +40,16 @@ TEST(TfEventsCrc, KnownVectorsAndBothPaths) {
   EXPECT_EQ(tfevents::Crc32c(s.substr(500), tfevents::Crc32c(s.substr(0, 500))), tfevents::Crc32c(s));
 }
 
+// Combining the CRCs of two pieces gives the CRC of the whole, at every split (pack's file checksum).
+TEST(TfEventsCrc, CombineEqualsOnePass) {
+  std::string s;
+  for (int i = 0; i < 70000; ++i) s.push_back(static_cast<char>(i * 131 + (i >> 7)));
+  for (size_t cut : {0u, 1u, 12u, 999u, 4096u, 65536u, 69999u, 70000u}) {
+    std::string_view a(s.data(), cut), b(s.data() + cut, s.size() - cut);
+    EXPECT_EQ(tfevents::Crc32cCombine(tfevents::Crc32c(a), tfevents::Crc32c(b), b.size()), tfevents::Crc32c(s)) << cut;
+  }
+}
+
 TEST(TfEventsImport, Tf1AndTf2Scalars) {
   EventFileWriter w;
   w.Scalar("loss", 10, 100.0, 0.5f).Scalar("loss", 20, 101.0, 0.25f);

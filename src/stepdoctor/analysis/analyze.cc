@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "stepdoctor/analysis/input_limit.h"
 #include "stepdoctor/analysis/interval_set.h"
 #include "stepdoctor/analysis/resource_signals.h"
 #include "stepdoctor/analysis/rule.h"
@@ -367,6 +368,13 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
   }
   std::unique_ptr<TfSignals> tf = ComputeTfSignals(trace, sig.steps);
   sig.tf = tf.get();
+  InputLimitSignals input_limit;
+  if (opts.storage) {
+    InputDemand demand = StepsToInputDemand(sig.steps, sig.resources, opts.samples_per_step);
+    input_limit = ComputeInputLimit(demand, *opts.storage, &applied, sig.tf, sig.resources,
+                                    {opts.data_readers, opts.bytes_per_sample});
+    sig.input_limit = &input_limit;
+  }
   r.findings = RunRules(sig, &r.diagnostics);
   const bool any_fix = std::any_of(r.findings.begin(), r.findings.end(),
                                    [](const Finding& f) { return FixForFinding(f.id) != nullptr; });

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "stepdoctor/model/trace.h"
+#include "stepdoctor/report/io_bench_report.h"
 #include "stepdoctor/report/report.h"
 
 namespace stepdoctor {
@@ -17,6 +18,13 @@ struct AnalyzeOptions {
   int lane_buckets = 600;   // busy intervals per lane after downsampling
   int cores = 0;            // CPU cores of the machine that ran the job, for predictions (0: from
                             // live samples where the input has them, else unknown)
+  // The input side (diagnose --data): what the storage under the dataset delivered, probed by the
+  // caller (iobench/storage_probe); null: not probed. With it, input_bound and
+  // tfdata_bottleneck_stage say whether storage or the CPU is the limit (analysis/input_limit).
+  const IoBenchReport* storage = nullptr;
+  double samples_per_step = 0;  // samples each step reads (the batch size); 0: unknown
+  double bytes_per_sample = 0;  // 0: the dataset's mean small-file size, an estimate
+  int data_readers = 0;         // the job's parallel readers; 0: from the trace
 };
 
 Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts = {});

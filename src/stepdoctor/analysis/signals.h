@@ -107,6 +107,7 @@ struct TfSignals;        // analysis/tf_signals.h: tf.data, eager, precision, me
 struct AppliedOptimizations;  // analysis/trace_to_applied_optimizations.h: graphs, compile, workers
 struct ResourceSignals;  // analysis/resource_signals.h: live samples and GPU logs
 struct CrossRank;        // analysis/trace_to_cross_rank.h: the ranks aligned at their collectives
+struct InputLimitSignals;  // analysis/input_limit.h: the job's reads against its probed storage (--data)
 
 struct Signals {
   const Trace* trace = nullptr;
@@ -114,6 +115,7 @@ struct Signals {
   const TfSignals* tf = nullptr;
   const ResourceSignals* resources = nullptr;
   const AppliedOptimizations* applied = nullptr;  // what the trace shows already in use
+  const InputLimitSignals* input_limit = nullptr;  // only where the dataset's storage was probed
   std::vector<WorkerStepFigures> workers;  // every worker with steps, when there are two or more
   const CrossRank* cross_rank = nullptr;   // with workers: their collectives matched and aligned (ranks[i] is workers[i])
   std::vector<DeviceMemoryPeak> memory;    // PyTorch allocator peaks per GPU (profile_memory)

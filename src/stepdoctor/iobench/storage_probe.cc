@@ -133,6 +133,7 @@ void ConcludeIoBench(IoBenchReport* r) {
   // Most of the bytes are in small files: what the job reads goes through the small-file path.
   bool mostly_small = r->mean_small_file_bytes * double(r->small_files) * 2 >= double(r->bytes);
   if (!mostly_small) r->packing_helps = false;  // already large files, whatever the penalty
+  r->read_path = mostly_small && r->small_mb_per_s ? kPhaseSmallFiles : kPhaseSequential;
   if (r->small_file_penalty) {
     if (mostly_small) r->packing_helps = *r->small_file_penalty >= kPackingHelpsPenalty;
     r->findings.push_back(fmt::format(
@@ -146,8 +147,8 @@ void ConcludeIoBench(IoBenchReport* r) {
         kLargeFileBytes >> 20));
   }
   if (r->need) {
-    bool small = mostly_small && r->small_mb_per_s;
-    const std::string kind = small ? kPhaseSmallFiles : kPhaseSequential;
+    bool small = r->read_path == kPhaseSmallFiles;
+    const std::string& kind = r->read_path;
     r->readers_needed = 0;
     for (const auto& p : r->phases)
       if (p.kind == kind && p.mb_per_s >= r->need->mb_per_s && (r->readers_needed == 0 || p.readers < r->readers_needed))
@@ -242,11 +243,12 @@ Result<IoBenchReport> RunIoBench(const IoBenchOptions& o) {
     if (!pieces.empty()) r.phases.push_back(RunPhase(kPhaseSequential, pieces, n, budget, r.cold, o));
     if (!small_items.empty()) r.phases.push_back(RunPhase(kPhaseSmallFiles, small_items, n, budget, r.cold, o));
   }
-  if (o.samples_per_s > 0) {
+  if (o.samples_per_s > 0 || o.need_mb_per_s > 0) {
     IoBenchNeed need;
-    need.samples_per_s = o.samples_per_s;
     need.bytes_per_sample = o.bytes_per_sample > 0 ? o.bytes_per_sample : r.mean_file_bytes;
-    need.mb_per_s = need.samples_per_s * need.bytes_per_sample / 1e6;
+    need.samples_per_s = o.samples_per_s > 0 ? o.samples_per_s : o.need_mb_per_s * 1e6 / need.bytes_per_sample;
+    need.mb_per_s = o.samples_per_s > 0 ? need.samples_per_s * need.bytes_per_sample / 1e6 : o.need_mb_per_s;
+    need.source = o.need_source;
     r.need = need;
   }
   ConcludeIoBench(&r);

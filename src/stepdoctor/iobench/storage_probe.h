@@ -24,6 +24,8 @@ struct IoBenchOptions {
   double duration_s = 10;     // the whole measurement, split over the phases
   bool cold = true;           // drop each file from the page cache before reading it
   double samples_per_s = 0;   // what the job needs (0: not compared)
+  double need_mb_per_s = 0;   // or what it needs in bytes (live samples of its reads); used without samples_per_s
+  std::string need_source = "--samples-per-sec";  // where the need came from, one line
   double bytes_per_sample = 0;// 0: the folder's mean file size
   uint64_t seed = 1;          // which small files are sampled
   // Called now and then with the phase name, elapsed and total milliseconds.

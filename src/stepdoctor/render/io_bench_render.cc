@@ -7,20 +7,22 @@
 namespace stepdoctor {
 namespace {
 
-std::string Size(double b) {
-  if (b >= 1e9) return fmt::format("{:.2f} GB", b / 1e9);
-  if (b >= 1e6) return fmt::format("{:.1f} MB", b / 1e6);
-  if (b >= 1e3) return fmt::format("{:.1f} KB", b / 1e3);
-  return fmt::format("{:.0f} B", b);
-}
-
 void Optional(JsonWriter& j, const char* key, const std::optional<double>& v, int decimals = 1) {
   j.Key(key);
   if (v) j.Number(*v, decimals);
   else j.Null();
 }
 
+std::string Size(double b) { return IoBenchSize(b); }
+
 }  // namespace
+
+std::string IoBenchSize(double b) {
+  if (b >= 1e9) return fmt::format("{:.2f} GB", b / 1e9);
+  if (b >= 1e6) return fmt::format("{:.1f} MB", b / 1e6);
+  if (b >= 1e3) return fmt::format("{:.1f} KB", b / 1e3);
+  return fmt::format("{:.0f} B", b);
+}
 
 std::string RenderIoBenchText(const IoBenchReport& r) {
   std::string out;
@@ -35,8 +37,8 @@ std::string RenderIoBenchText(const IoBenchReport& r) {
                        Size(double(p.bytes)), p.seconds, p.mb_per_s,
                        p.kind == kPhaseSmallFiles ? fmt::format("{:.0f}", p.files_per_s) : "-");
   if (r.need)
-    out += fmt::format("\njob needs: {:.0f} samples/s x {} = {:.1f} MB/s\n", r.need->samples_per_s,
-                       Size(r.need->bytes_per_sample), r.need->mb_per_s);
+    out += fmt::format("\njob needs: {:.0f} samples/s x {} = {:.1f} MB/s ({})\n", r.need->samples_per_s,
+                       Size(r.need->bytes_per_sample), r.need->mb_per_s, r.need->source);
   out += "\n";
   for (const auto& f : r.findings) out += "- " + f + "\n";
   return out;
@@ -78,6 +80,7 @@ std::string RenderIoBenchJson(const IoBenchReport& r) {
     j.Key("samples_per_s").Number(r.need->samples_per_s, 1);
     j.Key("bytes_per_sample").Number(r.need->bytes_per_sample, 0);
     j.Key("mb_per_s").Number(r.need->mb_per_s, 1);
+    j.Key("source").String(r.need->source);
     j.EndObject();
   } else {
     j.Null();
@@ -86,6 +89,7 @@ std::string RenderIoBenchJson(const IoBenchReport& r) {
   if (r.can_feed) j.Bool(*r.can_feed);
   else j.Null();
   j.Key("readers_needed").Int(r.readers_needed);
+  j.Key("read_path").String(r.read_path);
   j.Key("packing_helps");
   if (r.packing_helps) j.Bool(*r.packing_helps);
   else j.Null();

@@ -27,6 +27,7 @@ struct IoBenchNeed {
   double samples_per_s = 0;
   double bytes_per_sample = 0;  // given, or the folder's mean file size
   double mb_per_s = 0;          // what the job must read
+  std::string source;           // where samples_per_s came from: "--samples-per-sec", or a trace's steps
 };
 
 struct IoBenchReport {
@@ -48,6 +49,9 @@ struct IoBenchReport {
   std::optional<bool> can_feed;     // with `need`: the storage delivers it with readers_needed readers
   int readers_needed = 0;           // fewest readers measured that deliver `need`; 0: none did
   std::optional<bool> packing_helps;// the data is small files and the penalty is large enough
+  // The read path most of the bytes take: kPhaseSmallFiles or kPhaseSequential; what the job's
+  // rate is compared with (set by ConcludeIoBench).
+  std::string read_path;
   std::vector<std::string> findings;  // the conclusions, one sentence each
 };
 

@@ -67,7 +67,7 @@ Result<OpenedTfRecord> OpenTfRecordFile(const std::string& path) {
   return OpenTfRecord(std::move(raw).value());
 }
 
-void AppendRecord(std::string_view data, std::string* out) {
+uint32_t AppendRecord(std::string_view data, std::string* out) {
   char header[12];
   uint64_t len = data.size();
   std::memcpy(header, &len, 8);
@@ -75,8 +75,10 @@ void AppendRecord(std::string_view data, std::string* out) {
   std::memcpy(header + 8, &c, 4);
   out->append(header, 12);
   out->append(data);
-  c = MaskCrc(Crc32c(data));
+  uint32_t crc = Crc32c(data);
+  c = MaskCrc(crc);
   out->append(reinterpret_cast<const char*>(&c), 4);
+  return crc;
 }
 
 Result<std::string> CompressStream(std::string_view plain, Compression c) {

@@ -33,7 +33,8 @@ Result<OpenedTfRecord> OpenTfRecord(std::unique_ptr<ByteSource> raw);
 Result<OpenedTfRecord> OpenTfRecordFile(const std::string& path);
 
 // One record's framing: length, masked CRC of the length, data, masked CRC of the data.
-void AppendRecord(std::string_view data, std::string* out);
+// Returns the data's CRC-32C unmasked (so a writer can extend a file checksum without a pass).
+uint32_t AppendRecord(std::string_view data, std::string* out);
 inline constexpr size_t kRecordOverheadBytes = 16;
 
 // Compresses a whole record stream as TensorFlow's writer does for GZIP/ZLIB (one stream).

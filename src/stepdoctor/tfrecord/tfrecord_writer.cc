@@ -12,7 +12,7 @@
 namespace stepdoctor::tfrecord {
 namespace {
 
-constexpr size_t kFlushBytes = 1 << 20;  // write to disk in 1 MiB pieces: few syscalls, little memory
+constexpr size_t kFlushBytes = 4 << 20;  // write to disk in 4 MiB pieces: few syscalls, little memory
 
 Status IoError(const std::string& path, const char* what) {
   return Status(ErrorCode::kIoError, path + ": cannot " + what + ": " + std::strerror(errno));
@@ -47,13 +47,21 @@ Status TfRecordWriter::Open(const std::string& path, Compression c) {
 }
 
 Status TfRecordWriter::Append(std::string_view record) {
-  AppendRecord(record, &buf_);
+  size_t at = buf_.size();
+  uint32_t data_crc = AppendRecord(record, &buf_);
+  if (!deflating_) {
+    // The bytes on disk are the framing: the file's CRC extends over the 12-byte header, takes
+    // the data's from AppendRecord (no second pass over it) and then the 4-byte footer.
+    file_crc_ = tfevents::Crc32c(std::string_view(buf_.data() + at, 12), file_crc_);
+    file_crc_ = tfevents::Crc32cCombine(file_crc_, data_crc, record.size());
+    file_crc_ = tfevents::Crc32c(std::string_view(buf_.data() + buf_.size() - 4, 4), file_crc_);
+  }
   ++records_;
   return buf_.size() >= kFlushBytes ? Flush(false) : Status::Ok();
 }
 
 Status TfRecordWriter::WriteOut(const char* data, size_t n) {
-  file_crc_ = tfevents::Crc32c(std::string_view(data, n), file_crc_);
+  if (deflating_) file_crc_ = tfevents::Crc32c(std::string_view(data, n), file_crc_);  // plain: in Append
   file_bytes_ += n;
   while (n > 0) {
     ssize_t w = ::write(fd_, data, n);

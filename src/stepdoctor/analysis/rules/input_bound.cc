@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "stepdoctor/analysis/rule.h"
+#include "stepdoctor/analysis/rules/input_limit_advice.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
@@ -74,6 +75,7 @@ std::optional<Finding> InputBound(const Signals& sig) {
         "ds = ds.map(parse_and_augment, num_parallel_calls=tf.data.AUTOTUNE, deterministic=False)\n"
         "ds = ds.cache()            # if the decoded data fits in memory";
   }
+  AddInputLimit(sig, &f);  // where the dataset's storage was probed: storage or CPU, and its fix
   return f;
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "stepdoctor/analysis/rule.h"
+#include "stepdoctor/analysis/rules/input_limit_advice.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
@@ -107,6 +108,7 @@ std::optional<Finding> TfDataBottleneckStage(const Signals& sig) {
   for (size_t i = 0; i < p.stages.size() && i < kTopRowsShown; ++i)
     f.top_events.push_back({p.stages[i].iterator, p.stages[i].self_ms, p.stages[i].events, p.stages[i].share_pct});
   f.fix = FixFor(b);
+  AddInputLimit(sig, &f);  // where the dataset's storage was probed: storage or CPU, and its fix
   return f;
 }
 

@@ -85,6 +85,10 @@ inline constexpr double kHeldMemoryBytes = 1024.0 * 1024 * 1024;  // >= 1 GiB on
 // behind device work costs nothing. On CPU-only traces the two are the same.
 inline constexpr double kInputModeratePct = 5.0;  // exposed input wait >= 5% of the step: moderate
 inline constexpr double kInputHighPct = 20.0;     // >= 20%: high (TensorFlow's profiler says "HIGHLY")
+// What limits the input where the dataset's storage was probed (diagnose --data,
+// analysis/input_limit), in input_bound and tfdata_bottleneck_stage alike: the storage's rate at
+// the job's reader count over the rate steps without input wait read.
+inline constexpr double kStorageHeadroomFactor = 1.5;  // under 1.5x: storage is the limit; at or above: the CPU
 
 // --- kernel_launch_bound
 inline constexpr double kLaunchBoundMinPct = 15.0;   // launch time with the device idle >= 15% of the step: fires

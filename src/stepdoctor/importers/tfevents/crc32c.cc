@@ -69,6 +69,45 @@ uint32_t Crc32cPortable(std::string_view data, uint32_t crc) {
   return ~c;
 }
 
+namespace {
+
+constexpr uint32_t kPolyReflected = 0x82f63b78u;  // CRC-32C, bit-reversed
+
+// a(x) * b(x) mod P(x), in the reflected bit order the CRC uses.
+constexpr uint32_t MultModP(uint32_t a, uint32_t b) {
+  uint32_t m = 1u << 31, p = 0;
+  for (;;) {
+    if (a & m) {
+      p ^= b;
+      if ((a & (m - 1)) == 0) break;
+    }
+    m >>= 1;
+    b = b & 1 ? (b >> 1) ^ kPolyReflected : b >> 1;
+  }
+  return p;
+}
+
+// x^(2^k) mod P(x) for k = 0..31.
+struct X2nTable {
+  uint32_t t[32];
+  constexpr X2nTable() : t{} {
+    uint32_t p = 1u << 30;  // x^1
+    t[0] = p;
+    for (int k = 1; k < 32; ++k) t[k] = p = MultModP(p, p);
+  }
+};
+constexpr X2nTable kX2n;
+
+}  // namespace
+
+uint32_t Crc32cCombine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b) {
+  // Appending len_b bytes multiplies A's CRC by x^(8 len_b): x^(2^k) for each set bit of 8 len_b.
+  uint32_t p = 1u << 31;  // x^0
+  for (unsigned k = 3; len_b; len_b >>= 1, ++k)
+    if (len_b & 1) p = MultModP(kX2n.t[k & 31], p);
+  return MultModP(p, crc_a) ^ crc_b;
+}
+
 uint32_t Crc32c(std::string_view data, uint32_t crc) {
 #ifdef STEPDOCTOR_CRC_SSE42
   if (HasSse42()) return Crc32cSse42(data, crc);
