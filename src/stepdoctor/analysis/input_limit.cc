@@ -42,8 +42,8 @@ InputDemand StepsToInputDemand(const StepSignals* steps, const ResourceSignals* 
       d.source = fmt::format("{} steps of {:.1f} ms, {:.0f} samples a step", d.steps, d.step_ms, d.samples_per_step);
     }
   }
-  if (resources && resources->has_tree && resources->tree_read_bytes_per_s > 0) {
-    d.consumed_mb_per_s = resources->tree_read_bytes_per_s / 1e6;
+  if (resources && resources->tree_read_bytes_per_s.value_or(0) > 0) {
+    d.consumed_mb_per_s = *resources->tree_read_bytes_per_s / 1e6;
     d.needed_mb_per_s = wait_free_ms > 0 ? d.consumed_mb_per_s * d.step_ms / wait_free_ms : d.consumed_mb_per_s;
     if (d.source.empty()) d.source = fmt::format("the job's reads in live samples ({:.1f} MB/s)", d.consumed_mb_per_s);
   }
@@ -122,7 +122,7 @@ InputLimitSignals ComputeInputLimit(const InputDemand& demand, const IoBenchRepo
     for (const auto& st : tf->tfdata.stages)
       if (st.kind == TfDataStageKind::kSource) s.tfdata_source_share_pct += st.share_pct;
   }
-  if (resources && resources->has_tree) {
+  if (resources) {
     s.tree_cpu_pct = resources->tree_cpu_mean_pct;
     s.cores = resources->cores;
   }

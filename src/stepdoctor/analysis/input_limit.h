@@ -5,6 +5,7 @@
 // to say whether storage or the CPU is the limit (rules/input_limit_advice).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "stepdoctor/analysis/signals.h"
@@ -52,8 +53,8 @@ struct InputLimitSignals {
   double headroom = 0;                  // deliverable / needed; 0: cannot be compared
   double storage_ms_per_step = 0;       // reading one step's samples at `readers`; 0: unknown
   double tfdata_source_share_pct = -1;  // tf.data reading stages' share of blocking self time; -1: no tf.data
-  double tree_cpu_pct = -1;             // the job's CPU (live samples, % of one core); -1: not sampled
-  int cores = 0;
+  std::optional<double> tree_cpu_pct;   // the job's CPU (live samples, % of one core); absent: not sampled
+  std::optional<int> cores;
 };
 
 struct InputLimitOptions {

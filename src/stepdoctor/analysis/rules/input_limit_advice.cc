@@ -70,10 +70,10 @@ void Evidence(const InputLimitSignals& s, InputLimit limit, Finding* f) {
   if (s.tfdata_source_share_pct >= 0)
     f->evidence.push_back({"tf.data reading stages", fmt::format("{} of the pipeline's blocking self time (the rest is "
                                                                  "transformations: CPU)", Pct(s.tfdata_source_share_pct))});
-  if (s.tree_cpu_pct >= 0)
+  if (s.tree_cpu_pct)
     f->evidence.push_back({"the job's CPU (live samples)",
-                           s.cores > 0 ? fmt::format("{:.1f} of {} cores", s.tree_cpu_pct / 100, s.cores)
-                                       : fmt::format("{:.1f} cores", s.tree_cpu_pct / 100)});
+                           s.cores ? fmt::format("{:.1f} of {} cores", *s.tree_cpu_pct / 100, *s.cores)
+                                   : fmt::format("{:.1f} cores", *s.tree_cpu_pct / 100)});
 }
 
 void StorageFix(const InputLimitSignals& s, Finding* f) {
