@@ -141,13 +141,16 @@ struct JobRanks {
   std::vector<StepWindows> windows;
 };
 
-JobRanks TraceToJobRanks(const Trace& trace) {
+// The primary worker's steps and step signals, already found, are reused.
+JobRanks TraceToJobRanks(const Trace& trace, WorkerId primary, const StepWindows& primary_windows,
+                         const StepSignals& primary_steps) {
   std::map<std::string, JobRanks> jobs;
   for (size_t i = 0; i < trace.workers.size(); ++i) {
     WorkerId w{uint32_t(i)};
-    StepWindows win = TraceToSteps(trace, w);
+    const bool is_primary = primary.valid() && w.v == primary.v;
+    StepWindows win = is_primary ? primary_windows : TraceToSteps(trace, w);
     if (win.whole_window || win.steps.empty()) continue;
-    StepSignals s = TraceToStepSignals(trace, w, win);
+    StepSignals s = is_primary ? primary_steps : TraceToStepSignals(trace, w, win);
     WorkerStepFigures f;
     const Worker& wk = trace.worker(w);
     f.rank = wk.rank;
@@ -323,7 +326,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
   JobRanks job;
   CrossRank cross;
   if (trace.workers.size() > 1) {
-    job = TraceToJobRanks(trace);
+    job = TraceToJobRanks(trace, worker, windows, steps);
     sig.workers = job.figures;
     std::vector<RankInput> in;
     for (size_t i = 0; i < job.ids.size(); ++i) in.push_back({job.ids[i], &job.windows[i]});
@@ -366,7 +369,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
     r.alignment = std::move(a);
     if (!cross.aligned) r.notes.push_back("ranks not compared at their collectives: " + cross.why_not);
   }
-  std::unique_ptr<TfSignals> tf = ComputeTfSignals(trace, sig.steps);
+  std::unique_ptr<TfSignals> tf = ComputeTfSignals(trace, worker, windows, sig.steps);
   sig.tf = tf.get();
   InputLimitSignals input_limit;
   if (opts.storage) {

@@ -214,16 +214,20 @@ bool Is16BitKernelName(std::string_view kernel) { return IsReducedPrecision(Kern
 bool IsTensorCoreKernelName(std::string_view kernel) { return ClassifyDeviceWork(kernel).tensor_core; }
 
 std::unique_ptr<TfSignals> ComputeTfSignals(const Trace& trace, const StepSignals* steps) {
+  WorkerId w = PrimaryWorker(trace);
+  return ComputeTfSignals(trace, w, w.valid() ? TraceToSteps(trace, w) : StepWindows{}, steps);
+}
+
+std::unique_ptr<TfSignals> ComputeTfSignals(const Trace& trace, WorkerId w, const StepWindows& win,
+                                            const StepSignals* steps) {
   bool tf_like = trace.framework == Framework::kTensorFlow || trace.framework == Framework::kJax ||
                  !trace.scalars.empty();
   if (!tf_like) return nullptr;
   auto s = std::make_unique<TfSignals>();
   s->framework_tf = trace.framework == Framework::kTensorFlow;
   s->stalls = ScalarsToEventStalls(trace.scalars);
-  WorkerId w = PrimaryWorker(trace);
   if (!w.valid()) return s;
 
-  StepWindows win = TraceToSteps(trace, w);
   int64_t lo = win.window_start_ns, hi = win.window_end_ns;
   if (!win.steps.empty()) {
     lo = win.steps.front().start_ns;

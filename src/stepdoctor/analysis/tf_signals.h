@@ -12,6 +12,7 @@
 #include "stepdoctor/analysis/signals.h"
 #include "stepdoctor/analysis/tf_data_pipeline.h"
 #include "stepdoctor/analysis/tf_event_stalls.h"
+#include "stepdoctor/analysis/trace_to_steps.h"
 #include "stepdoctor/model/trace.h"
 
 namespace stepdoctor {
@@ -74,6 +75,10 @@ struct TfSignals {
 
 // Returns nullptr when the trace holds nothing TensorFlow-like (no XPlane/TF trace, no scalars).
 // `steps` may be null (no step markers, or the step analysis did not run).
+// `worker` is the worker the report describes and `windows` its steps, as AnalyzeTrace found
+// them; the two-argument form finds them itself (PrimaryWorker, TraceToSteps).
+std::unique_ptr<TfSignals> ComputeTfSignals(const Trace& trace, WorkerId worker, const StepWindows& windows,
+                                            const StepSignals* steps);
 std::unique_ptr<TfSignals> ComputeTfSignals(const Trace& trace, const StepSignals* steps);
 
 // Classification helpers, exposed for tests.
