@@ -414,9 +414,11 @@ TEST(Coverage, NoAdviceForWhatIsAlreadyInUse) {
 }
 
 // Exposed communication that is DeepEP's expert-parallel all-to-all gets MoE advice, not NCCL
-// gradient all-reduce advice; NCCL all-reduce keeps the DDP advice.
+// gradient all-reduce advice; FSDP's all-gathers and reduce-scatters get sharded-data-parallel
+// advice; NCCL all-reduce keeps the DDP advice.
 TEST(Coverage, CollectiveAdviceFitsTheLibrary) {
-  for (const char* kernel : {"void dpsk::ep::internode::combine<false, 8>(int4*)", "ncclDevKernel_AllReduce_Sum_f32_RING_LL"}) {
+  for (const char* kernel : {"void dpsk::ep::internode::combine<false, 8>(int4*)", "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+                             "ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"}) {
     std::string ev;
     for (int i = 0; i < 3; ++i) {
       double t0 = i * 10000.0;
@@ -430,8 +432,10 @@ TEST(Coverage, CollectiveAdviceFitsTheLibrary) {
     const Finding* c = Find(r, "collective_bound");
     ASSERT_NE(c, nullptr) << kernel;
     bool deepep = std::string(kernel).find("dpsk") != std::string::npos;
+    bool sharded = std::string(kernel).find("AllGather") != std::string::npos;
     EXPECT_EQ(c->fix.summary.find("all-to-all") != std::string::npos, deepep) << c->fix.summary;
-    EXPECT_EQ(c->fix.pytorch.find("DistributedDataParallel") != std::string::npos, !deepep) << c->fix.pytorch;
+    EXPECT_EQ(c->fix.pytorch.find("forward_prefetch=True") != std::string::npos, sharded) << c->fix.pytorch;
+    EXPECT_EQ(c->fix.pytorch.find("DistributedDataParallel") != std::string::npos, !deepep && !sharded) << c->fix.pytorch;
   }
 }
 
