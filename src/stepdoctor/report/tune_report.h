@@ -21,8 +21,8 @@ enum class TuneVerdict {
   kKept,          // faster than the setting it changed, confirmed by a second run: adopted
   kFaster,        // faster, but another value of the same knob was faster still
   kNotConfirmed,  // faster once; the second run was not (or did not fit in the budget)
-  kWithinNoise,   // no difference the noise allows telling apart
-  kSlower,        // slower than the setting it changed
+  kWithinNoise,   // no difference the noise allows telling apart (a second run may have said so)
+  kSlower,        // slower than the setting it changed, in both its runs (one, where `why` says so)
   kFailed,        // a run crashed, timed out before measuring, or measured nothing
   kDiverged,      // --check-metric rose past the tolerance (or is no number)
   kSkipped,       // would not fit in the budget, or tune was interrupted before it

@@ -206,6 +206,33 @@ Result<TuneReport> RunTune(const TuneOptions& o, TrialRunner& runner) {
   // Coordinate descent: each knob in turn, every value tried from the best setting so far.
   Setting current = baseline;
   TuneMeasurement cur = r.baseline;
+  // A first run outside the noise gets a second: its verdict (faster or slower than `than`)
+  // stands only when the second agrees. False when it does not stand.
+  auto confirm = [&](TuneTrial& t, const Setting& setting, const TuneMeasurement& than, int reserve) {
+    const bool faster = t.verdict == TuneVerdict::kFaster;
+    if (s.interrupted() || !s.Fits(reserve)) {
+      if (faster) t.verdict = TuneVerdict::kNotConfirmed;
+      t.why = s.interrupted() ? "tune was interrupted before a second run"
+                              : "one run: no budget left for the second";
+      return false;
+    }
+    TrialRun run = s.RunOnce(setting, t.setting + " (second run)");
+    ++t.runs;
+    bool diverged = false;
+    std::string problem = s.Problem(run, &diverged);
+    if (!problem.empty()) {
+      t.verdict = diverged ? TuneVerdict::kDiverged : TuneVerdict::kFailed;
+      t.why = "second run: " + problem;
+      return false;
+    }
+    t.m = s.Measure({t.m.runs[0], run.throughput});
+    SetChange(r.baseline, t);
+    const double x = run.throughput;
+    if (faster ? x * (1 - s.h) > than.high : x * (1 + s.h) < than.low) return true;
+    t.verdict = faster ? TuneVerdict::kNotConfirmed : TuneVerdict::kWithinNoise;
+    t.why = fmt::format("second run {:.4g} {}: within the noise", x, o.unit);
+    return false;
+  };
   std::vector<std::string> kept;
   const int reserve = o.repeats;  // the best's re-measurements
   for (size_t i = 0; i < o.knobs.size(); ++i) {
@@ -244,6 +271,7 @@ Result<TuneReport> RunTune(const TuneOptions& o, TrialRunner& runner) {
           t.verdict = t.m.low > cur.high ? TuneVerdict::kFaster
                       : t.m.high < cur.low ? TuneVerdict::kSlower : TuneVerdict::kWithinNoise;
           if (t.verdict == TuneVerdict::kFaster) faster.push_back(r.trials.size());
+          if (t.verdict == TuneVerdict::kSlower) confirm(t, setting, cur, reserve);
         }
       }
       r.trials.push_back(std::move(t));
@@ -257,27 +285,7 @@ Result<TuneReport> RunTune(const TuneOptions& o, TrialRunner& runner) {
     size_t j = size_t(std::find(knob.values.begin(), knob.values.end(), top.value) - knob.values.begin());
     Setting setting = current;
     setting[i] = j;
-    if (s.interrupted() || !s.Fits(reserve)) {
-      top.verdict = TuneVerdict::kNotConfirmed;
-      top.why = s.interrupted() ? "tune was interrupted" : "no budget left for the second run";
-      continue;
-    }
-    TrialRun run = s.RunOnce(setting, top.setting + " (second run)");
-    ++top.runs;
-    bool diverged = false;
-    std::string problem = s.Problem(run, &diverged);
-    if (!problem.empty()) {
-      top.verdict = diverged ? TuneVerdict::kDiverged : TuneVerdict::kFailed;
-      top.why = "second run: " + problem;
-      continue;
-    }
-    top.m = s.Measure({top.m.runs[0], run.throughput});
-    SetChange(r.baseline, top);
-    if (run.throughput * (1 - s.h) <= cur.high) {
-      top.verdict = TuneVerdict::kNotConfirmed;
-      top.why = fmt::format("second run {:.4g} {}: within the noise", run.throughput, o.unit);
-      continue;
-    }
+    if (!confirm(top, setting, cur, reserve)) continue;
     top.verdict = TuneVerdict::kKept;
     current = setting;
     cur = top.m;
