@@ -5,8 +5,8 @@ passed as environment variables, so tune has something real to find:
   CPU time in Python (a deliberately slow "decode"), so with 0 workers the training process loads
   every batch itself, between steps; with workers the loading runs beside the training step.
 - OMP_NUM_THREADS (read by torch at start-up): threads of the model's matrix products.
-- CHECKPOINT_EVERY (default 0, never): saves the model and optimizer state every N steps, the
-  way a job that checkpoints too often pays for it on every step.
+- CHECKPOINT_EVERY (default 0, never): saves the model and optimizer state every N steps (twice:
+  the latest and a numbered copy), the way a job that checkpoints too often pays for it.
 
 Prints one line per step, e.g. `step 7 rate 9.81 steps/s loss 2.2871`; a negative NUM_WORKERS
 stops it with the DataLoader's error.
@@ -43,6 +43,20 @@ class Decoded(Dataset):
         return torch.tensor(x), i % 10
 
 
+def save_checkpoint(folder, step, model, opt):
+    """The model and optimizer state as `last.pt` and `step-N.pt` (the previous one removed), each
+    flushed to disk, as a job that keeps a numbered checkpoint beside the latest does."""
+    state = {"model": model.state_dict(), "opt": opt.state_dict(), "step": step}
+    for name in ("last.pt", f"step-{step}.pt"):
+        with open(os.path.join(folder, name), "wb") as f:
+            torch.save(state, f)
+            f.flush()
+            os.fsync(f.fileno())
+    previous = os.path.join(folder, f"step-{step - 1}.pt")
+    if os.path.exists(previous):
+        os.remove(previous)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--steps", type=int, default=12, help="training steps, then exit")
@@ -65,10 +79,7 @@ def main():
             loss.backward()
             opt.step()
             if checkpoint_every and step % checkpoint_every == 0:
-                with open(os.path.join(scratch, "ckpt.pt"), "wb") as f:
-                    torch.save({"model": model.state_dict(), "opt": opt.state_dict()}, f)
-                    f.flush()
-                    os.fsync(f.fileno())  # on disk, as a checkpoint must be
+                save_checkpoint(scratch, step, model, opt)
             now = time.perf_counter()
             print(f"step {step} rate {1.0 / (now - last):.2f} steps/s loss {loss.item():.4f}", flush=True)
             last = now
