@@ -84,6 +84,7 @@ std::function<int()> SetupIoBench(CLI::App& sub);
 std::function<int()> SetupRun(CLI::App& sub);
 std::function<int()> SetupScalars(CLI::App& sub);
 std::function<int()> SetupTfrecord(CLI::App& sub);
+std::function<int()> SetupTune(CLI::App& sub);
 std::function<int()> SetupWatch(CLI::App& sub);
 std::function<int()> SetupWhatIf(CLI::App& sub);
 

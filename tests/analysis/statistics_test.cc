@@ -22,5 +22,16 @@ TEST(Statistics, NearestRankPercentile) {
   EXPECT_DOUBLE_EQ(Percentile({}, 50), 0.0);
 }
 
+TEST(Statistics, MedianWithRangeAndItsConfidence) {
+  MedianRange r = MedianWithRange({9, 11, 10});
+  EXPECT_DOUBLE_EQ(r.median, 10.0);
+  EXPECT_DOUBLE_EQ(r.low, 9.0);
+  EXPECT_DOUBLE_EQ(r.high, 11.0);
+  EXPECT_DOUBLE_EQ(MedianWithRange({}).median, 0.0);
+  EXPECT_DOUBLE_EQ(MedianRangeConfidence(1), 0.0);
+  EXPECT_DOUBLE_EQ(MedianRangeConfidence(3), 0.75);
+  EXPECT_DOUBLE_EQ(MedianRangeConfidence(5), 0.9375);
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -73,7 +73,7 @@ TEST(EveryCommand, RunWithAnUnreadableLogdirStillDiagnosesTheSamples) {
 }
 
 TEST(EveryCommand, QuietIsAcceptedEverywhere) {
-  for (const char* cmd : {"diagnose", "diff", "inspect", "run", "scalars", "watch"}) {
+  for (const char* cmd : {"diagnose", "diff", "inspect", "run", "scalars", "tune", "watch"}) {
     auto help = RunCli(std::string(cmd) + " --help");
     EXPECT_NE(help.out.find("-q,--quiet"), std::string::npos) << cmd << "\n" << help.out;
   }

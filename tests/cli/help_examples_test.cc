@@ -14,7 +14,7 @@
 namespace stepdoctor {
 namespace {
 
-const char* const kCommands[] = {"diagnose", "diff", "inspect", "run", "scalars", "watch"};
+const char* const kCommands[] = {"diagnose", "diff", "inspect", "run", "scalars", "tune", "watch"};
 
 // The lines under "Examples:" in `stepdoctor CMD --help`, without their indent.
 std::vector<std::string> HelpExamples(const std::string& cmd) {

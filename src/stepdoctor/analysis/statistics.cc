@@ -22,4 +22,12 @@ double Percentile(std::vector<double> v, double p) {
   return v[std::clamp<size_t>(rank, 1, v.size()) - 1];
 }
 
+MedianRange MedianWithRange(const std::vector<double>& v) {
+  if (v.empty()) return {};
+  auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return {Median(v), *lo, *hi};
+}
+
+double MedianRangeConfidence(size_t n) { return n < 2 ? 0.0 : 1.0 - std::ldexp(1.0, 1 - int(n)); }
+
 }  // namespace stepdoctor

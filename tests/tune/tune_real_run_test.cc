@@ -1,0 +1,56 @@
+// `stepdoctor tune` on a real PyTorch job (examples/tune/train.py, CPU): with 0 DataLoader
+// workers the job loads each batch between steps, with 2 it loads beside them, so NUM_WORKERS=2
+// is the known best; CHECKPOINT_EVERY=1 writes a checkpoint every step, so it is slower; a
+// negative NUM_WORKERS crashes the job. The search must find the best, call the checkpoint
+// slower, report the crash, and stay inside its budget. Debian's python3-torch, run through
+// /usr/bin/python3 (the python3 first on PATH may lack torch); skipped without it. Runs alone
+// (tests/CMakeLists.txt): its figures are timings.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <chrono>
+#include <cstdlib>
+
+#include "cli/cli_fixture.h"
+
+namespace stepdoctor {
+namespace {
+
+constexpr const char* kPython = "/usr/bin/python3";
+constexpr int kBudgetS = 90;
+
+std::string Verdict(simdjson::dom::element doc, const std::string& setting) {
+  simdjson::dom::array trials = doc["trials"].get_array().value();  // named: a temporary would dangle
+  for (auto t : trials)
+    if (std::string(t["setting"].get_string().value()) == setting) return std::string(t["verdict"].get_string().value());
+  return "absent";
+}
+
+TEST(TuneRealRun, FindsTheKnownBestWithinItsBudget) {
+  if (std::system((std::string(kPython) + " -c 'import torch' >/dev/null 2>&1").c_str()) != 0)
+    GTEST_SKIP() << kPython << " cannot import torch (Debian's python3-torch): skipping the real tune run";
+  const auto start = std::chrono::steady_clock::now();
+  auto r = testing::RunCli("tune -q --budget " + std::to_string(kBudgetS) +
+                           "s --trial-time 6s --warmup 3 --unit steps/s "
+                           "--metric 'rate ([0-9.]+) steps/s' --check-metric 'loss ([0-9.]+)' "
+                           "--knob NUM_WORKERS=0,-1,2 --knob CHECKPOINT_EVERY=0,1 -f json -- " +
+                           std::string(kPython) + " examples/tune/train.py --steps 14");
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out;
+  EXPECT_LE(wall_s, kBudgetS);
+  EXPECT_LE(doc["used_s"].get_double().value(), kBudgetS);
+  EXPECT_EQ(Verdict(doc, "NUM_WORKERS=-1"), "failed") << r.out;
+  EXPECT_EQ(Verdict(doc, "NUM_WORKERS=2"), "kept") << r.out;
+  EXPECT_EQ(Verdict(doc, "CHECKPOINT_EVERY=1"), "slower") << r.out;
+  auto best = doc["best"];
+  EXPECT_EQ(std::string(best["env"]["NUM_WORKERS"].get_string().value()), "2") << r.out;
+  EXPECT_EQ(std::string(best["env"]["CHECKPOINT_EVERY"].get_string().value()), "0") << r.out;
+  EXPECT_TRUE(best["remeasured"].get_bool().value());
+  EXPECT_GT(best["speedup"].get_double().value(), 1.3) << r.out;
+}
+
+}  // namespace
+}  // namespace stepdoctor
