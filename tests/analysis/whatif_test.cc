@@ -90,6 +90,7 @@ TEST(WhatIf, ParseFixAcceptsTheDocumentedFixesAndNamesTheRest) {
   EXPECT_EQ(ParseFix("launch")->kind, FixKind::kLaunch);
   EXPECT_EQ(ParseFix("stalls")->kind, FixKind::kStalls);
   EXPECT_EQ(ParseFix("amp")->kind, FixKind::kAmp);
+  EXPECT_EQ(ParseFix("overlap")->kind, FixKind::kOverlap);
   for (const char* bad : {"", "inputs", "input:workers=0", "input:workers=x", "input:threads=2", "launch:2"}) {
     auto f = ParseFix(bad);
     EXPECT_FALSE(f.ok()) << bad;
@@ -253,6 +254,49 @@ TEST(WhatIf, MixedPrecisionIsARange) {
   EXPECT_NEAR(p.high_ms, 40.0 / 2, 1.0);
   EXPECT_LT(p.low_ms, p.predicted_step_ms);
   EXPECT_LT(p.predicted_step_ms, p.high_ms);
+}
+
+// Per step: a 20 ms GEMM, a 10 ms all-reduce on its own stream after it, then a 10 ms GEMM that
+// waited for the all-reduce (launched long before). Overlapped, the all-reduce runs beside the
+// second GEMM: about 30 ms (a little more as compute shares the device), never less than the
+// all-reduce itself; without communication kernels there is nothing to overlap.
+std::string CommLoop(int steps, double allreduce_ms) {
+  std::string ev;
+  double t = 0;
+  int corr = 1;
+  for (int i = 0; i < steps; ++i) {
+    const double step = (30 + allreduce_ms) * 1000 + 20;
+    ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, step);
+    for (int k = 0; k < 3; ++k)
+      ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t + 1 + k * 2, 1, Corr(corr + k));
+    ev += X("kernel", "volta_sgemm_128x64_nn", 0, 7, t + 10, 20000, "{\"correlation\":" + std::to_string(corr) + ",\"stream\":7,\"device\":0}");
+    ev += X("kernel", "ncclKernel_AllReduce_RING_LL_Sum_float", 0, 9, t + 20010, allreduce_ms * 1000,
+            "{\"correlation\":" + std::to_string(corr + 1) + ",\"stream\":9,\"device\":0}");
+    ev += X("kernel", "volta_sgemm_128x64_nn", 0, 7, t + 20010 + allreduce_ms * 1000, 10000,
+            "{\"correlation\":" + std::to_string(corr + 2) + ",\"stream\":7,\"device\":0}");
+    ev += X("cuda_runtime", "cudaDeviceSynchronize", 1, 1, t + 10, step - 15);
+    corr += 3;
+    t += step;
+  }
+  return Doc(ev, kV100);
+}
+
+TEST(WhatIf, OverlapTakesCommunicationOffThePath) {
+  Prediction p = Predict(Import(CommLoop(6, 10)), "overlap");
+  ASSERT_TRUE(p.predicted) << p.why_not;
+  EXPECT_NEAR(p.baseline_step_ms, 40.0, 0.5);
+  EXPECT_NEAR(p.low_ms, 30.0, 1.0);                  // compute at full speed
+  EXPECT_NEAR(p.high_ms, 30.0 * 1.15, 1.5);          // compute slowed beside communication
+  EXPECT_GT(p.predicted_step_ms, p.low_ms);
+  EXPECT_LT(p.predicted_step_ms, p.high_ms);
+  // A 40 ms all-reduce cannot hide under 30 ms of compute: the step is at least the all-reduce.
+  Prediction big = Predict(Import(CommLoop(6, 40)), "overlap");
+  ASSERT_TRUE(big.predicted) << big.why_not;
+  EXPECT_NEAR(big.predicted_step_ms, 40.0, 1.0);
+  EXPECT_EQ(big.bound_by, "communication");
+  Prediction none = Predict(Import(GpuLoop(6, 0.01, 20, 0.05, 2)), "overlap");
+  EXPECT_FALSE(none.predicted);
+  EXPECT_NE(none.why_not.find("no communication kernels"), std::string::npos) << none.why_not;
 }
 
 TEST(WhatIf, MissingDeviceActivityIsNotPredicted) {

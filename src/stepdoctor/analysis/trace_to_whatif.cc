@@ -15,6 +15,7 @@ struct FindingFix {
 constexpr FindingFix kFindingFixes[] = {
     {"host_bound", "launch"},        {"input_bound", "input"},       {"kernel_launch_bound", "launch"},
     {"low_precision", "amp"},        {"periodic_stall", "stalls"},   {"step_time_outliers", "stalls"},
+    {"collective_bound", "overlap"},
 };
 
 }  // namespace

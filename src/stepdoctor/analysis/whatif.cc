@@ -27,6 +27,10 @@ constexpr double kLaunchWorkLeftHigh = 0.5;
 constexpr double kAmpMatrixFp32[2] = {2.0, 3.0};
 constexpr double kAmpMatrixTf32[2] = {1.5, 2.0};
 constexpr double kAmpMemoryBound[2] = {1.0, 1.6};
+// Compute kernels running beside communication kernels lose the SMs and memory bandwidth NCCL
+// takes (it runs on a few SMs per channel): the pessimistic end of the overlap fix slows them by
+// this much, the point by half of it.
+constexpr double kOverlapComputeSlowdown = 0.15;
 // The pessimistic end when the training process and loader workers share few cores: packing is
 // never perfect (context switches, the GIL, cache misses).
 constexpr double kSharedCoresSlack = 0.10;
@@ -37,6 +41,9 @@ struct Edit {
   int64_t work_floor_ns = 0;       // added once at each step's start (the launch that remains)
   double (*device_factor)(const DeviceOp&, int which) = nullptr;  // speed-up of an op (>= 1)
   int which = 0;                   // passed to device_factor: 0 low, 1 high, 2 mid
+  // An op's observed wait for a communication kernel on another stream (it started as one
+  // ended) is dropped: what the overlap fix removes. Its delay after that end stays.
+  bool drop_comm_waits = false;
 };
 
 struct Replayed {
@@ -56,10 +63,21 @@ Replayed Replay(const StepModel& m, const Edit& e) {
   // The extra delay each op showed beyond its launch and its stream's previous op.
   std::vector<int64_t> lat(n, 0);
   {
+    std::vector<int64_t> comm_ends;  // sorted ends of communication ops, for drop_comm_waits
+    if (e.drop_comm_waits)
+      for (const auto& op : m.device)
+        if (op.role == DeviceWorkRole::kCollective) comm_ends.push_back(op.start_ns + op.dur_ns);
+    std::sort(comm_ends.begin(), comm_ends.end());
     std::vector<int64_t> prev_end(m.stream_count, INT64_MIN);
     for (uint32_t i : order) {
       const DeviceOp& op = m.device[i];
-      lat[i] = std::max<int64_t>(0, op.start_ns - std::max(Key(op), prev_end[op.stream]));
+      const int64_t ready = std::max(Key(op), prev_end[op.stream]);
+      lat[i] = std::max<int64_t>(0, op.start_ns - ready);
+      if (lat[i] > 0 && op.role != DeviceWorkRole::kCollective && !comm_ends.empty()) {
+        // The latest communication end at or before this op's start, if it came after the op was ready.
+        auto it = std::upper_bound(comm_ends.begin(), comm_ends.end(), op.start_ns);
+        if (it != comm_ends.begin() && *std::prev(it) > ready) lat[i] = op.start_ns - *std::prev(it);
+      }
       prev_end[op.stream] = std::max(prev_end[op.stream], op.start_ns + op.dur_ns);
     }
   }
@@ -180,6 +198,15 @@ double AmpFactor(const DeviceOp& op, int which) {
   if (op.role != DeviceWorkRole::kCompute || IsReducedPrecision(op.precision)) return 1.0;
   const double* f = op.matrix ? (op.precision == KernelPrecision::kTf32 ? kAmpMatrixTf32 : kAmpMatrixFp32) : kAmpMemoryBound;
   return which == 0 ? f[0] : which == 1 ? f[1] : 0.5 * (f[0] + f[1]);
+}
+
+// Under the overlap fix: communication leaves the path (its own time is bounded separately), and
+// compute kernels slow down by 0 (`which` 0), kOverlapComputeSlowdown (1) or half of it (2).
+double OverlapFactor(const DeviceOp& op, int which) {
+  if (op.role == DeviceWorkRole::kCollective) return 1e9;
+  if (op.role != DeviceWorkRole::kCompute) return 1.0;
+  const double slow = which == 0 ? 0 : which == 1 ? kOverlapComputeSlowdown : kOverlapComputeSlowdown / 2;
+  return 1.0 / (1.0 + slow);
 }
 
 void FillParts(const Replayed& r, Prediction* p) {
@@ -348,6 +375,42 @@ void PredictAmp(const StepModel& m, Prediction* p) {
   p->assumptions.push_back("host work, input waits and launches are unchanged");
 }
 
+void PredictOverlap(const StepModel& m, Prediction* p) {
+  std::vector<Interval> comm;
+  for (const auto& op : m.device)
+    if (op.role == DeviceWorkRole::kCollective) comm.push_back({op.start_ns, op.start_ns + op.dur_ns});
+  if (comm.empty()) {
+    p->why_not = "the replay has no communication kernels to overlap";
+    return;
+  }
+  // The link is busy as long as the trace shows, whatever overlaps it: no step is shorter.
+  const double comm_ms = double(LengthWithin(MakeIntervalSet(std::move(comm)), m.lo(), m.hi())) / 1e6 / double(m.steps.size());
+  Edit e;
+  e.device_factor = OverlapFactor;
+  e.drop_comm_waits = true;
+  auto step = [&](int which) {
+    e.which = which;
+    return std::max(Mean(Replay(m, e).step_ms), comm_ms);
+  };
+  e.which = 2;
+  const Replayed r = Replay(m, e);
+  SetPoint(r, p);
+  if (comm_ms > p->predicted_step_ms) {
+    p->predicted_median_ms *= comm_ms / p->predicted_step_ms;
+    p->predicted_step_ms = comm_ms;
+    p->bound_by = "communication";
+  }
+  p->low_ms = step(0);
+  p->high_ms = step(1);
+  p->assumptions.push_back(fmt::format("communication ({} of kernel time per step) runs beside compute instead of before it "
+                                       "(DDP's gradient buckets during backward, FSDP's prefetched all-gathers), at the same "
+                                       "speed; no step is shorter than it",
+                                       Ms(comm_ms)));
+  p->assumptions.push_back(fmt::format("compute kernels beside it lose up to {:.0f}% speed to the SMs communication takes",
+                                       100 * kOverlapComputeSlowdown));
+  p->assumptions.push_back("not yet checked against a measured after-run (docs/whatif.md)");
+}
+
 }  // namespace
 
 Result<FixSpec> ParseFix(std::string_view text) {
@@ -373,11 +436,12 @@ Result<FixSpec> ParseFix(std::string_view text) {
   if (head == "launch") f.kind = FixKind::kLaunch;
   else if (head == "stalls") f.kind = FixKind::kStalls;
   else if (head == "amp") f.kind = FixKind::kAmp;
+  else if (head == "overlap") f.kind = FixKind::kOverlap;
   else return {ErrorCode::kInvalidArgument, "--fix " + f.text + ": unknown fix (expected " + FixSyntaxHelp() + ")"};
   return f;
 }
 
-std::string FixSyntaxHelp() { return "input, input:workers=N, launch, stalls or amp"; }
+std::string FixSyntaxHelp() { return "input, input:workers=N, launch, stalls, amp or overlap"; }
 
 Prediction PredictFix(const StepModel& m, const FixSpec& fix, const WhatIfOptions& opts) {
   Prediction p;
@@ -406,6 +470,7 @@ Prediction PredictFix(const StepModel& m, const FixSpec& fix, const WhatIfOption
     case FixKind::kLaunch: PredictLaunch(m, &p); break;
     case FixKind::kStalls: PredictStalls(m, &p); break;
     case FixKind::kAmp: PredictAmp(m, &p); break;
+    case FixKind::kOverlap: PredictOverlap(m, &p); break;
   }
   if (p.predicted && std::abs(p.model_baseline_ms - p.baseline_step_ms) > p.baseline_step_ms * kReplayTolerancePct / 100)
     p.assumptions.push_back(fmt::format("the replay of the trace as recorded gives {} per step against {} measured",

@@ -20,6 +20,7 @@ enum class FixKind : uint8_t {
   kLaunch,  // launch and framework overhead removed: one launch per step (graphs, compilation)
   kStalls,  // periodic stalls (checkpoint, evaluation, logging steps) removed or made asynchronous
   kAmp,     // mixed precision on the kernels that can use it
+  kOverlap, // communication overlapped with compute (DDP buckets, FSDP prefetch): off the step's path
 };
 
 struct FixSpec {
@@ -28,7 +29,7 @@ struct FixSpec {
   std::string text;  // as written
 };
 
-// "input", "input:workers=N", "launch", "stalls", "amp"; an error naming what is accepted.
+// "input", "input:workers=N", "launch", "stalls", "amp", "overlap"; an error naming what is accepted.
 [[nodiscard]] Result<FixSpec> ParseFix(std::string_view text);
 // The fixes ParseFix accepts, for help text.
 std::string FixSyntaxHelp();
