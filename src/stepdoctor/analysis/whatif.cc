@@ -464,6 +464,12 @@ Prediction PredictFix(const StepModel& m, const FixSpec& fix, const WhatIfOption
     return p;
   }
   p.model_baseline_ms = Mean(Replay(m, Edit{}).step_ms);
+  if (std::abs(p.model_baseline_ms - p.baseline_step_ms) > p.baseline_step_ms * kReplayMaxErrorPct / 100) {
+    p.why_not = fmt::format("the replay of the trace as recorded gives {} per step against {} measured: the model does "
+                            "not reproduce these steps closely enough to predict a change",
+                            Ms(p.model_baseline_ms), Ms(p.baseline_step_ms));
+    return p;
+  }
   const int cores = opts.cores > 0 ? opts.cores : m.cores;
   switch (fix.kind) {
     case FixKind::kInput: PredictInput(m, fix, cores, &p); break;

@@ -41,6 +41,9 @@ struct WhatIfOptions {
 // The replay tolerance: a prediction's range is at least this far either side of its point
 // (the untransformed replay reproduces the measured steps of the corpus within it).
 inline constexpr double kReplayTolerancePct = 5.0;
+// Where the replay of the trace as recorded misses its measured mean step by more than this, the
+// model does not reproduce these steps and no fix is predicted from it (it says so instead).
+inline constexpr double kReplayMaxErrorPct = 15.0;
 
 Prediction PredictFix(const StepModel& model, const FixSpec& fix, const WhatIfOptions& opts);
 
