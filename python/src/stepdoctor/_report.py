@@ -185,7 +185,8 @@ class PathSegment:
     start_ms: float = 0.0  # from the first step's start
     dur_ms: float = 0.0
     kind: str = ""  # host, launch, kernel, copy, wait
-    name: str = ""
+    name: str = ""  # the run's longest part
+    parts: int = 1  # events or gaps in the run
     stream: Optional[int] = None  # None on the host
 
 

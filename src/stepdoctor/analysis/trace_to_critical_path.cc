@@ -243,6 +243,7 @@ StepCriticalPath Summarise(const Trace& trace, const std::vector<Walker::Raw>& r
   p.start_ms = double(s.start_ns - lo) / 1e6;
   p.step_ms = double(s.dur_ns()) / 1e6;
   std::map<std::pair<std::string, PathKind>, PathContributor> by_name;
+  std::vector<double> longest;  // per segment, its longest part
   for (auto it = raw.rbegin(); it != raw.rend(); ++it) {
     std::string name = it->text ? it->text : std::string(trace.str(it->name));
     const double ms = double(it->end - it->start) / 1e6;
@@ -252,15 +253,20 @@ StepCriticalPath Summarise(const Trace& trace, const std::vector<Walker::Raw>& r
     c.ms += ms;
     ++c.count;
     if (!keep) continue;
+    // Adjacent parts of one kind (and stream) make one segment, named by its longest part.
     const double start = double(it->start - lo) / 1e6;
-    if (!p.segments.empty()) {
+    if (!p.segments.empty() && p.segments.back().kind == it->kind && p.segments.back().stream == it->stream) {
       PathSegment& b = p.segments.back();
-      if (b.kind == it->kind && b.name == name && b.stream == it->stream && std::abs(b.start_ms + b.dur_ms - start) < 1e-9) {
-        b.dur_ms += ms;
-        continue;
+      b.dur_ms = start + ms - b.start_ms;
+      ++b.parts;
+      if (ms > longest.back()) {
+        longest.back() = ms;
+        b.name = std::move(name);
       }
+      continue;
     }
-    p.segments.push_back({start, ms, it->kind, std::move(name), it->stream});
+    p.segments.push_back({start, ms, it->kind, std::move(name), it->stream, 1});
+    longest.push_back(ms);
   }
   for (auto& [key, c] : by_name) {
     c.name = key.first;

@@ -8,8 +8,10 @@
 
 namespace stepdoctor {
 
-// Rows of the text tables: the top operators with kernels, the contributors to the path.
+// Rows of the text tables: the top operators with kernels, each one's kernels, the contributors
+// to the path.
 inline constexpr size_t kTextOpsShown = 5;
+inline constexpr size_t kTextKernelsPerOpShown = 3;
 inline constexpr size_t kTextPathRowsShown = 6;
 
 // "Critical path (median step)" and "Kernels of the top operators" sections, titles made bold by

@@ -11,6 +11,7 @@ void Segments(JsonWriter& j, const std::vector<PathSegment>& segs) {
     j.Key("dur_ms").Number(s.dur_ms, 4);
     j.Key("kind").String(PathKindName(s.kind));
     j.Key("name").String(s.name);
+    j.Key("parts").Int(s.parts);
     j.Key("stream");
     if (s.stream >= 0) j.Int(s.stream);
     else j.Null();

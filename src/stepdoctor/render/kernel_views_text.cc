@@ -35,9 +35,11 @@ std::string KernelViewsText(const Report& r, std::string (*bold)(const std::stri
     ++shown;
     ops += fmt::format("  {:>10.3f} ms {:>7} kernels {:>9.1f} us delay  {}\n", o.device_ms, o.kernels, o.mean_delay_us,
                        Cut(o.op, name_w - 10));
-    for (const auto& row : o.rows)
+    for (size_t i = 0; i < o.rows.size() && i < kTextKernelsPerOpShown; ++i) {
+      const OpKernelRow& row = o.rows[i];
       ops += fmt::format("    {:>10.3f} ms {:>6}x {:>9.1f} us  {}\n", row.device_ms, row.count, row.mean_delay_us,
                          Cut(row.kernel, name_w - 6));
+    }
   }
   if (!ops.empty())
     out += "\n" + bold("Kernels of the top operators") + " (device time, kernels, mean launch delay)\n" + ops;

@@ -21,19 +21,22 @@ enum class PathKind : uint8_t {
 inline constexpr int kPathKindCount = int(PathKind::kCount_);
 const char* PathKindName(PathKind k);  // "host", "launch", "kernel", "copy", "wait"
 
+// A run of the path of one kind (and, on the device, one stream): host work between launches,
+// kernels back to back on a stream, ...
 struct PathSegment {
   double start_ms = 0;  // from the start of the report's window (the first step)
   double dur_ms = 0;
   PathKind kind = PathKind::kHost;
-  std::string name;     // the event's name; "(untraced)" for host time with nothing recorded
+  std::string name;     // its longest part's event name; "(untraced)": host time with nothing recorded
   int stream = -1;      // the device stream (index among the worker's) for kernels and copies
+  int64_t parts = 1;    // events (or gaps) in the run
 };
 
 struct PathContributor {  // one name on the path, its time summed over the step
   std::string name;
   PathKind kind = PathKind::kHost;
   double ms = 0;
-  int64_t count = 0;      // path segments of that name
+  int64_t count = 0;      // events (or gaps) of that name on the path
 };
 
 struct StepCriticalPath {
@@ -43,7 +46,7 @@ struct StepCriticalPath {
   double path_ms = 0;      // the segments' total: equals step_ms but for rounding
   std::array<double, kPathKindCount> kind_ms{};  // path time by PathKind
   std::vector<PathContributor> top;              // largest first, at most kPathTopContributors
-  std::vector<PathSegment> segments;             // in time order, adjacent ones of one name merged
+  std::vector<PathSegment> segments;             // in time order
 };
 
 // Contributors kept per step.
