@@ -67,6 +67,7 @@ struct Walker {
   std::vector<const Timeline*> threads;
   std::vector<std::vector<Piece>> pieces;
   size_t primary = 0;
+  std::vector<int64_t> launches_of;      // runtime calls with a correlation id in the steps, per thread
   std::unordered_map<int64_t, std::pair<uint32_t, uint32_t>> launch;  // corr -> (thread, event)
   std::vector<uint32_t> by_end;          // device ops by end
   std::vector<int64_t> stream_prev;      // the previous op on the same stream, -1 none
@@ -90,14 +91,18 @@ struct Walker {
       threads.push_back(&tl);
       pieces.push_back(Flatten(tl));
       turn_cap += 4 * pieces.back().size();
-      int64_t n = 0;
+      int64_t n = 0, launches = 0;
       for (size_t i = 0; i < tl.ev.size(); ++i) {
         if (tl.ev.start_ns[i] >= hi || tl.end_ns(uint32_t(i)) <= lo) continue;
         ++n;
         if (tl.ev.kind[i] == EventKind::kStepMarker && marker_thread == SIZE_MAX) marker_thread = th;
-        if (tl.ev.kind[i] == EventKind::kRuntime && tl.ev.corr[i] != 0) launch[tl.ev.corr[i]] = {th, uint32_t(i)};
+        if (tl.ev.kind[i] == EventKind::kRuntime && tl.ev.corr[i] != 0) {
+          launch[tl.ev.corr[i]] = {th, uint32_t(i)};
+          ++launches;
+        }
       }
       busy.push_back(n);
+      launches_of.push_back(launches);
     }
     primary = marker_thread != SIZE_MAX ? marker_thread
                                         : size_t(std::max_element(busy.begin(), busy.end()) - busy.begin());
@@ -128,6 +133,16 @@ struct Walker {
       if (m.device[i].dur_ns > 0 && int(m.device[i].stream) != skip_stream) return i;
     }
     return -1;
+  }
+
+  // A thread other than the primary with an event recorded just before `t`, the one that
+  // launches most where several are; `primary` where none is.
+  size_t BusyThread(int64_t t) const {
+    size_t best = primary;
+    for (size_t i = 0; i < threads.size(); ++i)
+      if (i != primary && PieceBefore(pieces[i], t).ev >= 0 && (best == primary || launches_of[i] > launches_of[best]))
+        best = i;
+    return best;
   }
 
   // Whether the host segment of the model holding the moment before `t` is a wait on the device.
@@ -173,6 +188,20 @@ struct Walker {
         if (p.ev < 0) {
           if (th != primary) {  // a helper thread idle before this: the primary thread set it going
             th = primary;
+            continue;
+          }
+          // The primary thread has nothing recorded: where another thread is working (PyTorch's
+          // autograd thread during backward), the path follows it.
+          if (const size_t other = BusyThread(t); other != primary) {
+            th = other;
+            continue;
+          }
+          // Silent from while device work ran until after it ended: read as an untraced wait on it
+          // (a host spinning on device memory, as DeepEP's dispatch does).
+          if (const int64_t d = LastEnded(p.start, t, -1); d >= 0 && m.device[size_t(d)].start_ns <= p.start) {
+            add(End(uint32_t(d)), t, PathKind::kHost, {}, "(untraced)", -1);
+            t = End(uint32_t(d));
+            dev = d;
             continue;
           }
           add(p.start, t, PathKind::kHost, {}, "(untraced)", -1);

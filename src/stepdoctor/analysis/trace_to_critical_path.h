@@ -4,6 +4,9 @@
 //     the innermost recorded event at each moment is what the host was doing;
 //   - a host wait on the device (a synchronize call, a blocking copy) ends when the device work it
 //     waited for ends: the path goes to the device operation that ended last within the wait;
+//   - where the launching thread has nothing recorded, the path follows another host thread that
+//     has (the thread that launches most); where none has, and the silence began while device work
+//     ran and ends after that work ended, it is read as an untraced wait on that work;
 //   - a device operation starts after the later of its launch (by correlation id) and the end of
 //     the previous operation on its stream; where neither explains a start later than
 //     kCrossStreamGapNs, the path takes the latest operation on another stream that ended in
