@@ -186,7 +186,7 @@ struct Walker {
       if (dev < 0) {
         const Piece& p = PieceBefore(pieces[th], t);
         if (p.ev < 0) {
-          if (th != primary) {  // a helper thread idle before this: the primary thread set it going
+          if (th != primary) {  // another thread idle before this: the primary thread set it going
             th = primary;
             continue;
           }
