@@ -7,7 +7,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from support import INPUT_BOUND
+from support import EXAMPLES, INPUT_BOUND
 
 import stepdoctor
 
@@ -109,6 +109,40 @@ class ExitStatuses(unittest.TestCase):
     def test_format_is_not_an_option(self):
         with self.assertRaises(TypeError):
             stepdoctor.diagnose(INPUT_BOUND, format="html")
+
+
+class CriticalPathAndKernelTables(unittest.TestCase):
+    """examples/gpu/gpu_dataloader_workers0: a GPU loop whose DataLoader runs in the training
+    process; the critical path and kernel tables load into their dataclasses."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.report = stepdoctor.diagnose(os.path.join(EXAMPLES, "gpu", "gpu_dataloader_workers0.pt.trace.json.gz"))
+
+    def test_critical_path(self):
+        c = self.report.critical_path
+        self.assertIsInstance(c, stepdoctor.CriticalPath)
+        self.assertEqual(len(c.steps), self.report.steps.count)
+        self.assertIn(c.median_step, [s.step for s in c.steps])
+        for s in c.steps:
+            parts = s.host_ms + s.launch_ms + s.kernel_ms + s.copy_ms + s.wait_ms
+            self.assertAlmostEqual(parts, s.step_ms, delta=0.01 * s.step_ms)
+        kinds = {g.kind for g in c.median_segments}
+        self.assertTrue(kinds <= {"host", "launch", "kernel", "copy", "wait"}, kinds)
+        self.assertIn("host", kinds)
+
+    def test_kernel_tables(self):
+        k = self.report.kernel_tables
+        self.assertEqual([o.op for o in k.ops], [t.name for t in self.report.top_ops])
+        self.assertTrue(any(o.kernels > 0 for o in k.ops))
+        self.assertIn("compute", [c.work_class for c in k.classes])
+        self.assertGreater(k.launch_delays, 0)
+        self.assertTrue(all(q.max_queued >= 1 for q in k.queues))
+
+    def test_cpu_only_has_none(self):
+        r = stepdoctor.diagnose(INPUT_BOUND)
+        self.assertIsNone(r.critical_path)
+        self.assertIsNone(r.kernel_tables)
 
 
 class FindingTheCli(unittest.TestCase):

@@ -18,8 +18,8 @@ from ._cli import path_args as _path_args
 from ._cli import run as _run
 from ._cli import run_json as _run_json
 from ._diff_report import CategoryDelta, DiffReport, DiffSide, FindingDelta, NameChanges, NameDelta
-from ._report import (Coverage, Device, Evidence, Finding, Fix, Report, Step, Steps, TensorflowBreakdown,
-                      TensorflowView, TopEvent, Verdict, WarmupStep, Worker)
+from ._report import (Coverage, CriticalPath, Device, Evidence, Finding, Fix, KernelTables, Report, Step, Steps,
+                      TensorflowBreakdown, TensorflowView, TopEvent, Verdict, WarmupStep, Worker)
 
 __version__ = "0.1.0"
 

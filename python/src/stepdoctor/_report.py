@@ -173,6 +173,100 @@ class TensorflowView:
 
 
 @dataclass
+class PathContributor:
+    name: str = ""
+    kind: str = ""  # host, launch, kernel, copy, wait
+    ms: float = 0.0
+    count: int = 0
+
+
+@dataclass
+class PathSegment:
+    start_ms: float = 0.0  # from the first step's start
+    dur_ms: float = 0.0
+    kind: str = ""  # host, launch, kernel, copy, wait
+    name: str = ""  # the run's longest part
+    parts: int = 1  # events or gaps in the run
+    stream: Optional[int] = None  # None on the host
+
+
+@dataclass
+class StepCriticalPath:
+    step: int = 0
+    start_ms: float = 0.0
+    step_ms: float = 0.0
+    path_ms: float = 0.0
+    host_ms: float = 0.0
+    launch_ms: float = 0.0
+    kernel_ms: float = 0.0
+    copy_ms: float = 0.0
+    wait_ms: float = 0.0
+    top: List[PathContributor] = field(default_factory=list)
+
+
+@dataclass
+class CriticalPath:
+    median_step: Optional[int] = None
+    steps: List[StepCriticalPath] = field(default_factory=list)
+    median_segments: List[PathSegment] = field(default_factory=list)
+
+
+@dataclass
+class OpKernelRow:
+    kernel: str = ""
+    count: int = 0
+    device_ms: float = 0.0
+    mean_delay_us: float = 0.0
+
+
+@dataclass
+class OpKernels:
+    op: str = ""
+    op_count: int = 0
+    kernels: int = 0
+    device_ms: float = 0.0
+    mean_delay_us: float = 0.0
+    rows: List[OpKernelRow] = field(default_factory=list)
+
+
+@dataclass
+class LaunchDelayOutlier:
+    kernel: str = ""
+    launch: str = ""
+    delay_us: float = 0.0
+    at_ms: float = 0.0
+
+
+@dataclass
+class KernelClassStats:
+    work_class: str = ""  # compute, communication, memory
+    count: int = 0
+    total_ms: float = 0.0
+    mean_us: float = 0.0
+    min_us: float = 0.0
+    max_us: float = 0.0
+
+
+@dataclass
+class StreamQueue:
+    stream: str = ""
+    max_queued: int = 0
+    mean_queued: float = 0.0
+
+
+@dataclass
+class KernelTables:
+    ops: List[OpKernels] = field(default_factory=list)
+    launch_delays: int = 0
+    median_delay_us: float = 0.0
+    outlier_threshold_us: float = 0.0
+    outlier_count: int = 0
+    outliers: List[LaunchDelayOutlier] = field(default_factory=list)
+    classes: List[KernelClassStats] = field(default_factory=list)
+    queues: List[StreamQueue] = field(default_factory=list)
+
+
+@dataclass
 class Report(CliResult):
     """One `diagnose` report, plus how the CLI exited."""
 
@@ -193,6 +287,9 @@ class Report(CliResult):
     findings: List[Finding] = field(default_factory=list)
     top_kernels: List[TopEvent] = field(default_factory=list)
     top_ops: List[TopEvent] = field(default_factory=list)
+    # What sets each step's length, and kernels by operator (None without device activity).
+    critical_path: Optional[CriticalPath] = None
+    kernel_tables: Optional[KernelTables] = None
     notes: List[str] = field(default_factory=list)
     diagnostics: List[str] = field(default_factory=list)
 

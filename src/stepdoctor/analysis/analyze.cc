@@ -14,6 +14,8 @@
 #include "stepdoctor/analysis/tf_signals.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 #include "stepdoctor/analysis/trace_to_coverage.h"
+#include "stepdoctor/analysis/trace_to_critical_path.h"
+#include "stepdoctor/analysis/trace_to_kernel_tables.h"
 #include "stepdoctor/analysis/trace_to_cross_rank.h"
 #include "stepdoctor/analysis/tf_verdict_to_report.h"
 #include "stepdoctor/analysis/trace_to_device_utilization.h"
@@ -433,6 +435,10 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
   r.top_ops = steps.top_ops;
   if (r.top_kernels.size() > size_t(opts.max_top_events)) r.top_kernels.resize(opts.max_top_events);
   if (r.top_ops.size() > size_t(opts.max_top_events)) r.top_ops.resize(opts.max_top_events);
+  if (steps.step_count > 0 && !steps.cpu_only && !steps.device_missing) {
+    r.critical_path = TraceToReportCriticalPath(trace, worker, windows);
+    r.kernel_tables = TraceToKernelTables(trace, worker, r.top_ops, windows.steps.front().start_ns);
+  }
   if (!windows.steps.empty()) {
     int64_t lo = windows.steps.front().start_ns, hi = windows.steps.back().end_ns;
     r.window_ms = (hi - lo) / 1e6;

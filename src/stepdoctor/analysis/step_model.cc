@@ -151,6 +151,8 @@ StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindow
       op.start_ns = t.ev.start_ns[i];
       op.dur_ns = t.ev.dur_ns[i];
       op.stream = stream;
+      op.name = t.ev.name[i];
+      op.corr = t.ev.corr[i];
       if (t.ev.corr[i] != 0)
         if (auto l = launch_end.find(t.ev.corr[i]); l != launch_end.end()) op.launch_ns = l->second;
       const bool launched_here = op.launch_ns != DeviceOp::kNoLaunch && op.launch_ns >= lo && op.launch_ns < hi;

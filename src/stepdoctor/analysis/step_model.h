@@ -44,6 +44,8 @@ struct DeviceOp {
   KernelPrecision precision = KernelPrecision::kUnstated;
   bool tensor_core = false;
   bool matrix = false;  // a GEMM or convolution (DeviceWorkClass::matrix)
+  StringId name;        // the kernel or copy, for what names it (critical path, tables)
+  int64_t corr = 0;     // correlation id; 0 none. Many ops share one under a graph launch.
 
   static constexpr int64_t kNoLaunch = INT64_MIN;
 };

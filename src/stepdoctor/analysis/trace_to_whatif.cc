@@ -2,6 +2,7 @@
 
 #include "stepdoctor/analysis/resource_signals.h"
 #include "stepdoctor/analysis/trace_to_coverage.h"
+#include "stepdoctor/analysis/trace_to_critical_path.h"
 #include "stepdoctor/analysis/trace_to_steps.h"
 
 namespace stepdoctor {
@@ -41,6 +42,7 @@ WhatIfReport TraceToWhatIf(const Trace& trace, const std::vector<FixSpec>& fixes
   r.steps = int(m.steps.size());
   r.cores = m.cores;
   for (const FixSpec& f : fixes) r.predictions.push_back(PredictFix(m, f, opts));
+  r.critical_path = TraceToCriticalPath(trace, PrimaryWorker(trace), m, PathSegments::kAll);
   if (!m.steps.empty() && !m.cpu_only && !m.device_missing && !m.device.empty() && m.ops_with_launch == 0)
     r.notes.push_back("no device work is linked to its launch by correlation id: device work follows the host's "
                       "timing, so predictions that move host work are less certain");

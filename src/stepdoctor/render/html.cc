@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "stepdoctor/render/html_svg.h"
+#include "stepdoctor/render/kernel_views.h"
 #include "stepdoctor/render/html_util.h"
 #include "stepdoctor/render/render.h"
 #include "stepdoctor/render/whatif_render.h"
@@ -30,6 +31,7 @@ std::string Header(const Report& r) {
   if (!r.format.empty()) s += " &middot; " + HtmlEscape(r.format);
   s += "</p>\n<nav class=\"toc\"><a href=\"#steps\">Steps</a><a href=\"#findings\">Findings</a>"
        "<a href=\"#timeline\">Timeline</a><a href=\"#top\">Top kernels and ops</a><a href=\"#devices\">Devices</a>";
+  if (r.kernel_tables) s += "<a href=\"#kernels\">Kernels by operator</a>";
   if (!r.series.empty()) s += "<a href=\"#samples\">Live samples</a>";
   s += "<a href=\"#diagnostics\">Diagnostics</a></nav>\n</header>\n";
   return s;
@@ -163,7 +165,13 @@ std::string TimelineSection(const Report& r) {
   } else {
     s += "<p class=\"meta\">Dark: busy. Light: idle. Each row is one device stream or host thread over the trace "
          "window.</p>\n";
-    s += render::TimelineSvg(r.lanes, r.window_ms);
+    const StepCriticalPath* path = r.critical_path && r.critical_path->median_index >= 0
+                                       ? &r.critical_path->steps[size_t(r.critical_path->median_index)]
+                                       : nullptr;
+    if (path)
+      s += "<p class=\"meta\">The first row is the median step's critical path: host work (red), launches (orange), "
+           "kernels (green), copies (purple) and waits (brown).</p>\n";
+    s += render::TimelineSvg(r.lanes, r.window_ms, path);
   }
   s += "</section>\n";
   return s;
@@ -328,6 +336,7 @@ std::string RenderHtml(const Report& r, const RenderOptions& /*o*/) {
   s += FindingsSection(r);
   s += TimelineSection(r);
   s += TopSection(r);
+  s += KernelViewsHtml(r);
   s += DevicesSection(r);
   s += TensorFlowViewSection(r);
   s += SamplesSection(r);

@@ -140,7 +140,7 @@ std::string BreakdownBarSvg(const std::vector<BreakdownEntry>& breakdown) {
   return s;
 }
 
-std::string TimelineSvg(const std::vector<DeviceLane>& lanes, double window_ms) {
+std::string TimelineSvg(const std::vector<DeviceLane>& lanes, double window_ms, const StepCriticalPath* path) {
   if (lanes.empty()) return "";
   double span = window_ms;
   if (!(span > 0))  // no window recorded: scale to the last busy interval
@@ -149,16 +149,32 @@ std::string TimelineSvg(const std::vector<DeviceLane>& lanes, double window_ms) 
   if (!(span > 0)) span = 1;
   const double label_w = 200, mr = 12, mt = 6, row_h = 16, gap = 5, axis_h = 30;
   const double plot_w = kWidth - label_w - mr;
-  const double height = mt + lanes.size() * (row_h + gap) + axis_h;
+  const size_t rows = lanes.size() + (path ? 1 : 0);
+  const double height = mt + rows * (row_h + gap) + axis_h;
   auto x_of = [&](double ms) { return label_w + plot_w * std::clamp(ms / span, 0.0, 1.0); };
 
   std::string s = fmt::format(
       "<svg id=\"timeline-chart\" class=\"chart\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"busy intervals per "
       "device stream and host thread\" xmlns=\"http://www.w3.org/2000/svg\">\n",
       kWidth, Px(height));
+  if (path) {
+    s += fmt::format("<g class=\"critical-lane\"><title>critical path of step {} ({} segments)</title>", path->step,
+                     path->segments.size());
+    s += fmt::format("<text class=\"lane-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">critical path (step {})</text>",
+                     Px(label_w - 8), Px(mt + row_h - 4), path->step);
+    s += fmt::format("<rect class=\"idle\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>", Px(label_w), Px(mt),
+                     Px(plot_w), Px(row_h));
+    for (const auto& g : path->segments) {
+      const double x0 = x_of(g.start_ms), x1 = x_of(g.start_ms + g.dur_ms);
+      s += fmt::format("<rect class=\"path-{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{} {}: {:.3f} ms</title></rect>",
+                       PathKindName(g.kind), Px(x0), Px(mt), Px(std::max(0.6, x1 - x0)), Px(row_h), PathKindName(g.kind),
+                       HtmlEscape(g.name), g.dur_ms);
+    }
+    s += "</g>\n";
+  }
   for (size_t i = 0; i < lanes.size(); ++i) {
     const DeviceLane& l = lanes[i];
-    double y = mt + i * (row_h + gap);
+    double y = mt + (i + (path ? 1 : 0)) * (row_h + gap);
     s += fmt::format("<g class=\"lane\"><title>{} ({} busy intervals shown)</title>", HtmlEscape(l.label),
                      l.busy_ms.size());
     s += fmt::format("<text class=\"lane-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", Px(label_w - 8),
@@ -172,7 +188,7 @@ std::string TimelineSvg(const std::vector<DeviceLane>& lanes, double window_ms) 
     }
     s += "</g>\n";
   }
-  const double axis_y = mt + lanes.size() * (row_h + gap);
+  const double axis_y = mt + rows * (row_h + gap);
   s += fmt::format("<line class=\"axis-line\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\n", Px(label_w),
                    Px(kWidth - mr), Px(axis_y), Px(axis_y));
   for (double t : NiceTicks(span, 8)) {

@@ -21,8 +21,10 @@ std::string StepChartSvg(const StepSummary& steps);
 std::string BreakdownBarSvg(const std::vector<BreakdownEntry>& breakdown);
 
 // <svg id="timeline-chart">: one row per lane, busy intervals dark over an idle track, with a
-// time axis from 0 to `window_ms`. Empty when there are no lanes.
-std::string TimelineSvg(const std::vector<DeviceLane>& lanes, double window_ms);
+// time axis from 0 to `window_ms`; with `path`, a first row (class "critical-lane") holds that
+// step's critical path, each segment coloured by its kind (class "path-<kind>"). Empty when
+// there are no lanes.
+std::string TimelineSvg(const std::vector<DeviceLane>& lanes, double window_ms, const StepCriticalPath* path = nullptr);
 
 // <svg class="series-chart">: a line chart of one sampled metric.
 std::string SeriesSvg(const TimeSeries& s, int index);

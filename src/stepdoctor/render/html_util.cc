@@ -169,6 +169,8 @@ svg .bar-label{fill:#fff;font-size:12px;font-weight:600}
 svg .lane-label{fill:#1d2127;font-size:11px}
 svg .idle{fill:#eef0f3}
 svg .busy{fill:#2f6fb3}
+svg .path-host{fill:#e15759}svg .path-launch{fill:#f28e2b}svg .path-kernel{fill:#59a14f}
+svg .path-copy{fill:#b07aa1}svg .path-wait{fill:#9c755f}
 svg .series-line{fill:none;stroke:#2f6fb3;stroke-width:1.6}
 svg g.step:hover rect{opacity:.8}
 .note{color:var(--muted);font-size:13px}

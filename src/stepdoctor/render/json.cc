@@ -1,6 +1,7 @@
 // JSON report for machines. The schema is versioned (schema_version) and documented in
 // docs/json-report.md; fields are only ever added within a version.
 #include "stepdoctor/render/json_writer.h"
+#include "stepdoctor/render/kernel_views_json.h"
 #include "stepdoctor/render/render.h"
 
 namespace stepdoctor {
@@ -239,6 +240,12 @@ std::string RenderJson(const Report& r, const RenderOptions&) {
   TopEvents(j, r.top_kernels);
   j.Key("top_ops");
   TopEvents(j, r.top_ops);
+  j.Key("critical_path");
+  if (r.critical_path) WriteCriticalPath(j, *r.critical_path);
+  else j.Null();
+  j.Key("kernel_tables");
+  if (r.kernel_tables) WriteKernelTables(j, *r.kernel_tables);
+  else j.Null();
   j.Key("notes").StringArray(r.notes);
   j.Key("diagnostics").StringArray(r.diagnostics);
   j.EndObject();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "stepdoctor/render/kernel_views.h"
 #include "stepdoctor/render/render.h"
 #include "stepdoctor/render/whatif_render.h"
 
@@ -186,6 +187,10 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
   };
   table("Top kernels by device time", r.top_kernels);
   table("Top operators by host time (inclusive)", r.top_ops);
+  using Bold = std::string (*)(const std::string&);
+  const Bold bold = o.color ? Bold([](const std::string& x) { return "\x1b[1m" + x + "\x1b[0m"; })
+                            : Bold([](const std::string& x) { return x; });
+  out += KernelViewsText(r, bold, W);
 
   if (!r.notes.empty() || !r.diagnostics.empty()) {
     out += "\n" + st.bold("Notes") + "\n";

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "stepdoctor/render/json_writer.h"
+#include "stepdoctor/render/kernel_views_json.h"
 
 namespace stepdoctor {
 namespace {
@@ -81,6 +82,8 @@ std::string RenderWhatIfJson(const WhatIfReport& r) {
   }
   j.EndArray();
   j.Key("notes").StringArray(r.notes);
+  j.Key("critical_path");
+  WriteCriticalPathSteps(j, r.critical_path);
   j.EndObject();
   return j.Take() + "\n";
 }

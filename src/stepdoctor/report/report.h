@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "stepdoctor/model/import_diagnostics.h"
+#include "stepdoctor/report/critical_path.h"
+#include "stepdoctor/report/kernel_tables.h"
 #include "stepdoctor/report/whatif.h"
 
 namespace stepdoctor {
@@ -197,6 +199,10 @@ struct Report {
   std::vector<Finding> findings;     // ranked: severity, then share
   std::vector<TopEvent> top_kernels; // by total device time
   std::vector<TopEvent> top_ops;     // by total host time (top-level framework ops)
+  // What sets each step's length (the median step's segments kept, for the HTML lane); absent
+  // without steps or without recorded device work.
+  std::optional<CriticalPathSummary> critical_path;
+  std::optional<KernelTables> kernel_tables;  // top_ops' kernels, delays, split, queues; as critical_path
   double window_ms = 0;
   std::vector<DeviceLane> lanes;     // for the HTML timeline
   std::vector<TimeSeries> series;    // live samples / GPU logs, for charts

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "stepdoctor/report/critical_path.h"
+
 namespace stepdoctor {
 
 struct StepPart {          // one part of the predicted step, for "what dominates it"
@@ -36,6 +38,7 @@ struct WhatIfReport {
   int cores = 0;                   // as used (0 unknown)
   std::vector<Prediction> predictions;
   std::vector<std::string> notes;  // what the model could not use ("no launch edges", ...)
+  CriticalPathSummary critical_path;  // each measured step's, with every segment
 };
 
 }  // namespace stepdoctor
