@@ -10,6 +10,8 @@ namespace {
 
 constexpr uint64_t kMaxDeflateRatio = 1032;  // DEFLATE cannot expand its input more than this
 constexpr size_t kMinGzipMember = 18;        // 10-byte header, an empty block, 8-byte trailer
+constexpr uint64_t kGuessRatio = 8;          // first output guess where ISIZE cannot be used: trace
+                                             // JSON inflates to 5-20x its .gz
 
 bool IsGzipMember(std::string_view s) {
   return s.size() >= kMinGzipMember && uint8_t(s[0]) == 0x1f && uint8_t(s[1]) == 0x8b && uint8_t(s[2]) == 8;
@@ -30,15 +32,17 @@ WholeInflate InflateGzipWhole(std::string_view gz, size_t max_bytes) {
     out.declined = "not a gzip member";
     return out;
   }
-  // ISIZE (the last 4 bytes) is the last member's size mod 2^32; raise it by 4 GiB steps until
-  // it is no smaller than the compressed bytes, which text never shrinks below.
+  // ISIZE (the last 4 bytes) is the last member's size mod 2^32. One member under 4 GiB never
+  // inflates to less than about its compressed size, so an ISIZE below half of that means
+  // several members (the last a small one) or a result past 4 GiB: guess a few times the
+  // compressed size instead and let the block grow.
   const uint8_t* t = reinterpret_cast<const uint8_t*>(gz.data() + gz.size() - 4);
   uint64_t guess = uint64_t(t[0]) | uint64_t(t[1]) << 8 | uint64_t(t[2]) << 16 | uint64_t(t[3]) << 24;
-  while (guess < gz.size() / 2) guess += uint64_t(1) << 32;
   if (guess > uint64_t(gz.size()) * kMaxDeflateRatio + (1u << 20)) {
     out.declined = "ISIZE larger than DEFLATE can expand to";
     return out;
   }
+  if (guess < gz.size() / 2) guess = std::min<uint64_t>(uint64_t(gz.size()) * kGuessRatio, max_bytes);
   if (guess > max_bytes) {
     out.declined = "larger than the whole-inflate cap";
     return out;

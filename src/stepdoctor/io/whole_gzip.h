@@ -24,9 +24,10 @@ struct WholeInflate {
 };
 
 // Inflates every member of `gz` (concatenated .gz files work). The first guess at the size is
-// the last member's ISIZE trailer (the size mod 2^32) raised by 4 GiB steps to at least the
-// compressed size; a short guess (several members, a lying ISIZE) doubles the block and
-// inflates that member again, up to `max_bytes`.
+// the last member's ISIZE trailer (the size mod 2^32), or 8x the compressed size where ISIZE
+// cannot be the whole (several members, a result past 4 GiB); a short guess doubles the block
+// and inflates that member again, up to `max_bytes`. A file past the cap thus costs up to
+// `max_bytes` of inflate before it streams instead.
 WholeInflate InflateGzipWhole(std::string_view gz, size_t max_bytes = kWholeInflateMaxBytes);
 
 }  // namespace stepdoctor
