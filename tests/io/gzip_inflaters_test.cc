@@ -143,6 +143,7 @@ TEST(GzipInflaters, CutBeforeAnyEventIsAOneLineErrorNamingTheFile) {
     auto r = testing::RunCli("diagnose " + path, std::string("STEPDOCTOR_INFLATE=") + inflater);
     EXPECT_EQ(r.exit_code, 2) << inflater;
     EXPECT_NE(r.err.find(path), std::string::npos) << inflater << ": " << r.err;
+    EXPECT_NE(r.err.find("truncated"), std::string::npos) << inflater << ": " << r.err;
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << inflater << ": " << r.err;
   }
 }
