@@ -14,9 +14,11 @@
 
 namespace stepdoctor {
 
-// The largest result inflated whole (it is held in memory, then released as it is parsed);
-// larger files stream through zlib.
-inline constexpr size_t kWholeInflateMaxBytes = size_t(1) << 30;
+// The largest result inflated whole; larger files stream through zlib. Whole, peak RSS is the
+// inflated size plus the .gz (about 1.05x the JSON; its pages are then handed back as the import
+// passes them); streaming it is about 0.3x. Measured (docs/performance.md): whole is about 1.5x
+// faster end to end, so it is worth up to this much memory, not more.
+inline constexpr size_t kWholeInflateMaxBytes = size_t(256) << 20;
 
 struct WholeInflate {
   std::unique_ptr<MappedRegion> region;  // the inflated bytes; null when declined
