@@ -9,7 +9,7 @@
 set -euo pipefail
 
 BUILD_PKGS=(g++ cmake ninja-build pkg-config ccache
-            libsimdjson-dev libfmt-dev libcli11-dev zlib1g-dev libprotobuf-dev protobuf-compiler)
+            libsimdjson-dev libfmt-dev libcli11-dev zlib1g-dev libdeflate-dev libprotobuf-dev protobuf-compiler)
 TEST_PKGS=(libgtest-dev libgmock-dev libbenchmark-dev chromium dpkg-dev file git
            python3-venv python3-pip python3-setuptools python3-wheel python3-torch)
 

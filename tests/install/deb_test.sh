@@ -35,7 +35,7 @@ verdict=$("$tmp/root/usr/bin/stepdoctor" diagnose "$src/examples/dataloader_inpu
 
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
-for lib in libprotobuf libfmt; do
+for lib in libprotobuf libfmt libdeflate; do
   [[ $depends == *"$lib"* ]] || { echo "FAIL: Depends lacks $lib"; exit 1; }
 done
 echo "PASS"

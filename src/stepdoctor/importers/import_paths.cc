@@ -51,7 +51,11 @@ bool IsNoiseFile(const fs::path& p) {
 Status ImportSource(PeekableSource& src, Trace& trace, const ImportOptions& opts, ImportedFile* info) {
   auto head = src.Peek(kSniffBytes);
   if (!head.ok()) return head.status();
-  if (head->empty()) return Status(ErrorCode::kEmptyInput, src.name() + ": the file is empty");
+  if (head->empty()) {
+    if (src.truncated())  // a .gz cut inside its first block
+      return Status(ErrorCode::kCorruptInput, src.name() + ": truncated compressed data (it ends before any content)");
+    return Status(ErrorCode::kEmptyInput, src.name() + ": the file is empty");
+  }
   // The profile plugin's pages are protobuf, which has no magic bytes: their names say what they are.
   if (TfProfilerPageKindOf(src.name()) != TfProfilerPageKind::kNone) return ImportTfProfilerPage(src, trace);
   InputFormat f = DetectFormat(*head, src.name());

@@ -2,7 +2,9 @@
 
 #include <thread>
 
+#include "stepdoctor/io/mapped_file.h"
 #include "stepdoctor/io/prefetch_source.h"
+#include "stepdoctor/io/whole_gzip.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -179,6 +181,18 @@ Result<std::string_view> PeekableSource::Peek(size_t n) {
   return std::string_view(head_).substr(head_pos_, std::min(n, head_.size()) - head_pos_);
 }
 
+char* PeekableSource::TakeContiguous(size_t rewind, size_t* len) {
+  // The replayed head is a copy of the inner source's first unread-here bytes: take the
+  // inner block from where the head began.
+  char* p = inner_->TakeContiguous(rewind + (head_.size() - head_pos_), len);
+  if (p) {
+    head_.clear();
+    head_.shrink_to_fit();
+    head_pos_ = 0;
+  }
+  return p;
+}
+
 Result<size_t> PeekableSource::Read(char* buf, size_t n) {
   if (head_pos_ < head_.size()) {
     size_t k = std::min(n, head_.size() - head_pos_);
@@ -194,7 +208,33 @@ Result<size_t> PeekableSource::Read(char* buf, size_t n) {
   return inner_->Read(buf, n);
 }
 
+GzipInflater ResolveInflater(GzipInflater requested) {
+  if (requested != GzipInflater::kAuto) return requested;
+  if (const char* env = std::getenv("STEPDOCTOR_INFLATE")) {
+    if (std::strcmp(env, "zlib") == 0) return GzipInflater::kZlib;
+    if (std::strcmp(env, "libdeflate") == 0) return GzipInflater::kLibdeflate;
+  }
+  return GzipInflater::kLibdeflate;  // measured: docs/performance.md, "gzip input"
+}
+
 namespace {
+
+// zlib streaming: inflate on a second core while the importer parses, where there is one.
+std::unique_ptr<PeekableSource> ZlibStreaming(std::unique_ptr<ByteSource> raw) {
+  std::unique_ptr<ByteSource> gz = GzipSource(std::move(raw));
+  if (WorkerThreads() > 1) gz = PrefetchSource(std::move(gz));
+  return std::make_unique<PeekableSource>(std::move(gz));
+}
+
+// The .gz held whole in `gz`, inflated with libdeflate where that path is chosen and takes it;
+// nullptr to stream it through zlib instead.
+std::unique_ptr<PeekableSource> MaybeInflateWhole(std::string_view gz, const std::string& name, GzipInflater inflater) {
+  if (ResolveInflater(inflater) != GzipInflater::kLibdeflate) return nullptr;
+  WholeInflate w = InflateGzipWhole(gz);
+  if (!w.region) return nullptr;
+  return std::make_unique<PeekableSource>(RegionSource(std::move(w.region), name, gz.size()));
+}
+
 std::unique_ptr<PeekableSource> WrapMaybeGzip(std::unique_ptr<PeekableSource> raw, Status* st) {
   auto head = raw->Peek(2);
   if (!head.ok()) {
@@ -202,26 +242,38 @@ std::unique_ptr<PeekableSource> WrapMaybeGzip(std::unique_ptr<PeekableSource> ra
     return nullptr;
   }
   if (!IsGzipMagic(*head)) return raw;
-  // Inflate on a second core while the importer parses, where there is one.
-  std::unique_ptr<ByteSource> gz = GzipSource(std::move(raw));
-  if (WorkerThreads() > 1) gz = PrefetchSource(std::move(gz));
-  return std::make_unique<PeekableSource>(std::move(gz));
+  return ZlibStreaming(std::move(raw));
 }
+
 }  // namespace
 
-Result<std::unique_ptr<PeekableSource>> OpenMaybeCompressed(const std::string& path) {
+Result<std::unique_ptr<PeekableSource>> OpenMaybeCompressed(const std::string& path, GzipInflater inflater) {
+  using R = Result<std::unique_ptr<PeekableSource>>;
+  auto mapped = MappedRegion::MapFile(path);
+  if (!mapped.ok()) return R(mapped.status());
+  if (*mapped) {
+    std::string_view bytes((*mapped)->data(), (*mapped)->size());
+    if (!IsGzipMagic(bytes)) {
+      const uint64_t size = bytes.size();
+      return std::make_unique<PeekableSource>(RegionSource(std::move(mapped).value(), path, size));
+    }
+    if (auto whole = MaybeInflateWhole(bytes, path, inflater)) return whole;  // the mapping goes now
+    // Streaming: read the .gz rather than map it, so its pages do not add to resident memory.
+  }
   auto f = FileSource(path);
-  if (!f.ok()) return Result<std::unique_ptr<PeekableSource>>(f.status());
+  if (!f.ok()) return R(f.status());
   Status st;
   auto src = WrapMaybeGzip(std::make_unique<PeekableSource>(std::move(f).value()), &st);
-  if (!src) return Result<std::unique_ptr<PeekableSource>>(st);
+  if (!src) return R(st);
   return src;
 }
 
-std::unique_ptr<PeekableSource> OpenMaybeCompressed(std::string_view bytes, std::string name) {
-  Status st;
-  auto src = WrapMaybeGzip(std::make_unique<PeekableSource>(MemorySource(bytes, std::move(name))), &st);
-  return src;  // memory reads cannot fail
+std::unique_ptr<PeekableSource> OpenMaybeCompressed(std::string_view bytes, std::string name, GzipInflater inflater) {
+  if (IsGzipMagic(bytes)) {
+    if (auto whole = MaybeInflateWhole(bytes, name, inflater)) return whole;
+    return ZlibStreaming(MemorySource(bytes, std::move(name)));
+  }
+  return std::make_unique<PeekableSource>(MemorySource(bytes, std::move(name)));
 }
 
 int WorkerThreads() {

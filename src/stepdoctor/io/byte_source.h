@@ -26,7 +26,21 @@ class ByteSource {
   // True once the source has found that its data ended early or was damaged (a cut .gz):
   // what was read so far is valid, the rest is missing.
   virtual bool truncated() const { return false; }
+  // Where the unread bytes already lie in memory as one writable block followed by at least
+  // kContiguousPadding writable bytes (a mapped file, an inflated .gz): hands the block over,
+  // starting `rewind` bytes before the read position (bytes already read, which a
+  // PeekableSource replays), and sets *len; Read() then returns 0. nullptr where the bytes do
+  // not lie so (streams, caller-owned memory) or `rewind` reaches past the start. A parser
+  // may change bytes of the block while it runs (and restore them); it stays valid for the
+  // source's life.
+  virtual char* TakeContiguous(size_t rewind, size_t* len) { return nullptr; }
+  // After TakeContiguous: the block's bytes before `offset` will not be read again, so their
+  // memory may be given back.
+  virtual void ReleaseBefore(size_t offset) {}
 };
+
+// Writable bytes after a block TakeContiguous hands over (simdjson reads 64 past its input).
+inline constexpr size_t kContiguousPadding = 256;
 
 // A source over bytes the caller keeps alive.
 std::unique_ptr<ByteSource> MemorySource(std::string_view bytes, std::string name = "<memory>");
@@ -48,6 +62,8 @@ class PeekableSource : public ByteSource {
   uint64_t consumed() const override { return inner_->consumed(); }
   uint64_t total() const override { return inner_->total(); }
   bool truncated() const override { return inner_->truncated(); }
+  char* TakeContiguous(size_t rewind, size_t* len) override;
+  void ReleaseBefore(size_t offset) override { inner_->ReleaseBefore(offset); }
 
  private:
   std::unique_ptr<ByteSource> inner_;
@@ -55,10 +71,21 @@ class PeekableSource : public ByteSource {
   size_t head_pos_ = 0;
 };
 
-// Opens a path and, if its first bytes are gzip's magic, wraps it in a GzipSource.
-Result<std::unique_ptr<PeekableSource>> OpenMaybeCompressed(const std::string& path);
-// The same over bytes in memory.
-std::unique_ptr<PeekableSource> OpenMaybeCompressed(std::string_view bytes, std::string name);
+// How a .gz is inflated. kAuto: libdeflate whole-buffer where the compressed bytes are in
+// memory (a mapped file, bytes handed in) and the result fits kWholeInflateMaxBytes, else zlib
+// streaming. kZlib: always zlib streaming (the reference). STEPDOCTOR_INFLATE=zlib or
+// =libdeflate in the environment overrides kAuto, for measuring one against the other.
+enum class GzipInflater { kAuto, kZlib, kLibdeflate };
+
+// Opens a path (a regular file is memory-mapped, anything else read) and, if its first bytes
+// are gzip's magic, inflates it.
+Result<std::unique_ptr<PeekableSource>> OpenMaybeCompressed(const std::string& path,
+                                                            GzipInflater inflater = GzipInflater::kAuto);
+// The same over bytes in memory, which the caller keeps alive.
+std::unique_ptr<PeekableSource> OpenMaybeCompressed(std::string_view bytes, std::string name,
+                                                    GzipInflater inflater = GzipInflater::kAuto);
+// The inflater kAuto resolves to (after STEPDOCTOR_INFLATE).
+GzipInflater ResolveInflater(GzipInflater requested);
 
 // Threads stepdoctor may use: STEPDOCTOR_THREADS if set (>= 1), else the machine's cores.
 int WorkerThreads();

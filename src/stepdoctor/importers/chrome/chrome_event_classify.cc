@@ -1,5 +1,7 @@
 #include "stepdoctor/importers/chrome/chrome_event_classify.h"
 
+#include <algorithm>
+
 #include "stepdoctor/model/device_work_classify.h"
 #include "stepdoctor/model/runtime_calls.h"
 #include "stepdoctor/model/tf_op_classify.h"
@@ -112,6 +114,19 @@ EventKind ClassifyEvent(std::string_view cat, std::string_view name) {
   }
   if (IsRuntimeCategory(cat)) return EventKind::kRuntime;
   return HostKind(name, EventKind::kOther);
+}
+
+EventKind EventKindMemo::Classify(std::string_view cat, StringId name_id, std::string_view name) {
+  if (last_ >= cats_.size() || cats_[last_].cat != cat) {
+    last_ = 0;
+    while (last_ < cats_.size() && cats_[last_].cat != cat) ++last_;
+    if (last_ == cats_.size()) cats_.push_back({std::string(cat), {}});
+  }
+  std::vector<int8_t>& kinds = cats_[last_].kind_by_name;
+  if (name_id.v >= kinds.size()) kinds.resize(std::max<size_t>(name_id.v + 1, kinds.size() * 2), -1);
+  int8_t& k = kinds[name_id.v];
+  if (k < 0) k = static_cast<int8_t>(ClassifyEvent(cat, name));
+  return static_cast<EventKind>(k);
 }
 
 bool IsHostCategory(std::string_view c) {

@@ -2,14 +2,34 @@
 // TensorFlow, Horovod, SageMaker) onto EventKind, once, at import.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
+#include "stepdoctor/core/string_pool.h"
 #include "stepdoctor/model/event_kind.h"
 
 namespace stepdoctor::chrome {
 
 // Kind from an event's category and name. `cat` may be empty (TensorFlow, Horovod, smdebug).
 EventKind ClassifyEvent(std::string_view cat, std::string_view name);
+
+// ClassifyEvent remembered per (category, interned name): a trace repeats a few thousand names
+// millions of times, and matching a name against the kernel tables (ClassifyDeviceWork) cost a
+// third of a Kineto import before this. Same answers as ClassifyEvent, by construction.
+class EventKindMemo {
+ public:
+  EventKind Classify(std::string_view cat, StringId name_id, std::string_view name);
+
+ private:
+  struct PerCategory {
+    std::string cat;
+    std::vector<int8_t> kind_by_name;  // -1: not classified yet
+  };
+  std::vector<PerCategory> cats_;  // a trace has a few dozen categories at most
+  size_t last_ = 0;                // the slot the previous event used
+};
 
 // Kind of an event on a device line of a TensorFlow trace (no categories there).
 EventKind ClassifyDeviceLineEvent(std::string_view name);

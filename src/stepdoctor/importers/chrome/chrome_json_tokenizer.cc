@@ -12,13 +12,26 @@ namespace {
 constexpr size_t kFront = 1;             // one writable byte before the data, for the '['
 constexpr size_t kPad = 128;             // readable bytes after the data (simdjson wants 64)
 
-// A sliding read window over the source: [lo, hi) holds bytes not yet consumed.
+// A sliding read window over the source: [lo, hi) holds bytes not yet consumed. Where the
+// source's bytes already lie in memory (a mapped file, an inflated .gz) the window is that
+// block, read in place: nothing is copied, and the pages behind lo are handed back as it goes.
 class Window {
  public:
-  Window(ByteSource& src, size_t cap, size_t max_cap)
-      : src_(src), cap_(cap), max_cap_(max_cap), buf_(kFront + cap + kPad, ' ') {}
+  Window(ByteSource& src, size_t cap, size_t max_cap) : src_(src), cap_(cap), max_cap_(max_cap) {
+    size_t len = 0;
+    if (char* block = src.TakeContiguous(0, &len)) {
+      external_ = block;
+      lo = 0;
+      hi = len;
+      bytes = len;
+      eof = true;  // all of it is there already
+    } else {
+      buf_.assign(kFront + cap + kPad, ' ');
+    }
+  }
 
-  char* data() { return buf_.data(); }
+  char* data() { return external_ ? external_ : buf_.data(); }
+  bool in_place() const { return external_ != nullptr; }
   size_t lo = kFront, hi = kFront;
   bool eof = false;
   bool too_large = false;  // the window is full of one value and may not grow further
@@ -26,6 +39,13 @@ class Window {
 
   // Offset in the whole input of window position p.
   uint64_t Offset(size_t p) const { return bytes - (hi - p); }
+  // A value [p, e) longer than the window may grow to: where the bytes are read in place the
+  // window never fills, so the same cap is applied here.
+  bool TooLarge(size_t p, size_t e) const { return external_ && e - p > max_cap_; }
+  // In place: the bytes before p will not be looked at again.
+  void Release(size_t p) {
+    if (external_) src_.ReleaseBefore(p);
+  }
 
   // Makes room and reads more. Returns false at end of input (or when a value is too large).
   Result<bool> Fill() {
@@ -62,7 +82,10 @@ class Window {
   ByteSource& src_;
   size_t cap_, max_cap_;
   std::vector<char> buf_;
+  char* external_ = nullptr;  // the source's own block, when read in place
 };
+
+static_assert(kContiguousPadding >= kPad);
 
 enum class State { kStart, kObjectKey, kSkipValue, kInArray, kDone };
 enum class Step { kProgress, kNeedMore, kStop, kNotJson };
@@ -94,6 +117,7 @@ class Tokenizer {
       }
     }
     stats_.bytes = w_.bytes;
+    w_.Release(w_.hi);  // all read: the source counts every byte consumed
     return Status::Ok();
   }
 
@@ -183,6 +207,7 @@ class Tokenizer {
     size_t v_end = ScanValueEnd(b, q, w_.hi, w_.eof);
     if (v_end == kIncomplete) return Step::kNeedMore;
     if (v_end == q) return Corrupt(q);  // a structural byte where the value should be
+    if (w_.TooLarge(p, v_end)) return TooLarge();
     if (sink_.WantsTopLevelField(key)) sink_.OnTopLevelField(key, std::string_view(b + q, v_end - q));
     w_.lo = v_end;
     return Step::kProgress;
@@ -218,6 +243,10 @@ class Tokenizer {
         if (count == 0) return Corrupt(p);
         break;
       }
+      if (w_.TooLarge(p, e)) {
+        if (count == 0) return TooLarge();
+        break;
+      }
       last_end = e;
       ++count;
       p = e;
@@ -235,12 +264,18 @@ class Tokenizer {
     b[last_end] = after;
     stats_.events += count;
     w_.lo = p;
+    w_.Release(start - 1);
     return Step::kProgress;
   }
 
   Step Done() {
     if (!SkipSpace(false)) return Step::kNeedMore;
     stats_.trailing_garbage = true;
+    return Step::kStop;
+  }
+
+  Step TooLarge() {
+    stats_.value_too_large = true;
     return Step::kStop;
   }
 

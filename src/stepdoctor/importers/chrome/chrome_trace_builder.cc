@@ -91,6 +91,7 @@ struct ChromeTraceBuilder::State {
   std::string host_name, backend;
   int rank = -1, world_size = -1;
   bool schema_version = false, saw_kineto_cat = false, horovod = false;
+  EventKindMemo kinds;
   // TF1 timeline ops of the executor's _SOURCE node, per process (lane): each run of a graph
   // starts with one on every device it uses, so more than one on a lane means several runs.
   std::unordered_map<IdKey, int, IdKeyHash> tf1_source_ops;
@@ -293,7 +294,8 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
           return;
         }
       }
-      EventKind kind = ClassifyEvent(e.cat, e.name);
+      const StringId name_id = s.trace.strings.Intern(e.name);
+      EventKind kind = s.kinds.Classify(e.cat, name_id, e.name);
       bool device_cat = false;
       if (!e.cat.empty()) {
         const std::string_view c = e.cat;
@@ -308,7 +310,7 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
       if (!s.horovod && IsHorovodOnlyName(e.name)) s.horovod = true;
       TlState& tl = s.Tl(s.Key(e.pid), s.Key(e.tid));
       Timeline& t = s.trace.timeline(tl.id);
-      uint32_t idx = t.Add(e.ts_ns, dur, s.trace.strings.Intern(e.name), kind, State::Correlation(e));
+      uint32_t idx = t.Add(e.ts_ns, dur, name_id, kind, State::Correlation(e));
       s.AddArgs(t, idx, e);
       if (e.cat == "Op")
         if (const ParsedArg* node = e.arg("name"); node && node->type == ArgType::kString && node->s == "_SOURCE")
