@@ -71,6 +71,33 @@ TEST(RankImbalance, Thresholds) {
   EXPECT_EQ(Find(high, "rank_imbalance")->severity, FindingSeverity::kHigh);
 }
 
+// Runs of a sweep recorded one after another (rank-like names, clocks that each start at zero,
+// no world size, no collectives) are not ranks of one job: no ranks table, no rank_imbalance.
+TEST(RankImbalance, RunsOfASweepAreNotRanks) {
+  Trace t;
+  for (int run = 0; run < 2; ++run) {
+    Worker wk;
+    wk.hostname = "cost" + std::to_string(run + 1) + "_workers0";
+    wk.source_path = "sweep/cost" + std::to_string(run + 1) + "_workers0.pt.trace.json";
+    WorkerId w = t.AddWorker(wk);
+    TimelineId host = t.AddTimeline(w, t.GetOrAddDevice(w, DeviceKind::kHostCpu, 0), TimelineKind::kHostThread, 1, "main");
+    for (int i = 0; i < 4; ++i) {
+      const int64_t base = i * 100 * kMs;
+      t.timeline(host).Add(base, 100 * kMs, t.strings.Intern("ProfilerStep#" + std::to_string(i)), EventKind::kStepMarker);
+      t.timeline(host).Add(base, (run == 0 ? 40 : 90) * kMs, t.strings.Intern("aten::mm"), EventKind::kFrameworkOp);
+    }
+  }
+  t.Finalize();
+  Report r = AnalyzeTrace(t);
+  EXPECT_TRUE(r.workers.empty());
+  EXPECT_EQ(Find(r, "rank_imbalance"), nullptr);
+  // The same two files as ranks that state their world size are one job.
+  t.workers[0].world_size = t.workers[1].world_size = 2;
+  Report job = AnalyzeTrace(t);
+  EXPECT_EQ(job.workers.size(), 2u);
+  EXPECT_NE(Find(job, "rank_imbalance"), nullptr);
+}
+
 TEST(RankImbalance, OneRankSaysNothing) {
   EXPECT_EQ(Find(AnalyzeTrace(TwoRanks(80, /*ranks=*/1)), "rank_imbalance"), nullptr);
 }

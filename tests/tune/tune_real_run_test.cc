@@ -18,6 +18,8 @@ namespace {
 
 constexpr const char* kPython = "/usr/bin/python3";
 constexpr int kBudgetS = 90;
+// Run-to-run noise under which the machine counts as quiet (the noise floor is 3%).
+constexpr double kQuietNoisePct = 10;
 
 std::string Verdict(simdjson::dom::element doc, const std::string& setting) {
   simdjson::dom::array trials = doc["trials"].get_array().value();  // named: a temporary would dangle
@@ -44,7 +46,14 @@ TEST(TuneRealRun, FindsTheKnownBestWithinItsBudget) {
   EXPECT_LE(doc["used_s"].get_double().value(), kBudgetS);
   EXPECT_EQ(Verdict(doc, "NUM_WORKERS=-1"), "failed") << r.out;
   EXPECT_EQ(Verdict(doc, "NUM_WORKERS=2"), "kept") << r.out;
-  EXPECT_EQ(Verdict(doc, "CHECKPOINT_EVERY=1"), "slower") << r.out;
+  // The checkpoint costs about half the step on a quiet machine: slower beyond a few % of noise.
+  // On a loaded one the runs scatter wider than that, and tune rightly says it cannot tell; it
+  // must never call the checkpoint an improvement.
+  const std::string checkpoint = Verdict(doc, "CHECKPOINT_EVERY=1");
+  if (doc["noise_pct"].get_double().value() < kQuietNoisePct)
+    EXPECT_EQ(checkpoint, "slower") << r.out;
+  else
+    EXPECT_TRUE(checkpoint == "slower" || checkpoint == "within_noise" || checkpoint == "not_confirmed") << r.out;
   auto best = doc["best"];
   EXPECT_EQ(std::string(best["env"]["NUM_WORKERS"].get_string().value()), "2") << r.out;
   EXPECT_EQ(std::string(best["env"]["CHECKPOINT_EVERY"].get_string().value()), "0") << r.out;

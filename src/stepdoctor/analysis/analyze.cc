@@ -143,12 +143,24 @@ struct JobRanks {
   std::vector<StepWindows> windows;
 };
 
-// The primary worker's steps and step signals, already found, are reused.
+// Whether a worker communicates: any collective, on its host or its devices.
+bool HasCollectives(const Trace& trace, WorkerId w) {
+  for (const auto& t : trace.timelines)
+    if (t.worker == w && std::find(t.ev.kind.begin(), t.ev.kind.end(), EventKind::kCollective) != t.ev.kind.end())
+      return true;
+  return false;
+}
+
+// The primary worker's steps and step signals, already found, are reused. Without a stated world
+// size, only workers that communicate can be ranks of one job: a folder of runs recorded one
+// after another (a sweep) by a profiler whose clock starts at zero looks like ranks by name and
+// time alone.
 JobRanks TraceToJobRanks(const Trace& trace, WorkerId primary, const StepWindows& primary_windows,
                          const StepSignals& primary_steps) {
   std::map<std::string, JobRanks> jobs;
   for (size_t i = 0; i < trace.workers.size(); ++i) {
     WorkerId w{uint32_t(i)};
+    if (trace.worker(w).world_size < 2 && !HasCollectives(trace, w)) continue;
     const bool is_primary = primary.valid() && w.v == primary.v;
     StepWindows win = is_primary ? primary_windows : TraceToSteps(trace, w);
     if (win.whole_window || win.steps.empty()) continue;
