@@ -226,6 +226,19 @@ TEST(WhatIf, LaunchFixOnACpuOnlyTraceSaysWhyNot) {
   EXPECT_NE(p.why_not.find("CPU-only"), std::string::npos);
 }
 
+// A step that already runs compiled: what host time is left is what compiling did not remove, so
+// "compile the step" is no prediction. The same loop without graph launches is predicted.
+TEST(WhatIf, LaunchFixOnACompiledStepSaysWhyNot) {
+  std::string loop = GpuLoop(6, 0.01, 20, 0.5, 0.1);
+  Prediction eager = Predict(Import(loop), "launch");
+  EXPECT_TRUE(eager.predicted) << eager.why_not;
+  const std::string graph = X("cuda_runtime", "cudaGraphLaunch", 1, 1, 5, 20, Corr(9999));
+  loop.insert(loop.find(",{\"ph\":\"X\""), graph);  // X() events start with their comma
+  Prediction compiled = Predict(Import(loop), "launch");
+  EXPECT_FALSE(compiled.predicted);
+  EXPECT_NE(compiled.why_not.find("already runs compiled"), std::string::npos) << compiled.why_not;
+}
+
 TEST(WhatIf, StallsTakeTheMedianStep) {
   std::string ev;
   double t = 0;

@@ -402,6 +402,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
                                                                : steps.device_missing ? DeviceCoverage::kMissing
                                                                                       : DeviceCoverage::kCaptured);
     model.loader_workers = applied.loader_workers || applied.prefetch;
+    model.compiled = applied.any_compilation();
     model.cores = wo.cores;
     AttachPredictions(model, wo, &r.findings);
   }

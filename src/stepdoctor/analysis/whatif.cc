@@ -290,6 +290,11 @@ void PredictInput(const StepModel& m, const FixSpec& fix, int cores, Prediction*
 }
 
 void PredictLaunch(const StepModel& m, Prediction* p) {
+  if (m.compiled) {
+    p->why_not = "the step already runs compiled (CUDA/HIP graphs, torch.compile or XLA): the host time left is what "
+                 "compiling did not remove, and the replay cannot tell how much of it a change would";
+    return;
+  }
   if (m.cpu_only) {
     p->why_not = "a CPU-only trace: the host's operators are the compute, and removing launch overhead does not say "
                  "how much faster they would run";
