@@ -9,6 +9,9 @@
 
 #include "stepdoctor/analysis/trace_to_coverage.h"
 #include "stepdoctor/analysis/trace_to_critical_path.h"
+#include "stepdoctor/render/html_util.h"
+#include "stepdoctor/render/render.h"
+#include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/analysis/trace_to_steps.h"
 #include "stepdoctor/analysis/trace_to_whatif.h"
 #include "stepdoctor/importers/chrome/chrome_json_to_trace.h"
@@ -222,6 +225,18 @@ TEST(CriticalPath, InWhatIfJson) {
   ASSERT_NE(top, std::string::npos);
   EXPECT_NE(json.find("\"segments\"", top), std::string::npos);
   EXPECT_NE(json.find("\"name\": \"graph_side\"", top), std::string::npos);
+}
+
+// The Markdown report (pull requests) carries the median step's path and the top operators'
+// kernels too, with the same figures as the report.
+TEST(CriticalPath, InMarkdown) {
+  const Report r = AnalyzeTrace(Import(GraphSteps("cudaGraphLaunch", "cudaDeviceSynchronize")));
+  ASSERT_TRUE(r.critical_path && r.critical_path->median_index >= 0);
+  const std::string md = RenderMarkdown(r, {});
+  EXPECT_NE(md.find("### Critical path (median step)"), std::string::npos) << md;
+  const StepCriticalPath& p = r.critical_path->steps[size_t(r.critical_path->median_index)];
+  ASSERT_FALSE(p.top.empty());
+  EXPECT_NE(md.find("| " + render::MdText(p.top[0].name) + " | " + PathKindName(p.top[0].kind) + " |"), std::string::npos) << md;
 }
 
 // Corpus traces: every path is as long as its step (within 1%), inside it, and its kernels are

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "stepdoctor/render/html_util.h"
+#include "stepdoctor/render/kernel_views.h"
 #include "stepdoctor/render/render.h"
 #include "stepdoctor/render/whatif_render.h"
 
@@ -144,6 +145,7 @@ std::string RenderMarkdown(const Report& r, const RenderOptions& /*o*/) {
     }
     s += "\n";
   }
+  s += KernelViewsMarkdown(r);
   s += TopTable("Top kernels by device time", r.top_kernels);
   s += TopTable("Top operators by host time", r.top_ops);
   if (!r.notes.empty() || !r.diagnostics.empty()) {
