@@ -24,12 +24,16 @@
 #include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/importers/chrome/chrome_json_to_trace.h"
 #include "stepdoctor/importers/import_paths.h"
+#include "bench_util.h"
 #include "stepdoctor/io/byte_source.h"
 
 using namespace stepdoctor;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+using stepdoctor::bench::BareScan;
+using stepdoctor::bench::BestSeconds;
 
 std::string ReadFile(const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "rb");
@@ -49,46 +53,6 @@ std::string Gunzip(const std::string& gz) {
   auto src = OpenMaybeCompressed(gz, "bench");
   auto all = ReadAll(*src, size_t(1) << 40);
   return all.ok() ? std::move(all).value() : std::string();
-}
-
-template <typename Fn>
-double BestSeconds(int repeat, Fn fn) {
-  double best = 1e30;
-  for (int i = 0; i < repeat; ++i) {
-    auto t0 = Clock::now();
-    fn();
-    best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
-  }
-  return best;
-}
-
-// The parsing floor: simdjson On-Demand over the whole document, touching each event's
-// name, ts and dur (what EXPECTED.md's "bare scan" measures).
-size_t BareScan(const simdjson::padded_string& json) {
-  simdjson::ondemand::parser parser;
-  simdjson::ondemand::document doc;
-  if (parser.iterate(json).get(doc)) return 0;
-  size_t n = 0;
-  simdjson::ondemand::array events;
-  if (doc["traceEvents"].get_array().get(events)) return 0;
-  for (auto e : events) {
-    simdjson::ondemand::object o;
-    if (e.get_object().get(o)) continue;
-    for (auto field : o) {
-      std::string_view k;
-      if (field.unescaped_key().get(k)) break;
-      if (k == "name") {
-        std::string_view v;
-        if (field.value().get_string().get(v)) break;
-        n += v.size();
-      } else if (k == "ts" || k == "dur") {
-        double d;
-        if (field.value().get_double().get(d)) break;
-        n += d > 0;
-      }
-    }
-  }
-  return n;
 }
 
 std::string Scale(const std::string& json, int k) {

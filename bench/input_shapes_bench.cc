@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "stepdoctor/io/byte_source.h"
 #include "stepdoctor/io/whole_gzip.h"
 
@@ -41,6 +42,9 @@ using namespace stepdoctor;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+using stepdoctor::bench::BareScan;
+using stepdoctor::bench::BestSeconds;
 
 std::string ReadFile(const std::string& path) {
   auto src = OpenMaybeCompressed(path, GzipInflater::kZlib);
@@ -152,50 +156,6 @@ int64_t SpanUs(const std::string& json) {
     hi = std::max(hi, v);
   }
   return hi > lo ? hi - lo + 1000 : 1000000;
-}
-
-template <typename Fn>
-double BestSeconds(int repeat, Fn fn) {
-  double best = 1e30;
-  for (int i = 0; i < repeat; ++i) {
-    auto t0 = Clock::now();
-    fn();
-    best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
-  }
-  return best;
-}
-
-size_t BareScan(const simdjson::padded_string& json) {
-  simdjson::ondemand::parser parser;
-  simdjson::ondemand::document doc;
-  if (parser.iterate(json).get(doc)) return 0;
-  simdjson::ondemand::array events;
-  simdjson::ondemand::json_type t;
-  if (doc.type().get(t)) return 0;
-  if (t == simdjson::ondemand::json_type::array) {
-    if (doc.get_array().get(events)) return 0;
-  } else if (doc["traceEvents"].get_array().get(events)) {
-    return 0;
-  }
-  size_t n = 0;
-  for (auto e : events) {
-    simdjson::ondemand::object o;
-    if (e.get_object().get(o)) break;
-    for (auto field : o) {
-      std::string_view k;
-      if (field.unescaped_key().get(k)) break;
-      if (k == "name") {
-        std::string_view v;
-        if (field.value().get_string().get(v)) break;
-        n += v.size();
-      } else if (k == "ts" || k == "dur") {
-        double d;
-        if (field.value().get_double().get(d)) break;
-        n += d > 0;
-      }
-    }
-  }
-  return n;
 }
 
 size_t ZlibInflate(const std::string& gz) {
