@@ -9,7 +9,17 @@
 #include <fstream>
 #include <sstream>
 
+#include "stepdoctor/importers/chrome/chrome_json_to_trace.h"
+
 namespace stepdoctor::testing {
+
+Trace ImportChrome(const std::string& json) {
+  Trace t;
+  auto src = MemorySource(json, "inline.json");
+  Status st = ImportChromeJson(*src, t, nullptr, {});
+  EXPECT_TRUE(st.ok()) << st.message();
+  return t;
+}
 
 Status ImportText(const std::string& text, const std::string& name, Trace* t, InputFormat* format) {
   auto src = OpenMaybeCompressed(text, name);

@@ -15,6 +15,9 @@ namespace stepdoctor::testing {
 // Imports `text` as if it were a file named `name` (format detected from its bytes); the
 // detected format is stored in *format where given.
 Status ImportText(const std::string& text, const std::string& name, Trace* t, InputFormat* format = nullptr);
+// Imports inline Chrome-trace JSON (tests/inline_chrome.h builds it); a test failure where it
+// does not import.
+Trace ImportChrome(const std::string& json);
 // The counter series named `name`, or nullptr.
 const CounterSeries* FindCounter(const Trace& t, const std::string& name);
 

@@ -28,13 +28,7 @@ using testing::Corr;
 using testing::Doc;
 using testing::X;
 
-Trace Import(const std::string& json) {
-  Trace t;
-  auto src = MemorySource(json, "inline.json");
-  Status st = ImportChromeJson(*src, t, nullptr, {});
-  EXPECT_TRUE(st.ok()) << st.message();
-  return t;
-}
+Trace Import(const std::string& json) { return testing::ImportChrome(json); }
 
 CriticalPathSummary PathOf(const Trace& t) {
   const StepModel m = TraceToPrimaryStepModel(t, {});

@@ -13,6 +13,7 @@
 #include "stepdoctor/io/byte_source.h"
 #include "stepdoctor/render/render.h"
 #include "inline_chrome.h"
+#include "test_util.h"
 
 namespace stepdoctor {
 namespace {
@@ -21,13 +22,7 @@ using testing::Corr;
 using testing::Doc;
 using testing::X;
 
-Trace Import(const std::string& json) {
-  Trace t;
-  auto src = MemorySource(json, "inline.json");
-  Status st = ImportChromeJson(*src, t, nullptr, {});
-  EXPECT_TRUE(st.ok()) << st.message();
-  return t;
-}
+Trace Import(const std::string& json) { return testing::ImportChrome(json); }
 
 std::string Kernel(const char* name, double ts, double dur, int corr, const char* cat = "kernel") {
   return X(cat, name, 0, 7, ts, dur, "{\"correlation\":" + std::to_string(corr) + ",\"stream\":7,\"device\":0}");

@@ -24,13 +24,7 @@ using testing::X;
 constexpr const char* kV100 =
     ",\"deviceProperties\":[{\"id\":0,\"name\":\"Tesla V100\",\"computeMajor\":7,\"computeMinor\":0}]";
 
-Trace Import(const std::string& json) {
-  Trace t;
-  auto src = MemorySource(json, "inline.json");
-  Status st = ImportChromeJson(*src, t, nullptr, {});
-  EXPECT_TRUE(st.ok()) << st.message();
-  return t;
-}
+Trace Import(const std::string& json) { return testing::ImportChrome(json); }
 
 Prediction Predict(const Trace& t, const std::string& fix, int cores = 0) {
   auto f = ParseFix(fix);
