@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "stepdoctor/importers/chrome/chrome_event.h"
 #include "stepdoctor/model/device_work_classify.h"
 #include "stepdoctor/model/runtime_calls.h"
 #include "stepdoctor/model/tf_op_classify.h"
@@ -132,6 +133,17 @@ EventKind EventKindMemo::Classify(std::string_view cat, StringId name_id, std::s
 bool IsHostCategory(std::string_view c) {
   return c == "cpu_op" || c == "python_function" || c == "user_annotation" || c == "Operator" || c == "Runtime" ||
          c == "cuda_sync" || c == "cpu_instant_event" || IsRuntimeCategory(c);
+}
+
+// The profiler's records about itself rather than the program: Kineto's "Trace" spans
+// ("PyTorch Profiler (0)" over the whole window) and instants scoped to the process or the
+// whole trace ("Iteration Start", "Record Window End"), which belong to no thread.
+bool IsProfilerBookkeeping(const ParsedEvent& e) {
+  // "Trace": the profiler's span; "overhead": Kineto's own cost (Activity Buffer Request,
+  // Instrumentation, Resource), on its own pid -1 lane: the profiler's time, not the program's.
+  if (e.cat == "Trace" || e.cat == "overhead") return true;
+  bool instant = e.ph == 'i' || e.ph == 'I' || e.ph == 'R';
+  return instant && (e.scope == "g" || e.scope == "p");
 }
 
 }  // namespace stepdoctor::chrome

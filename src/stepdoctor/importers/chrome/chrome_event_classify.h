@@ -43,4 +43,9 @@ bool IsInputWaitName(std::string_view name);
 // True for communication kernels (NCCL/RCCL/HCCL) by name.
 bool IsCommunicationKernelName(std::string_view name);
 
+struct ParsedEvent;  // chrome_event.h
+// The profiler's records about itself rather than the program's (Kineto's "Trace" span, its
+// "overhead" events, process- or trace-scoped instants).
+bool IsProfilerBookkeeping(const ParsedEvent& e);
+
 }  // namespace stepdoctor::chrome

@@ -57,17 +57,6 @@ struct TlState {
   bool only_bookkeeping = true;   // every event is the profiler's own record, none the program's
 };
 
-// The profiler's records about itself rather than the program: Kineto's "Trace" spans
-// ("PyTorch Profiler (0)" over the whole window) and instants scoped to the process or the
-// whole trace ("Iteration Start", "Record Window End"), which belong to no thread.
-bool IsProfilerBookkeeping(const ParsedEvent& e) {
-  // "Trace": the profiler's span; "overhead": Kineto's own cost (Activity Buffer Request,
-  // Instrumentation, Resource), on its own pid -1 lane: the profiler's time, not the program's.
-  if (e.cat == "Trace" || e.cat == "overhead") return true;
-  bool instant = e.ph == 'i' || e.ph == 'I' || e.ph == 'R';
-  return instant && (e.scope == "g" || e.scope == "p");
-}
-
 bool ParseIntText(std::string_view s, int64_t* out) {
   auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
   return r.ec == std::errc() && r.ptr == s.data() + s.size();
