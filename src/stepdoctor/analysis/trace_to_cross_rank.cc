@@ -14,13 +14,6 @@
 namespace stepdoctor {
 namespace {
 
-// One collective of one rank.
-struct Collective {
-  int64_t step = 0;
-  StringId name;
-  int64_t start = 0, end = 0;
-};
-
 bool Has(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
 // Send/recv move data between two ranks; the group does not wait on them.
@@ -58,70 +51,26 @@ std::optional<int64_t> StepOf(const StepWindows& w, int64_t t) {
   return it->number;
 }
 
-// Counts a worker's collectives on its devices and on its host threads (point-to-point and
-// enqueue-only ops excluded).
-void CountCollectives(const Trace& trace, WorkerId w, int64_t* device, int64_t* host) {
-  *device = *host = 0;
-  for (const auto& t : trace.timelines) {
-    if (t.worker != w) continue;
-    for (size_t i = 0; i < t.ev.size(); ++i)
-      if (t.ev.kind[i] == EventKind::kCollective && !IsPointToPoint(trace.str(t.ev.name[i]))) {
-        if (t.kind == TimelineKind::kDeviceStream) ++*device;
-        else if (t.kind == TimelineKind::kHostThread && HostOpCoversTransfer(trace.str(t.ev.name[i]))) ++*host;
-      }
-  }
-}
-
-// A rank's collectives in step order. Device kernels are placed in the step of the host call that
-// launched them (a kernel may run after its step's host range ends); host ops nested in another
-// collective op of their thread (record_param_comms around nccl:all_reduce) count once.
-std::vector<Collective> RankCollectives(const Trace& trace, const RankInput& in, bool device) {
-  std::unordered_map<int64_t, int64_t> launch_at;  // correlation id -> host launch start
-  if (device)
-    for (const auto& t : trace.timelines) {
-      if (t.worker != in.worker || t.kind != TimelineKind::kHostThread) continue;
-      for (size_t i = 0; i < t.ev.size(); ++i)
-        if (t.ev.corr[i] != 0 && t.ev.kind[i] == EventKind::kRuntime) launch_at.emplace(t.ev.corr[i], t.ev.start_ns[i]);
-    }
-  std::vector<Collective> out;
-  for (const auto& t : trace.timelines) {
-    if (t.worker != in.worker) continue;
-    if ((t.kind == TimelineKind::kDeviceStream) != device || t.kind == TimelineKind::kDerived) continue;
-    int64_t open_end = INT64_MIN;  // end of the enclosing collective op on this thread
-    for (size_t i = 0; i < t.ev.size(); ++i) {
-      if (t.ev.kind[i] != EventKind::kCollective || IsPointToPoint(trace.str(t.ev.name[i]))) continue;
-      if (!device && !HostOpCoversTransfer(trace.str(t.ev.name[i]))) continue;
-      const int64_t start = t.ev.start_ns[i], end = start + t.ev.dur_ns[i];
-      if (!device) {
-        if (start < open_end) continue;
-        open_end = end;
-      }
-      int64_t at = start;
-      if (device && t.ev.corr[i] != 0)
-        if (auto it = launch_at.find(t.ev.corr[i]); it != launch_at.end()) at = it->second;
-      if (auto step = StepOf(*in.steps, at)) out.push_back({*step, t.ev.name[i], start, end});
-    }
-  }
-  std::sort(out.begin(), out.end(), [](const Collective& a, const Collective& b) {
-    return a.step != b.step ? a.step < b.step : a.start < b.start;
-  });
-  return out;
-}
-
 // A collective matched on every rank: its start and end on each rank's own clock.
 struct Matched {
   int64_t step = 0;
-  StringId name;
+  std::string_view name;
   std::vector<int64_t> start, end;  // by rank
 };
 
 // Collectives matched by step and place in the step; steps whose collectives differ are counted.
-std::vector<Matched> Match(const std::vector<std::vector<Collective>>& per_rank, int* unmatched_steps) {
+using Records = std::vector<RankCollectives::Record>;
+std::string_view NameOf(const RankCollectives& r, const RankCollectives::Record& c) {
+  return c.name < r.names.size() ? std::string_view(r.names[c.name]) : std::string_view();
+}
+
+std::vector<Matched> Match(const std::vector<const RankCollectives*>& ranks, const std::vector<const Records*>& per_rank,
+                           int* unmatched_steps) {
   // Each rank's collectives by step: [first, last) ranges into its sorted list.
   std::vector<std::map<int64_t, std::pair<size_t, size_t>>> by_step(per_rank.size());
   for (size_t r = 0; r < per_rank.size(); ++r)
-    for (size_t i = 0; i < per_rank[r].size(); ++i) {
-      auto [it, fresh] = by_step[r].try_emplace(per_rank[r][i].step, i, i + 1);
+    for (size_t i = 0; i < per_rank[r]->size(); ++i) {
+      auto [it, fresh] = by_step[r].try_emplace((*per_rank[r])[i].step, i, i + 1);
       if (!fresh) it->second.second = i + 1;
     }
   std::vector<Matched> out;
@@ -132,7 +81,8 @@ std::vector<Matched> Match(const std::vector<std::vector<Collective>>& per_rank,
       auto it = by_step[r].find(step);
       same = it != by_step[r].end() && it->second.second - it->second.first == n;
       for (size_t k = 0; same && k < n; ++k)
-        same = per_rank[r][it->second.first + k].name == per_rank[0][ref.first + k].name;
+        same = NameOf(*ranks[r], (*per_rank[r])[it->second.first + k]) ==
+               NameOf(*ranks[0], (*per_rank[0])[ref.first + k]);
     }
     if (!same) {
       ++*unmatched_steps;
@@ -141,11 +91,11 @@ std::vector<Matched> Match(const std::vector<std::vector<Collective>>& per_rank,
     for (size_t k = 0; k < n; ++k) {
       Matched m;
       m.step = step;
-      m.name = per_rank[0][ref.first + k].name;
+      m.name = NameOf(*ranks[0], (*per_rank[0])[ref.first + k]);
       for (size_t r = 0; r < per_rank.size(); ++r) {
-        const Collective& c = per_rank[r][by_step[r].at(step).first + k];
-        m.start.push_back(c.start);
-        m.end.push_back(c.end);
+        const auto& c = (*per_rank[r])[by_step[r].at(step).first + k];
+        m.start.push_back(c.start_ns);
+        m.end.push_back(c.end_ns);
       }
       out.push_back(std::move(m));
     }
@@ -155,24 +105,65 @@ std::vector<Matched> Match(const std::vector<std::vector<Collective>>& per_rank,
 
 }  // namespace
 
-CrossRank TraceToCrossRank(const Trace& trace, const std::vector<RankInput>& ranks) {
+RankCollectives TraceToRankCollectives(const Trace& trace, const RankInput& in) {
+  RankCollectives out;
+  std::unordered_map<int64_t, int64_t> launch_at;  // correlation id -> host launch start
+  for (const auto& t : trace.timelines) {
+    if (t.worker != in.worker || t.kind != TimelineKind::kHostThread) continue;
+    for (size_t i = 0; i < t.ev.size(); ++i)
+      if (t.ev.corr[i] != 0 && t.ev.kind[i] == EventKind::kRuntime) launch_at.emplace(t.ev.corr[i], t.ev.start_ns[i]);
+  }
+  std::unordered_map<uint32_t, uint32_t> name_index;  // trace StringId -> index into out.names
+  auto name_of = [&](StringId id) {
+    auto [it, fresh] = name_index.try_emplace(id.v, uint32_t(out.names.size()));
+    if (fresh) out.names.emplace_back(trace.str(id));
+    return it->second;
+  };
+  for (const auto& t : trace.timelines) {
+    if (t.worker != in.worker || t.kind == TimelineKind::kDerived) continue;
+    const bool device = t.kind == TimelineKind::kDeviceStream;
+    int64_t open_end = INT64_MIN;  // end of the enclosing collective op on this host thread
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      if (t.ev.kind[i] != EventKind::kCollective || IsPointToPoint(trace.str(t.ev.name[i]))) continue;
+      if (!device && !HostOpCoversTransfer(trace.str(t.ev.name[i]))) continue;
+      ++(device ? out.device_total : out.host_total);
+      const int64_t start = t.ev.start_ns[i], end = start + t.ev.dur_ns[i];
+      if (!device) {
+        // host ops nested in another collective op of their thread count once
+        if (start < open_end) continue;
+        open_end = end;
+      }
+      // A kernel may run after its step's host range ends: it belongs to the step that launched it.
+      int64_t at = start;
+      if (device && t.ev.corr[i] != 0)
+        if (auto it = launch_at.find(t.ev.corr[i]); it != launch_at.end()) at = it->second;
+      if (auto step = StepOf(*in.steps, at))
+        (device ? out.device : out.host).push_back({*step, name_of(t.ev.name[i]), start, end});
+    }
+  }
+  for (Records* r : {&out.device, &out.host})
+    std::sort(r->begin(), r->end(), [](const auto& a, const auto& b) {
+      return a.step != b.step ? a.step < b.step : a.start_ns < b.start_ns;
+    });
+  return out;
+}
+
+CrossRank RankCollectivesToCrossRank(const std::vector<const RankCollectives*>& ranks) {
   CrossRank out;
   if (ranks.size() < 2) return out;
   bool all_device = true, all_host = true;
-  for (const auto& r : ranks) {
-    int64_t device = 0, host = 0;
-    CountCollectives(trace, r.worker, &device, &host);
-    all_device &= device > 0;
-    all_host &= host > 0;
+  for (const RankCollectives* r : ranks) {
+    all_device &= r->device_total > 0;
+    all_host &= r->host_total > 0;
   }
   if (!all_device && !all_host) return out;
   out.attempted = true;
   out.collectives_on = all_device ? "device" : "host";
-  for (const auto& r : ranks) out.ranks.push_back({.worker = r.worker});
+  out.ranks.resize(ranks.size());
 
-  std::vector<std::vector<Collective>> per_rank;
-  for (const auto& r : ranks) per_rank.push_back(RankCollectives(trace, r, all_device));
-  std::vector<Matched> matched = Match(per_rank, &out.unmatched_steps);
+  std::vector<const Records*> per_rank;
+  for (const RankCollectives* r : ranks) per_rank.push_back(all_device ? &r->device : &r->host);
+  std::vector<Matched> matched = Match(ranks, per_rank, &out.unmatched_steps);
   out.matched = int(matched.size());
   if (out.matched < kMinMatchedCollectives) {
     out.why_not = fmt::format("{} collectives could be matched across the ranks (same step, same order), under the {} "
@@ -301,7 +292,7 @@ CrossRank TraceToCrossRank(const Trace& trace, const std::vector<RankInput>& ran
         if (r != last) wait_sum += w;
       }
       sync_end = std::max(sync_end, done[k]);
-      auto& kind = kinds[KindName(trace.str(m.name))];
+      auto& kind = kinds[KindName(m.name)];
       ++kind.calls;
       kind.mean_wait_ms += wait_sum / double(n - 1) / 1e6;
       kind.mean_transfer_ms += std::max<double>(0, double(done[k] - last_at)) / 1e6;
@@ -323,6 +314,15 @@ CrossRank TraceToCrossRank(const Trace& trace, const std::vector<RankInput>& ran
     return a.mean_wait_ms * a.calls > b.mean_wait_ms * b.calls;
   });
   return out;
+}
+
+CrossRank TraceToCrossRank(const Trace& trace, const std::vector<RankInput>& ranks) {
+  std::vector<RankCollectives> records;
+  records.reserve(ranks.size());
+  for (const RankInput& r : ranks) records.push_back(TraceToRankCollectives(trace, r));
+  std::vector<const RankCollectives*> view;
+  for (const auto& r : records) view.push_back(&r);
+  return RankCollectivesToCrossRank(view);
 }
 
 }  // namespace stepdoctor

@@ -46,8 +46,26 @@ struct RankInput {
   const StepWindows* steps = nullptr;  // the rank's steps (REQUIRED, not null)
 };
 
+// A rank's collectives on its own clock: what matching them across ranks reads, and what a
+// rank's summary keeps of them (summary/rank_summary.h), so that ranks analysed apart, even on
+// different machines, are compared as if read together.
+struct RankCollectives {
+  struct Record {
+    int64_t step = 0;      // the step it belongs to (a device kernel: the step that launched it)
+    uint32_t name = 0;     // index into `names`
+    int64_t start_ns = 0, end_ns = 0;
+  };
+  // Every collective of the rank, in steps or not (point-to-point and enqueue-only host ops
+  // excluded): which side every rank has them on decides the side matched.
+  int64_t device_total = 0, host_total = 0;
+  std::vector<std::string> names;
+  std::vector<Record> device, host;  // those inside steps, by step then start
+};
+
+// REQUIRED: trace finalized.
+RankCollectives TraceToRankCollectives(const Trace& trace, const RankInput& rank);
+
 struct RankAlignment {
-  WorkerId worker;
   double clock_skew_ms = 0;     // subtracted from this rank's times to put them on the first rank's clock
   double skew_spread_ms = 0;    // median absolute deviation of its completions around that offset
   int last_in = 0;              // matched collectives at which it arrived last
@@ -76,7 +94,10 @@ struct CrossRank {
   std::vector<CollectiveKindStats> kinds;  // by total wait, largest first
 };
 
-// REQUIRED: trace finalized. `ranks` in report order (the first is the reference clock).
+// `ranks` in report order (the first is the reference clock).
+CrossRank RankCollectivesToCrossRank(const std::vector<const RankCollectives*>& ranks);
+
+// Both of the above. REQUIRED: trace finalized.
 CrossRank TraceToCrossRank(const Trace& trace, const std::vector<RankInput>& ranks);
 
 }  // namespace stepdoctor
