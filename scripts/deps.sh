@@ -5,13 +5,18 @@
 #                            dpkg-dev and file for the Debian package test (CPack's shlibdeps),
 #                            git so the build records its revision (--version test), and for the Python package's
 #                            tests: venv, pip, setuptools and wheel to install it offline, PyTorch
-#                            for the profiler handler)
+#                            for the profiler handler; Slurm and munge for the private single-node
+#                            cluster of tests/slurm/: under systemd installing them starts only
+#                            the system munged (slurmd and slurmctld wait for /etc/slurm/slurm.conf),
+#                            and the test runs daemons of its own, with their own key, socket,
+#                            config and ports)
 set -euo pipefail
 
 BUILD_PKGS=(g++ cmake ninja-build pkg-config ccache
             libsimdjson-dev libfmt-dev libcli11-dev zlib1g-dev libdeflate-dev libprotobuf-dev protobuf-compiler)
 TEST_PKGS=(libgtest-dev libgmock-dev libbenchmark-dev chromium dpkg-dev file git
-           python3-venv python3-pip python3-setuptools python3-wheel python3-torch)
+           python3-venv python3-pip python3-setuptools python3-wheel python3-torch
+           slurmctld slurmd slurm-client munge)
 
 pkgs=("${BUILD_PKGS[@]}")
 if [[ "${1:-}" == "--test" ]]; then pkgs+=("${TEST_PKGS[@]}"); fi
