@@ -323,6 +323,12 @@ const char* PathKindName(PathKind k) {
   return "?";
 }
 
+std::optional<PathKind> PathKindFromName(std::string_view name) {
+  for (int k = 0; k < kPathKindCount; ++k)
+    if (name == PathKindName(PathKind(k))) return PathKind(k);
+  return std::nullopt;
+}
+
 CriticalPathSummary TraceToCriticalPath(const Trace& trace, WorkerId worker, const StepModel& model, PathSegments keep) {
   CriticalPathSummary out;
   if (model.steps.empty() || model.cpu_only || model.device_missing || model.device.empty()) return out;

@@ -50,6 +50,18 @@ const char* FindingSeverityName(FindingSeverity s) {
   return "none";
 }
 
+std::optional<Bottleneck> BottleneckFromName(std::string_view name) {
+  for (int b = 0; b <= int(Bottleneck::kUnknown); ++b)
+    if (name == BottleneckName(Bottleneck(b))) return Bottleneck(b);
+  return std::nullopt;
+}
+
+std::optional<FindingSeverity> FindingSeverityFromName(std::string_view name) {
+  for (int s = 0; s <= int(FindingSeverity::kHigh); ++s)
+    if (name == FindingSeverityName(FindingSeverity(s))) return FindingSeverity(s);
+  return std::nullopt;
+}
+
 Bottleneck BottleneckOfFinding(const std::string& id) {
   const RuleDef* r = FindRule(id);
   return r ? r->bottleneck : Bottleneck::kUnknown;

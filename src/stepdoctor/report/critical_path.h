@@ -5,7 +5,9 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace stepdoctor {
@@ -20,6 +22,8 @@ enum class PathKind : uint8_t {
 };
 inline constexpr int kPathKindCount = int(PathKind::kCount_);
 const char* PathKindName(PathKind k);  // "host", "launch", "kernel", "copy", "wait"
+// The inverse of PathKindName; nullopt for a name it never gives.
+std::optional<PathKind> PathKindFromName(std::string_view name);
 
 // A run of the path of one kind (and, on the device, one stream): host work between launches,
 // kernels back to back on a stream, ...

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -26,10 +27,14 @@ inline constexpr int kReportSchemaVersion = 4;
 // Each is named by at least one rule (tested); host-device copies show in the step breakdown.
 enum class Bottleneck : uint8_t { kInput, kHost, kDeviceCompute, kCommunication, kUnknown };
 const char* BottleneckName(Bottleneck b);  // "input", "host", "device_compute", ...
+// The inverse of BottleneckName; nullopt for a name it never gives.
+std::optional<Bottleneck> BottleneckFromName(std::string_view name);
 
 // How serious a finding is. kNone marks a healthy note (e.g. compute_bound).
 enum class FindingSeverity : uint8_t { kNone, kLow, kModerate, kHigh };
 const char* FindingSeverityName(FindingSeverity s);  // "none", "low", "moderate", "high"
+// The inverse of FindingSeverityName; nullopt for a name it never gives.
+std::optional<FindingSeverity> FindingSeverityFromName(std::string_view name);
 
 struct EvidenceItem {
   std::string label;   // "DataLoader wait per step"
