@@ -6,6 +6,7 @@
 #include "data_probe.h"
 #include "stepdoctor/importers/import_paths.h"
 #include "stepdoctor/render/render.h"
+#include "stepdoctor/summary/trace_to_rank_summary.h"
 
 namespace stepdoctor::cli {
 namespace {
@@ -24,10 +25,36 @@ std::optional<Report> DiagnosePaths(const std::vector<std::string>& paths, const
     PrintError("--format " + out.format + ": unknown format");
     return std::nullopt;
   }
-  auto imported = ImportForCommand(paths, out.run, out.fall_back_to_first);
-  if (!imported) return std::nullopt;
-  std::optional<Report> report = AnalyzeTrace(imported->trace);
-  if (!out.data.dir.empty()) report = DiagnoseWithData(imported->trace, out.data, std::move(*report));
+  std::optional<Report> report;
+  SummaryInputs summaries = FindSummaryInputs(paths);
+  if (!summaries.named.empty() || !summaries.in_folders.empty()) {
+    // Summaries: merged as `merge` does; traces beside them would be a second job report.
+    if (!summaries.not_summaries.empty()) {
+      PrintError(summaries.not_summaries.front() + ": a trace beside summaries; summarise it too (stepdoctor "
+                                                   "summarize), or diagnose the traces alone");
+      return std::nullopt;
+    }
+    report = MergeSummaries(summaries);
+  } else {
+    // The ranks of one job are each analysed alone, then merged: the report `merge` gives on
+    // their summaries. --data probes storage for one analysis of the traces together.
+    const bool keep_parts = out.data.dir.empty();
+    auto imported = ImportForCommand(paths, out.run, out.fall_back_to_first, keep_parts);
+    if (!imported) return std::nullopt;
+    if (ArePartsRanks(imported->parts)) {
+      auto job = RankTracesToReport(std::move(imported->parts), imported->part_paths);
+      if (!job.ok()) {
+        PrintError(job.message());
+        return std::nullopt;
+      }
+      report = std::move(*job);
+      for (const auto& [issue, note] : imported->trace.diagnostics.notes()) report->diagnostics.push_back(note);
+    } else {
+      MergeParts(&*imported);
+      report = AnalyzeTrace(imported->trace);
+      if (!out.data.dir.empty()) report = DiagnoseWithData(imported->trace, out.data, std::move(*report));
+    }
+  }
   if (!report) return std::nullopt;
   RenderOptions ro;
   ro.color = ColorWanted(out.format, out.output);
@@ -39,7 +66,7 @@ std::optional<Report> DiagnosePaths(const std::vector<std::string>& paths, const
 std::function<int()> SetupDiagnose(CLI::App& sub) {
   auto a = std::make_shared<DiagnoseArgs>();
   sub.add_option("paths", a->paths, "trace files or folders (Chrome-trace JSON, .xplane.pb, TensorBoard logdirs, "
-                                    "GPU logs)")
+                                    "GPU logs), or rank summaries (.sdsum)")
       ->required();
   AddReportCliOptions(sub, &a->report, RendererNames(), "input_bound>=moderate or 'host_bound.share>30%'");
   AddDataProbeOptions(sub, &a->data);

@@ -90,10 +90,11 @@ void AddReportCliOptions(CLI::App& sub, ReportCliOptions* o, const std::vector<s
 }
 
 std::optional<ImportResult> ImportForCommand(const std::vector<std::string>& paths, const std::string& run,
-                                             bool fall_back_to_first) {
+                                             bool fall_back_to_first, bool keep_parts) {
   ProgressBar progress(StderrIsInteractive() && !Quiet());
   ImportOptions io;
   io.profile_run = run;
+  io.keep_parts = keep_parts;
   io.progress = progress.Callback();
   auto imported = ImportPaths(paths, io);
   if (!imported.ok() && fall_back_to_first && paths.size() > 1) {
@@ -134,11 +135,18 @@ const std::vector<Command>& Commands() {
        &SetupIoBench,
        {"stepdoctor io-bench /data/train --threads 8 --duration 20s",
         "stepdoctor io-bench /data/train --samples-per-sec 2000 --bytes-per-sample 110KB -f json"}},
+      {"merge", "merge rank summaries (.sdsum) into the job's report: the ranks compared, the straggler named",
+       &SetupMerge,
+       {"stepdoctor merge summaries/ -f json -o job.json", "stepdoctor merge rank0.sdsum rank1.sdsum"}},
       {"run", "run a training command, sample its processes, CPU, disk and GPUs, then diagnose", &SetupRun,
        {"stepdoctor run -- python3 train.py --epochs 1",
         "stepdoctor run --interval 500ms --out samples.jsonl -f json -- torchrun --nproc-per-node 2 train.py"}},
       {"scalars", "what TensorBoard event files logged: runs, tags, last values, trends, step rate, stalls",
        &SetupScalars, {"stepdoctor scalars logs/", "stepdoctor scalars -f json logs/train"}},
+      {"summarize", "write a compact summary of one rank's trace, for merging a large job's ranks later",
+       &SetupSummarize,
+       {"stepdoctor summarize examples/ddp/ddp_rank0.pt.trace.json.gz -o rank0.sdsum",
+        "stepdoctor summarize traces/rank*.json.gz -o summaries/"}},
       {"tfrecord", "TFRecord shards: inspect (schema, sizes), verify (checksums), pack (a folder into shards)",
        &SetupTfrecord,
        {"stepdoctor tfrecord pack /data/images -o /data/shards --shard-size 128MB --seed 1",

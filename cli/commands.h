@@ -80,6 +80,8 @@ int CheckFailOn(const std::vector<FailOnExpr>& exprs, const Report& report, cons
 std::function<int()> SetupDiagnose(CLI::App& sub);
 std::function<int()> SetupDiff(CLI::App& sub);
 std::function<int()> SetupInspect(CLI::App& sub);
+std::function<int()> SetupMerge(CLI::App& sub);
+std::function<int()> SetupSummarize(CLI::App& sub);
 std::function<int()> SetupIoBench(CLI::App& sub);
 std::function<int()> SetupRun(CLI::App& sub);
 std::function<int()> SetupScalars(CLI::App& sub);
@@ -114,9 +116,21 @@ struct ReportCliOptions {
   std::vector<std::string> fail_on;  // --fail-on expressions (repeatable)
 };
 // Imports `paths` with a progress bar on a terminal; on unusable input prints the one-line
-// error and returns nullopt (the caller exits with kExitBadInput).
+// error and returns nullopt (the caller exits with kExitBadInput). keep_parts: each file's
+// Trace apart (ImportOptions::keep_parts).
 std::optional<ImportResult> ImportForCommand(const std::vector<std::string>& paths, const std::string& run,
-                                             bool fall_back_to_first = false);
+                                             bool fall_back_to_first = false, bool keep_parts = false);
+
+// Summaries (.sdsum) among `paths` (cmd_summarize.cc): files named, or found in folders.
+struct SummaryInputs {
+  std::vector<std::string> named, in_folders;  // summary files
+  std::vector<std::string> not_summaries;      // paths that hold no summary
+  int other_files_in_folders = 0;              // files beside the summaries in their folders, not read
+};
+SummaryInputs FindSummaryInputs(const std::vector<std::string>& paths);
+// The job report of the summaries found (`merge`, and `diagnose` on summaries): a summary named
+// that cannot be read is an error (printed; nullopt), one in a folder is skipped and said so.
+std::optional<Report> MergeSummaries(const SummaryInputs& in);
 
 // `formats` lists the --format names; `fail_on_example` shows a typical expression.
 void AddReportCliOptions(CLI::App& sub, ReportCliOptions* o, const std::vector<std::string>& formats,

@@ -11,6 +11,7 @@
 
 #include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/importers/import_paths.h"
+#include "stepdoctor/summary/trace_to_rank_summary.h"
 #include "test_util.h"
 
 namespace stepdoctor {
@@ -62,9 +63,27 @@ void CheckRecovered(const std::string& source, int ranks, int straggler, double 
   const Truth truth = ReadTruth(dir);
   ASSERT_EQ(truth.straggler, straggler);
 
-  auto imported = ImportPaths({dir});
+  // Read the way `diagnose DIR` reads ranks: each apart, summarised, merged (what `merge` gives
+  // on their summaries); the ranks in one Trace must agree with it.
+  ImportOptions apart;
+  apart.keep_parts = true;
+  auto imported = ImportPaths({dir}, apart);
   ASSERT_TRUE(imported.ok()) << imported.message();
-  Report r = AnalyzeTrace(imported->trace);
+  ASSERT_TRUE(ArePartsRanks(imported->parts));
+  auto merged = RankTracesToReport(std::move(imported->parts), imported->part_paths);
+  ASSERT_TRUE(merged.ok()) << merged.message();
+  const Report& r = *merged;
+  {
+    auto together = ImportPaths({dir});
+    ASSERT_TRUE(together.ok()) << together.message();
+    Report one = AnalyzeTrace(together->trace);
+    ASSERT_EQ(one.workers.size(), r.workers.size());
+    for (size_t i = 0; i < r.workers.size(); ++i) {
+      EXPECT_EQ(one.workers[i].name, r.workers[i].name);
+      EXPECT_EQ(one.workers[i].late_ms, r.workers[i].late_ms) << r.workers[i].name;
+      EXPECT_EQ(one.workers[i].clock_skew_ms, r.workers[i].clock_skew_ms) << r.workers[i].name;
+    }
+  }
   ASSERT_EQ(r.workers.size(), size_t(ranks));
   ASSERT_TRUE(r.alignment.has_value());
   ASSERT_TRUE(r.alignment->aligned) << r.alignment->why_not;

@@ -121,20 +121,6 @@ Trace CountersWithin(const Trace& t, int64_t lo, int64_t hi) {
   return out;
 }
 
-// Workers that can be ranks of one job: the same world size where the traces say (Kineto's
-// distributedInfo); else files in one folder whose names differ only in digits (rank0.json,
-// rank1.json). Ranks also run at the same time: see the overlap check below. A folder of
-// unrelated traces is not a job.
-std::string JobKey(const Worker& w) {
-  if (w.world_size >= 2) return "world " + std::to_string(w.world_size);
-  size_t slash = w.source_path.find_last_of('/');
-  std::string dir = slash == std::string::npos ? std::string() : w.source_path.substr(0, slash);
-  std::string stem;
-  for (char c : w.source_path.substr(slash == std::string::npos ? 0 : slash + 1))
-    if (c < '0' || c > '9') stem += c;
-  return "files " + dir + "/" + stem;
-}
-
 // The ranks of the largest job with two or more workers that have steps: their step figures,
 // and the steps found for each (handed to the cross-rank analysis, not found again).
 struct JobRanks {
@@ -157,7 +143,8 @@ bool HasCollectives(const Trace& trace, WorkerId w) {
 // time alone.
 JobRanks TraceToJobRanks(const Trace& trace, WorkerId primary, const StepWindows& primary_windows,
                          const StepSignals& primary_steps) {
-  std::map<std::string, JobRanks> jobs;
+  JobRanks all;
+  std::vector<RankCandidate> candidates;
   for (size_t i = 0; i < trace.workers.size(); ++i) {
     WorkerId w{uint32_t(i)};
     if (trace.worker(w).world_size < 2 && !HasCollectives(trace, w)) continue;
@@ -165,48 +152,18 @@ JobRanks TraceToJobRanks(const Trace& trace, WorkerId primary, const StepWindows
     StepWindows win = is_primary ? primary_windows : TraceToSteps(trace, w);
     if (win.whole_window || win.steps.empty()) continue;
     StepSignals s = is_primary ? primary_steps : TraceToStepSignals(trace, w, win);
-    WorkerStepFigures f;
     const Worker& wk = trace.worker(w);
-    f.rank = wk.rank;
-    f.name = wk.hostname + (wk.rank >= 0 ? " (rank " + std::to_string(wk.rank) + ")" : "");
-    f.steps = s.step_count;
-    f.median_step_ms = s.median_step_ms;
-    f.compute_ms = s.category_ms[int(StepCategory::kDeviceCompute)];
-    f.collectives_ms = s.category_ms[int(StepCategory::kCollectives)];
-    f.input_ms = s.category_ms[int(StepCategory::kInput)];
-    f.host_ms = s.category_ms[int(StepCategory::kInput)] + s.category_ms[int(StepCategory::kKernelLaunch)] +
-                s.category_ms[int(StepCategory::kHostCompute)];
-    f.step_numbers = s.step_numbers;
-    f.step_ms = s.step_ms;
-    JobRanks& job = jobs[JobKey(wk)];
-    job.figures.push_back(std::move(f));
-    job.ids.push_back(w);
-    job.windows.push_back(std::move(win));
+    candidates.push_back({JobKey(wk.world_size, wk.source_path), wk.rank, win.steps.front().start_ns,
+                          win.steps.back().end_ns});
+    all.figures.push_back(StepSignalsToWorkerFigures(wk, s));
+    all.ids.push_back(w);
+    all.windows.push_back(std::move(win));
   }
   JobRanks out;
-  for (auto& [key, job] : jobs) {
-    // Keep the ranks whose profiled steps overlap the first one's in time.
-    JobRanks same_time;
-    const auto& w = job.windows;
-    for (size_t i = 0; i < job.ids.size(); ++i)
-      if (w[i].steps.front().start_ns < w[0].steps.back().end_ns && w[0].steps.front().start_ns < w[i].steps.back().end_ns) {
-        same_time.figures.push_back(job.figures[i]);
-        same_time.ids.push_back(job.ids[i]);
-        same_time.windows.push_back(job.windows[i]);
-      }
-    // Ranks in rank order where the traces say, else in the order read.
-    std::vector<size_t> order(same_time.ids.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return same_time.figures[a].rank < same_time.figures[b].rank;
-    });
-    JobRanks sorted;
-    for (size_t i : order) {
-      sorted.figures.push_back(same_time.figures[i]);
-      sorted.ids.push_back(same_time.ids[i]);
-      sorted.windows.push_back(same_time.windows[i]);
-    }
-    if (sorted.ids.size() >= 2 && sorted.ids.size() > out.ids.size()) out = std::move(sorted);
+  for (size_t i : ChooseJob(candidates)) {
+    out.figures.push_back(std::move(all.figures[i]));
+    out.ids.push_back(all.ids[i]);
+    out.windows.push_back(std::move(all.windows[i]));
   }
   return out;
 }
@@ -223,7 +180,7 @@ void FillDiagnostics(const Trace& trace, Report* r) {
 
 }  // namespace
 
-Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
+Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDetail* detail) {
   Report r;
   r.tool_version = STEPDOCTOR_VERSION;
   r.inputs = trace.sources;
@@ -348,41 +305,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
     if (cross.attempted) sig.cross_rank = &cross;
   }
   sig.memory = TraceToMemoryPeaks(trace);
-  for (size_t i = 0; i < sig.workers.size(); ++i) {
-    const auto& w = sig.workers[i];
-    WorkerRow row;
-    row.name = w.name;
-    row.rank = w.rank;
-    row.steps = w.steps;
-    row.median_step_ms = w.median_step_ms;
-    row.compute_ms = w.compute_ms;
-    row.host_ms = w.host_ms;
-    row.collectives_ms = w.collectives_ms;
-    row.input_ms = w.input_ms;
-    row.step_numbers = w.step_numbers;
-    row.step_ms = w.step_ms;
-    if (cross.aligned) {
-      const RankAlignment& a = cross.ranks[i];
-      row.wait_ms = a.wait_ms_per_step;
-      row.late_ms = a.late_ms_per_step;
-      row.last_in_pct = a.last_in_pct;
-      row.clock_skew_ms = a.clock_skew_ms;
-    }
-    r.workers.push_back(std::move(row));
-  }
-  if (cross.attempted) {
-    RankAlignmentSummary a;
-    a.aligned = cross.aligned;
-    a.why_not = cross.why_not;
-    a.collectives_on = cross.collectives_on;
-    a.matched = cross.matched;
-    a.steps = cross.steps;
-    a.unmatched_steps = cross.unmatched_steps;
-    for (const auto& rk : cross.ranks) a.max_skew_ms = std::max(a.max_skew_ms, std::abs(rk.clock_skew_ms));
-    for (const auto& k : cross.kinds) a.collectives.push_back({k.name, k.calls, k.mean_wait_ms, k.mean_transfer_ms});
-    r.alignment = std::move(a);
-    if (!cross.aligned) r.notes.push_back("ranks not compared at their collectives: " + cross.why_not);
-  }
+  FillJobRows(sig.workers, cross, &r);
   std::unique_ptr<TfSignals> tf = ComputeTfSignals(trace, worker, windows, sig.steps);
   sig.tf = tf.get();
   InputLimitSignals input_limit;
@@ -457,7 +380,90 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts) {
     r.window_ms = (hi - lo) / 1e6;
     FillLanes(trace, worker, lo, hi, opts, &r.lanes);
   }
+  if (detail) {
+    detail->worker = worker;
+    detail->windows = std::move(windows);
+    detail->steps = std::move(steps);
+  }
   return r;
+}
+
+WorkerStepFigures StepSignalsToWorkerFigures(const Worker& wk, const StepSignals& s) {
+  WorkerStepFigures f;
+  f.rank = wk.rank;
+  f.name = wk.hostname + (wk.rank >= 0 ? " (rank " + std::to_string(wk.rank) + ")" : "");
+  f.steps = s.step_count;
+  f.median_step_ms = s.median_step_ms;
+  f.compute_ms = s.category_ms[int(StepCategory::kDeviceCompute)];
+  f.collectives_ms = s.category_ms[int(StepCategory::kCollectives)];
+  f.input_ms = s.category_ms[int(StepCategory::kInput)];
+  f.host_ms = s.category_ms[int(StepCategory::kInput)] + s.category_ms[int(StepCategory::kKernelLaunch)] +
+              s.category_ms[int(StepCategory::kHostCompute)];
+  f.step_numbers = s.step_numbers;
+  f.step_ms = s.step_ms;
+  return f;
+}
+
+std::string JobKey(int world_size, const std::string& source_path) {
+  if (world_size >= 2) return "world " + std::to_string(world_size);
+  size_t slash = source_path.find_last_of('/');
+  std::string dir = slash == std::string::npos ? std::string() : source_path.substr(0, slash);
+  std::string stem;
+  for (char c : source_path.substr(slash == std::string::npos ? 0 : slash + 1))
+    if (c < '0' || c > '9') stem += c;
+  return "files " + dir + "/" + stem;
+}
+
+std::vector<size_t> ChooseJob(const std::vector<RankCandidate>& c) {
+  std::map<std::string, std::vector<size_t>> jobs;
+  for (size_t i = 0; i < c.size(); ++i) jobs[c[i].key].push_back(i);
+  std::vector<size_t> out;
+  for (auto& [key, members] : jobs) {
+    const RankCandidate& first = c[members.front()];
+    std::vector<size_t> same_time;
+    for (size_t i : members)
+      if (c[i].steps_start_ns < first.steps_end_ns && first.steps_start_ns < c[i].steps_end_ns) same_time.push_back(i);
+    std::stable_sort(same_time.begin(), same_time.end(), [&](size_t a, size_t b) { return c[a].rank < c[b].rank; });
+    if (same_time.size() >= 2 && same_time.size() > out.size()) out = std::move(same_time);
+  }
+  return out;
+}
+
+void FillJobRows(const std::vector<WorkerStepFigures>& ranks, const CrossRank& cross, Report* r) {
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const auto& w = ranks[i];
+    WorkerRow row;
+    row.name = w.name;
+    row.rank = w.rank;
+    row.steps = w.steps;
+    row.median_step_ms = w.median_step_ms;
+    row.compute_ms = w.compute_ms;
+    row.host_ms = w.host_ms;
+    row.collectives_ms = w.collectives_ms;
+    row.input_ms = w.input_ms;
+    row.step_numbers = w.step_numbers;
+    row.step_ms = w.step_ms;
+    if (cross.aligned && i < cross.ranks.size()) {
+      const RankAlignment& a = cross.ranks[i];
+      row.wait_ms = a.wait_ms_per_step;
+      row.late_ms = a.late_ms_per_step;
+      row.last_in_pct = a.last_in_pct;
+      row.clock_skew_ms = a.clock_skew_ms;
+    }
+    r->workers.push_back(std::move(row));
+  }
+  if (!cross.attempted) return;
+  RankAlignmentSummary a;
+  a.aligned = cross.aligned;
+  a.why_not = cross.why_not;
+  a.collectives_on = cross.collectives_on;
+  a.matched = cross.matched;
+  a.steps = cross.steps;
+  a.unmatched_steps = cross.unmatched_steps;
+  for (const auto& rk : cross.ranks) a.max_skew_ms = std::max(a.max_skew_ms, std::abs(rk.clock_skew_ms));
+  for (const auto& k : cross.kinds) a.collectives.push_back({k.name, k.calls, k.mean_wait_ms, k.mean_transfer_ms});
+  r->alignment = std::move(a);
+  if (!cross.aligned) r->notes.push_back("ranks not compared at their collectives: " + cross.why_not);
 }
 
 }  // namespace stepdoctor

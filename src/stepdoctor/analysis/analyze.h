@@ -4,6 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "stepdoctor/analysis/signals.h"
+#include "stepdoctor/analysis/trace_to_cross_rank.h"
+#include "stepdoctor/analysis/trace_to_steps.h"
 #include "stepdoctor/model/trace.h"
 #include "stepdoctor/report/io_bench_report.h"
 #include "stepdoctor/report/report.h"
@@ -27,6 +30,37 @@ struct AnalyzeOptions {
   int data_readers = 0;         // the job's parallel readers; 0: from the trace
 };
 
-Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts = {});
+// What the analysis found on the way that a caller may keep: the primary worker's steps and
+// their figures (summary/trace_to_rank_summary keeps them in a rank's summary).
+struct AnalysisDetail {
+  WorkerId worker;
+  StepWindows windows;
+  StepSignals steps;
+};
+
+Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts = {}, AnalysisDetail* detail = nullptr);
+
+// A rank's figures for the per-rank table, from its step signals.
+WorkerStepFigures StepSignalsToWorkerFigures(const Worker& worker, const StepSignals& s);
+
+// Workers that can be ranks of one job share a key: the same world size where the traces say
+// (Kineto's distributedInfo); else files in one folder whose names differ only in digits
+// (rank0.json, rank1.json).
+std::string JobKey(int world_size, const std::string& source_path);
+
+// One candidate rank: its job key, rank (-1 unknown) and its steps' span.
+struct RankCandidate {
+  std::string key;
+  int rank = -1;
+  int64_t steps_start_ns = 0, steps_end_ns = 0;
+};
+// The largest job of two or more candidates: those sharing a key whose steps overlap the first
+// one's in time (ranks run together; a folder of runs recorded one after another is not a job),
+// in rank order where known, else in the order given. Indices into `candidates`; empty: no job.
+std::vector<size_t> ChooseJob(const std::vector<RankCandidate>& candidates);
+
+// The per-rank table, the alignment summary and its note, from the ranks' figures and their
+// comparison at collectives.
+void FillJobRows(const std::vector<WorkerStepFigures>& ranks, const CrossRank& cross, Report* r);
 
 }  // namespace stepdoctor

@@ -20,6 +20,8 @@ namespace stepdoctor {
 enum RuleNeeds : unsigned {
   kNeedsNothing = 0,
   kNeedsDeviceActivity = 1u << 0,  // device work recorded, or a CPU-only job (the CPU is the device)
+  kNeedsRanks = 1u << 1,           // two or more ranks of one job: judged over the ranks' figures
+                                   // (Signals::workers, cross_rank), in the job report
 };
 
 // What a rule's evaluation gives: nothing (its condition does not hold, or its signals are

@@ -195,7 +195,12 @@ Result<ImportResult> ImportPaths(const std::vector<std::string>& paths, const Im
       out.trace.diagnostics.Note(ImportIssue::kSkippedFile, p.status.message());
     } else {
       ++readable;
-      MergeTrace(out.trace, std::move(p.trace));
+      if (opts.keep_parts) {
+        out.parts.push_back(std::move(p.trace));
+        out.part_paths.push_back(todo[i]->path);
+      } else {
+        MergeTrace(out.trace, std::move(p.trace));
+      }
     }
     out.files.push_back(std::move(p.info));
   }
@@ -203,9 +208,19 @@ Result<ImportResult> ImportPaths(const std::vector<std::string>& paths, const Im
     std::string where = paths.size() == 1 ? paths[0] : "the inputs";
     return Result<ImportResult>(ErrorCode::kEmptyInput, where + ": no trace, profile, event file or GPU log found");
   }
-  NormalizeScalarRuns(out.trace);  // event-file runs relative to the logdir: "train", "validation"
-  out.trace.Finalize();
+  if (!opts.keep_parts) {
+    NormalizeScalarRuns(out.trace);  // event-file runs relative to the logdir: "train", "validation"
+    out.trace.Finalize();
+  }
   return out;
+}
+
+void MergeParts(ImportResult* r) {
+  for (Trace& t : r->parts) MergeTrace(r->trace, std::move(t));
+  r->parts.clear();
+  r->part_paths.clear();
+  NormalizeScalarRuns(r->trace);
+  r->trace.Finalize();
 }
 
 }  // namespace stepdoctor

@@ -18,6 +18,9 @@ struct ImportOptions {
   std::string profile_run;  // TensorBoard logdir: plugins/profile/<run> to read; empty = newest
   // Called with (bytes consumed, total bytes) of the current file, for progress display.
   std::function<void(const std::string& path, uint64_t done, uint64_t total)> progress;
+  // Keep each file's Trace apart (ImportResult::parts, not finalized) instead of merging them
+  // into `trace`; MergeParts merges them as ImportPaths would have.
+  bool keep_parts = false;
 };
 
 struct ImportedFile {
@@ -28,7 +31,9 @@ struct ImportedFile {
 };
 
 struct ImportResult {
-  Trace trace;
+  Trace trace;  // with keep_parts: only the folder-level notes (files skipped), until MergeParts
+  std::vector<Trace> parts;  // keep_parts: one per file read, in order
+  std::vector<std::string> part_paths;
   std::vector<ImportedFile> files;
   std::vector<std::string> profile_runs;  // runs found under plugins/profile, oldest first
   std::string chosen_run;
@@ -46,5 +51,8 @@ Status ImportSource(PeekableSource& src, Trace& trace, const ImportOptions& opts
 // Files named directly must be readable (else an error naming the file, exit status 2);
 // files found inside folders that are not a format we read are noted and skipped.
 Result<ImportResult> ImportPaths(const std::vector<std::string>& paths, const ImportOptions& opts = {});
+
+// Merges `parts` into `trace` and finalizes it: the result ImportPaths gives without keep_parts.
+void MergeParts(ImportResult* r);
 
 }  // namespace stepdoctor

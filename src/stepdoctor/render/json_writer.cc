@@ -1,5 +1,7 @@
 #include "stepdoctor/render/json_writer.h"
 
+#include <iterator>
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -105,6 +107,19 @@ JsonWriter& JsonWriter::Number(double v, int decimals) {
 JsonWriter& JsonWriter::Int(int64_t v) {
   BeforeValue();
   out_ += std::to_string(v);
+  return *this;
+}
+
+JsonWriter& JsonWriter::Exact(double v) {
+  BeforeValue();
+  if (!std::isfinite(v)) out_ += "null";
+  else fmt::format_to(std::back_inserter(out_), "{}", v);
+  return *this;
+}
+
+JsonWriter& JsonWriter::Raw(std::string_view json) {
+  BeforeValue();
+  out_ += json;
   return *this;
 }
 

@@ -19,6 +19,10 @@ class JsonWriter {
   JsonWriter& String(std::string_view s);
   JsonWriter& Number(double v, int decimals = 3);
   JsonWriter& Int(int64_t v);
+  // The shortest text that reads back as the same double (files read back, not by people).
+  JsonWriter& Exact(double v);
+  // A value already in JSON, inserted as it is.
+  JsonWriter& Raw(std::string_view json);
   JsonWriter& Bool(bool b);
   JsonWriter& Null();
   // An array of strings, the value of the current key.

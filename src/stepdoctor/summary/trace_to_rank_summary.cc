@@ -1,0 +1,88 @@
+#include "stepdoctor/summary/trace_to_rank_summary.h"
+
+#include <algorithm>
+
+#include "stepdoctor/summary/rank_summaries_to_report.h"
+#include "stepdoctor/summary/summary_file.h"
+
+namespace stepdoctor {
+namespace {
+
+// The workers that own events, and whether each communicates.
+std::vector<std::pair<WorkerId, bool>> WorkersWithEvents(const Trace& trace) {
+  std::vector<std::pair<WorkerId, bool>> out;
+  for (size_t i = 0; i < trace.workers.size(); ++i) {
+    WorkerId w{uint32_t(i)};
+    bool events = false, collectives = false;
+    for (const auto& t : trace.timelines) {
+      if (t.worker != w || t.ev.size() == 0) continue;
+      events = true;
+      collectives |= std::find(t.ev.kind.begin(), t.ev.kind.end(), EventKind::kCollective) != t.ev.kind.end();
+      if (collectives) break;
+    }
+    if (events) out.push_back({w, collectives});
+  }
+  return out;
+}
+
+}  // namespace
+
+bool IsRankTrace(const Trace& trace) {
+  auto w = WorkersWithEvents(trace);
+  return w.size() == 1 && (trace.worker(w[0].first).world_size >= 2 || w[0].second);
+}
+
+Result<RankSummary> TraceToRankSummary(const Trace& trace, const std::string& source, const AnalyzeOptions& opts) {
+  auto workers = WorkersWithEvents(trace);
+  if (workers.empty()) return Result<RankSummary>(ErrorCode::kEmptyInput, source + ": no trace events to summarise");
+  if (workers.size() > 1)
+    return Result<RankSummary>(ErrorCode::kInvalidArgument,
+                               source + ": " + std::to_string(workers.size()) +
+                                   " workers in one input; a summary holds one rank: summarise each rank's trace");
+  RankSummary s;
+  AnalysisDetail detail;
+  s.report = AnalyzeTrace(trace, opts, &detail);
+  s.tool_version = s.report.tool_version;
+  const WorkerId w = workers[0].first;
+  const Worker& wk = trace.worker(w);
+  s.hostname = wk.hostname;
+  s.rank = wk.rank;
+  s.world_size = wk.world_size;
+  s.source_path = wk.source_path;
+  s.communicates = workers[0].second;
+  s.events = trace.EventCount();
+  const StepWindows& win = detail.windows;
+  if (detail.worker.valid() && detail.worker.v == w.v && !win.whole_window && !win.steps.empty()) {
+    s.has_steps = true;
+    s.steps_start_ns = win.steps.front().start_ns;
+    s.steps_end_ns = win.steps.back().end_ns;
+    s.figures = StepSignalsToWorkerFigures(wk, detail.steps);
+    s.collectives = TraceToRankCollectives(trace, {w, &win});
+  } else {
+    s.figures = StepSignalsToWorkerFigures(wk, StepSignals{});
+  }
+  return s;
+}
+
+bool ArePartsRanks(const std::vector<Trace>& parts) {
+  return parts.size() >= 2 && std::all_of(parts.begin(), parts.end(), [](const Trace& t) { return IsRankTrace(t); });
+}
+
+Result<Report> RankTracesToReport(std::vector<Trace>&& parts, const std::vector<std::string>& paths,
+                                  const AnalyzeOptions& opts) {
+  std::vector<RankSummary> summaries;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const std::string source = i < paths.size() ? paths[i] : "input " + std::to_string(i + 1);
+    Trace t = std::move(parts[i]);
+    t.Finalize();
+    auto s = TraceToRankSummary(t, source, opts);
+    if (!s.ok()) return s.status();
+    auto back = SummaryFromJson(SummaryToJson(*s), source);
+    if (!back.ok()) return Result<Report>(ErrorCode::kInternal, back.message());
+    summaries.push_back(std::move(*back));
+  }
+  parts.clear();
+  return RankSummariesToReport(std::move(summaries));
+}
+
+}  // namespace stepdoctor
