@@ -43,10 +43,14 @@ int main(int argc, char** argv) {
   const fs::path out = fs::temp_directory_path() / fmt::format("sd_summary_bench_{}", ::getpid());
   fs::create_directories(out);
   double import_s = 0, summarize_s = 0;
-  uint64_t trace_bytes = 0, summary_bytes = 0;
+  uint64_t trace_bytes = 0, raw_bytes = 0, summary_bytes = 0;
   std::vector<std::string> written;
   for (const std::string& t : traces) {
-    import_s += bench::BestSeconds(repeat, [&] { auto r = ImportPaths({t}); });
+    uint64_t raw = 0;
+    import_s += bench::BestSeconds(repeat, [&] {
+      auto r = ImportPaths({t});
+      if (r.ok() && !r->files.empty()) raw = r->files[0].bytes;
+    });
     RankSummary kept;
     summarize_s += bench::BestSeconds(repeat, [&] {
       auto r = ImportPaths({t});
@@ -58,6 +62,7 @@ int main(int argc, char** argv) {
     if (!WriteSummaryFile(kept, path).ok()) continue;
     written.push_back(path);
     trace_bytes += fs::file_size(t);
+    raw_bytes += raw;
     summary_bytes += fs::file_size(path);
   }
   std::string verdict;
@@ -67,11 +72,13 @@ int main(int argc, char** argv) {
       if (auto s = ReadSummaryFile(p); s.ok()) all.push_back(std::move(*s));
     if (!all.empty()) verdict = RankSummariesToReport(std::move(all)).verdict.summary;
   });
-  fmt::print("{} traces, {:.1f} MB on disk\n", traces.size(), trace_bytes / 1e6);
+  fmt::print("{} traces, {:.1f} MB on disk, {:.1f} MB read (uncompressed)\n", written.size(), trace_bytes / 1e6,
+             raw_bytes / 1e6);
   fmt::print("import alone      {:8.3f} s\n", import_s);
   fmt::print("import + summary  {:8.3f} s  ({:.2f}x the import)\n", summarize_s, summarize_s / std::max(import_s, 1e-9));
-  fmt::print("summaries         {:8.1f} KB  ({:.2f}% of the traces on disk)\n", summary_bytes / 1e3,
-             100.0 * summary_bytes / std::max<uint64_t>(trace_bytes, 1));
+  fmt::print("summaries         {:8.1f} KB  ({:.2f}% of the traces on disk, {:.2f}% of what was read)\n",
+             summary_bytes / 1e3, 100.0 * summary_bytes / std::max<uint64_t>(trace_bytes, 1),
+             100.0 * summary_bytes / std::max<uint64_t>(raw_bytes, 1));
   fmt::print("merge {} summaries {:7.3f} s\n", written.size(), merge_s);
   fmt::print("verdict: {}\n", verdict);
   fs::remove_all(out);

@@ -48,7 +48,8 @@ std::optional<Report> DiagnosePaths(const std::vector<std::string>& paths, const
         return std::nullopt;
       }
       report = std::move(*job);
-      for (const auto& [issue, note] : imported->trace.diagnostics.notes()) report->diagnostics.push_back(note);
+      for (std::string& line : ImportDiagnosticLines(imported->trace.diagnostics))
+        report->diagnostics.push_back(std::move(line));
     } else {
       MergeParts(&*imported);
       report = AnalyzeTrace(imported->trace);

@@ -168,16 +168,6 @@ JobRanks TraceToJobRanks(const Trace& trace, WorkerId primary, const StepWindows
   return out;
 }
 
-void FillDiagnostics(const Trace& trace, Report* r) {
-  for (int i = 0; i < int(ImportIssue::kCount_); ++i) {
-    uint64_t n = trace.diagnostics.count(ImportIssue(i));
-    if (n == 0) continue;
-    const auto& info = GetImportIssueInfo(ImportIssue(i));
-    r->diagnostics.push_back(fmt::format("{} {}", n, info.description));
-  }
-  for (const auto& [issue, note] : trace.diagnostics.notes()) r->diagnostics.push_back(note);
-}
-
 }  // namespace
 
 Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDetail* detail) {
@@ -185,7 +175,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   r.tool_version = STEPDOCTOR_VERSION;
   r.inputs = trace.sources;
   r.format = trace.format;
-  FillDiagnostics(trace, &r);
+  r.diagnostics = ImportDiagnosticLines(trace.diagnostics);
 
   WorkerId worker = PrimaryWorker(trace);
   StepWindows windows;
@@ -386,6 +376,17 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     detail->steps = std::move(steps);
   }
   return r;
+}
+
+std::vector<std::string> ImportDiagnosticLines(const ImportDiagnostics& d) {
+  std::vector<std::string> out;
+  for (int i = 0; i < int(ImportIssue::kCount_); ++i) {
+    uint64_t n = d.count(ImportIssue(i));
+    if (n == 0) continue;
+    out.push_back(fmt::format("{} {}", n, GetImportIssueInfo(ImportIssue(i)).description));
+  }
+  for (const auto& [issue, note] : d.notes()) out.push_back(note);
+  return out;
 }
 
 WorkerStepFigures StepSignalsToWorkerFigures(const Worker& wk, const StepSignals& s) {

@@ -40,6 +40,9 @@ struct AnalysisDetail {
 
 Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts = {}, AnalysisDetail* detail = nullptr);
 
+// The report's lines for what the import skipped or repaired: "N <what>" per kind, then the notes.
+std::vector<std::string> ImportDiagnosticLines(const ImportDiagnostics& d);
+
 // A rank's figures for the per-rank table, from its step signals.
 WorkerStepFigures StepSignalsToWorkerFigures(const Worker& worker, const StepSignals& s);
 

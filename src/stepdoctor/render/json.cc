@@ -22,8 +22,8 @@ void TopEvents(JsonWriter& j, const std::vector<TopEvent>& rows) {
 
 }  // namespace
 
-std::string RenderJson(const Report& r, const RenderOptions&) {
-  JsonWriter j;
+std::string RenderJson(const Report& r, const RenderOptions& o) {
+  JsonWriter j(2, o.exact_numbers);
   j.BeginObject();
   j.Key("schema_version").Int(r.schema_version);
   j.Key("tool_version").String(r.tool_version);

@@ -88,6 +88,7 @@ JsonWriter& JsonWriter::String(std::string_view s) {
 }
 
 JsonWriter& JsonWriter::Number(double v, int decimals) {
+  if (exact_) return Exact(v);
   BeforeValue();
   if (!std::isfinite(v)) {
     out_ += "null";

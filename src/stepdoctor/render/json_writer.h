@@ -10,7 +10,8 @@ namespace stepdoctor {
 
 class JsonWriter {
  public:
-  explicit JsonWriter(int indent = 2) : indent_(indent) {}
+  // exact: Number() writes as Exact() does, whatever its decimals.
+  explicit JsonWriter(int indent = 2, bool exact = false) : indent_(indent), exact_(exact) {}
   JsonWriter& BeginObject();
   JsonWriter& EndObject();
   JsonWriter& BeginArray();
@@ -38,6 +39,7 @@ class JsonWriter {
   std::vector<bool> first_;  // per open container: no element written yet
   bool after_key_ = false;
   int indent_;
+  bool exact_;
 };
 
 }  // namespace stepdoctor

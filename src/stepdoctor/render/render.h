@@ -13,6 +13,9 @@ namespace stepdoctor {
 struct RenderOptions {
   bool color = false;  // ANSI colour (text only): the CLI sets it on a TTY without NO_COLOR
   int width = 100;     // text wraps at this many columns
+  // JSON only: every number as the shortest text that reads back as the same double, not rounded
+  // for reading (a rank summary keeps its report so: summary/summary_file).
+  bool exact_numbers = false;
 };
 
 using Renderer = std::string (*)(const Report& r, const RenderOptions& o);

@@ -178,7 +178,9 @@ std::string SummaryToJson(const RankSummary& s) {
   j.Key("host");
   WriteRecords(j, c.host);
   j.EndObject();
-  j.Key("report").Raw(RenderJson(s.report, {}));
+  RenderOptions exact;
+  exact.exact_numbers = true;
+  j.Key("report").Raw(RenderJson(s.report, exact));
   j.Key("extras").BeginObject();
   j.Key("window_ms").Exact(s.report.window_ms);
   j.Key("breakdown_detail_ms").BeginArray();
