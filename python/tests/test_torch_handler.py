@@ -94,6 +94,19 @@ class TraceHandler(unittest.TestCase):
         self.assertIn("input-bound", page)
         self.assertIn(path, printed)
 
+    def test_summary_beside_the_trace_merges(self):
+        import stepdoctor.torch
+        printed, files = self.run_training(worker_name="rank0", use_gzip=True, summary=True)
+        traces = [f for f in files if f.endswith(".pt.trace.json.gz")]
+        self.assertEqual(len(traces), 1, files)
+        summary = os.path.join(self.dir, traces[0] + ".sdsum")
+        self.assertTrue(os.path.isfile(summary), files)
+        # The folder of summaries diagnoses as its traces do.
+        merged = stepdoctor.diagnose(summary)
+        direct = stepdoctor.diagnose(os.path.join(self.dir, traces[0]))
+        self.assertEqual(merged.verdict.summary, direct.verdict.summary)
+        self.assertEqual(merged.steps.count, direct.steps.count)
+
     def test_finds_its_own_trace_beside_another_ranks(self):
         """Another rank writing into the same folder a moment later is not taken for ours."""
         import shutil

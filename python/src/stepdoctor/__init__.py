@@ -56,6 +56,13 @@ def write_report(paths: Paths, output: PathLike, format: str = "html", **options
     return status
 
 
+def summarize(trace: PathLike, output: PathLike) -> None:
+    """`stepdoctor summarize TRACE -o OUTPUT`: one rank's compact summary (.sdsum), for
+    `stepdoctor merge` to give the job's report from all ranks' summaries (docs/distributed.md).
+    Raises StepdoctorError on unusable input."""
+    _run(["summarize", "--output", _path_args(output)[0], "--", *_path_args(trace)])
+
+
 def _one_path(path: Paths) -> list:
     args = _path_args(path)
     if len(args) != 1:
@@ -64,7 +71,7 @@ def _one_path(path: Paths) -> list:
 
 
 __all__ = [
-    "diagnose", "diff", "write_report", "find_cli", "StepdoctorError", "Report", "DiffReport",
+    "diagnose", "diff", "write_report", "summarize", "find_cli", "StepdoctorError", "Report", "DiffReport",
     "Verdict", "Coverage", "Steps", "Step", "WarmupStep", "Finding", "Evidence", "Fix", "TopEvent",
     "Device", "Worker", "TensorflowView", "TensorflowBreakdown", "DiffSide", "CategoryDelta",
     "FindingDelta", "NameDelta", "NameChanges", "EXIT_OK", "EXIT_FAIL_ON", "EXIT_BAD_INPUT",

@@ -3,7 +3,8 @@
     with torch.profiler.profile(schedule=..., on_trace_ready=stepdoctor.torch.trace_handler("./log")) as prof:
 
 writes the same trace file as torch's own handler (which it calls), then prints the verdict
-line of that trace; with html=True it also writes the HTML report beside it. A trace that
+line of that trace; with html=True it also writes the HTML report beside it, and with
+summary=True the rank's summary (<trace>.sdsum, for `stepdoctor merge` over all ranks). A trace that
 cannot be diagnosed (no stepdoctor command, unusable trace) is reported on stderr and training
 goes on: the trace is written either way.
 """
@@ -57,9 +58,10 @@ def html_path(trace_path: str) -> str:
 
 
 def trace_handler(dir_name: str, worker_name: Optional[str] = None, use_gzip: bool = False,
-                  html: bool = False) -> Callable[[object], None]:
+                  html: bool = False, summary: bool = False) -> Callable[[object], None]:
     """Same arguments as torch.profiler.tensorboard_trace_handler, plus html: also write
-    <trace>.html (the trace's name, .json/.json.gz replaced by .html) beside the trace."""
+    <trace>.html (the trace's name, .json/.json.gz replaced by .html) beside the trace; and
+    summary: also write <trace>.sdsum beside it (each rank then leaves only the merge to do)."""
     write_trace = tensorboard_trace_handler(dir_name, worker_name=worker_name, use_gzip=use_gzip)
 
     def handler_fn(prof) -> None:
@@ -73,13 +75,18 @@ def trace_handler(dir_name: str, worker_name: Optional[str] = None, use_gzip: bo
                   file=sys.stderr)
             return
         # Imported here, not at module level, so the package imports in either order.
-        from . import diagnose, write_report
+        from . import diagnose, summarize, write_report
         try:
             report = diagnose(path)
         except StepdoctorError as e:
             print(f"stepdoctor: {path}: trace written, not diagnosed: {_reason(e)}", file=sys.stderr)
             return
         print(f"{path}: {report.verdict.summary}", flush=True)
+        if summary:
+            try:
+                summarize(path, path + ".sdsum")
+            except StepdoctorError as e:
+                print(f"stepdoctor: {path}.sdsum: summary not written: {_reason(e)}", file=sys.stderr)
         if html:
             try:
                 write_report(path, html_path(path), format="html")
