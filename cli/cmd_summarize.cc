@@ -149,6 +149,11 @@ std::function<int()> SetupMerge(CLI::App& sub) {
     }
     SummaryInputs in = FindSummaryInputs(*paths);
     if (!in.not_summaries.empty()) {
+      std::error_code ec;
+      if (!fs::exists(in.not_summaries.front(), ec)) {
+        PrintError(in.not_summaries.front() + ": no such file or directory");
+        return kExitBadInput;
+      }
       PrintError(in.not_summaries.front() + ": not a summary (.sdsum) nor a folder holding one; `stepdoctor "
                                              "summarize` makes them, `stepdoctor diagnose` reads traces");
       return kExitBadInput;

@@ -154,6 +154,9 @@ TEST(SummaryCli, BadArgumentsExitTwoWithOneLine) {
   auto merge_trace = RunCli("merge " + kDdp[0]);
   EXPECT_EQ(merge_trace.exit_code, 2);
   EXPECT_NE(merge_trace.err.find("not a summary"), std::string::npos) << merge_trace.err;
+  auto missing = RunCli("merge " + dir + "/absent");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("no such file"), std::string::npos) << missing.err;
   std::ofstream(dir + "/broken.sdsum") << "{\"stepdoctor_summary\":1,";
   auto broken = RunCli("merge " + dir + "/broken.sdsum");
   EXPECT_EQ(broken.exit_code, 2);
