@@ -232,7 +232,9 @@ std::string DevicesSection(const Report& r) {
   else s += "<table id=\"devices-table\"><thead><tr><th>worker</th><th>device</th><th class=\"num\">span ms</th>"
        "<th class=\"num\">compute</th><th class=\"num\">non-compute</th><th class=\"num\">idle</th>"
        "<th class=\"num\">comm/comp overlap</th><th class=\"num\">kernels</th></tr></thead><tbody>\n";
-  for (const auto& d : r.devices)
+  const std::vector<size_t> shown = DeviceRowsShown(r);
+  for (size_t i : shown) {
+    const DeviceUtilization& d = r.devices[i];
     s += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}{}</td>"
                      "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
                      "<td class=\"num\">{}</td></tr>\n",
@@ -240,7 +242,11 @@ std::string DevicesSection(const Report& r) {
                      render::ShareBar(d.compute_pct, render::CategoryColor("device_compute")),
                      FormatPct(d.non_compute_pct), FormatPct(d.idle_pct),
                      d.comm_comp_overlap_pct ? FormatPct(*d.comm_comp_overlap_pct) : "&ndash;", d.kernel_count);
+  }
   if (!r.devices.empty()) s += "</tbody></table>\n";
+  if (shown.size() < r.devices.size())
+    s += fmt::format("<p class=\"note\">{} more devices in the JSON report (the most idle are shown).</p>\n",
+                     r.devices.size() - shown.size());
   if (!r.workers.empty()) {
     const bool aligned = r.alignment && r.alignment->aligned;
     s += "<h4>Ranks (ms per step)</h4>\n<table id=\"ranks-table\"><thead><tr><th>worker</th><th class=\"num\">steps</th>"

@@ -103,10 +103,15 @@ std::string RenderMarkdown(const Report& r, const RenderOptions& /*o*/) {
   if (!r.devices.empty()) {
     s += "### Devices\n\n| Worker | Device | Compute | Non-compute | Idle | Comm/comp overlap | Kernels |\n"
          "|---|---|---:|---:|---:|---:|---:|\n";
-    for (const auto& d : r.devices)
+    const std::vector<size_t> shown = DeviceRowsShown(r);
+    for (size_t i : shown) {
+      const DeviceUtilization& d = r.devices[i];
       s += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", MdText(d.worker), MdText(d.device),
                        FormatPct(d.compute_pct), FormatPct(d.non_compute_pct), FormatPct(d.idle_pct),
                        d.comm_comp_overlap_pct ? FormatPct(*d.comm_comp_overlap_pct) : "–", d.kernel_count);
+    }
+    if (shown.size() < r.devices.size())
+      s += fmt::format("\n{} more devices in the JSON report (the most idle are shown).\n", r.devices.size() - shown.size());
     s += "\n";
   }
   if (!r.workers.empty()) {

@@ -18,4 +18,14 @@ std::vector<size_t> RankRowsShown(const Report& r) {
   return rows;
 }
 
+std::vector<size_t> DeviceRowsShown(const Report& r) {
+  std::vector<size_t> rows(r.devices.size());
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+  if (rows.size() <= kMaxRankRows) return rows;
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](size_t a, size_t b) { return r.devices[a].idle_pct > r.devices[b].idle_pct; });
+  rows.resize(kMaxRankRows);
+  return rows;
+}
+
 }  // namespace stepdoctor

@@ -34,6 +34,8 @@ std::string CoverageLine(const Coverage& c);
 inline constexpr size_t kMaxRankRows = 32;
 // Indices into r.workers of the rows a ranks table shows, in the order shown.
 std::vector<size_t> RankRowsShown(const Report& r);
+// Indices into r.devices a devices table shows: all up to kMaxRankRows, else the most idle first.
+std::vector<size_t> DeviceRowsShown(const Report& r);
 
 // The renderer for a --format name ("text", "json", "md", "html"), or nullptr.
 Renderer FindRenderer(const std::string& format);

@@ -129,10 +129,16 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
     out += "\n" + st.bold("Devices") + " (over the device's active span, HTA's definitions)\n";
     out += fmt::format("  {:<22} {:<32} {:>9} {:>6} {:>8} {:>7} {:>8}\n", "worker", "device", "span ms", "idle%",
                        "compute%", "other%", "overlap%");
-    for (const auto& d : r.devices)
+    const std::vector<size_t> shown = DeviceRowsShown(r);
+    for (size_t i : shown) {
+      const DeviceUtilization& d = r.devices[i];
       out += fmt::format("  {:<22} {:<32} {:>9.1f} {:>6.1f} {:>8.1f} {:>7.1f} {:>8}\n", Ellipsize(d.worker, 22),
                          Ellipsize(d.device, 32), d.span_us / 1e3, d.idle_pct, d.compute_pct, d.non_compute_pct,
                          d.comm_comp_overlap_pct ? fmt::format("{:.1f}", *d.comm_comp_overlap_pct) : "-");
+    }
+    if (shown.size() < r.devices.size())
+      out += fmt::format("  ... {} more devices (the most idle are shown; --format json lists all)\n",
+                         r.devices.size() - shown.size());
   }
   if (!r.workers.empty()) {
     const bool aligned = r.alignment && r.alignment->aligned;
