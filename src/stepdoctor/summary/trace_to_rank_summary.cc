@@ -1,6 +1,11 @@
 #include "stepdoctor/summary/trace_to_rank_summary.h"
 
 #include <algorithm>
+#include <atomic>
+#include <optional>
+#include <thread>
+
+#include "stepdoctor/io/byte_source.h"
 
 #include "stepdoctor/summary/rank_summaries_to_report.h"
 #include "stepdoctor/summary/summary_file.h"
@@ -70,18 +75,40 @@ bool ArePartsRanks(const std::vector<Trace>& parts) {
 
 Result<Report> RankTracesToReport(std::vector<Trace>&& parts, const std::vector<std::string>& paths,
                                   const AnalyzeOptions& opts) {
-  std::vector<RankSummary> summaries;
-  for (size_t i = 0; i < parts.size(); ++i) {
+  // Ranks are summarised on up to WorkerThreads() threads, one rank per thread at a time; each
+  // part is released once summarised. The result does not depend on the thread count.
+  std::vector<std::optional<Result<RankSummary>>> done(parts.size());
+  auto summarise = [&](size_t i) {
     const std::string source = i < paths.size() ? paths[i] : "input " + std::to_string(i + 1);
     Trace t = std::move(parts[i]);
     t.Finalize();
     auto s = TraceToRankSummary(t, source, opts);
-    if (!s.ok()) return s.status();
+    if (!s.ok()) {
+      done[i] = s;
+      return;
+    }
+    // Read back as `merge` reads a summary file, so both give the same report.
     auto back = SummaryFromJson(SummaryToJson(*s), source);
-    if (!back.ok()) return Result<Report>(ErrorCode::kInternal, back.message());
-    summaries.push_back(std::move(*back));
+    done[i] = back.ok() ? std::move(back) : Result<RankSummary>(ErrorCode::kInternal, back.message());
+  };
+  const size_t threads = std::min<size_t>(parts.size(), size_t(std::max(1, WorkerThreads())));
+  if (threads <= 1) {
+    for (size_t i = 0; i < parts.size(); ++i) summarise(i);
+  } else {
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> pool;
+    for (size_t k = 0; k < threads; ++k)
+      pool.emplace_back([&] {
+        for (size_t i = next++; i < done.size(); i = next++) summarise(i);
+      });
+    for (auto& th : pool) th.join();
   }
   parts.clear();
+  std::vector<RankSummary> summaries;
+  for (auto& d : done) {
+    if (!d->ok()) return d->status();
+    summaries.push_back(std::move(d->value()));
+  }
   return RankSummariesToReport(std::move(summaries));
 }
 
