@@ -139,6 +139,8 @@ TEST(SummaryCli, SummarizeThenMergeGivesDiagnose) {
   ASSERT_EQ(merged.exit_code, 0) << merged.err;
   auto diagnosed = RunCli("diagnose " + kDdp[0] + " " + kDdp[1] + " -f json");
   ASSERT_EQ(diagnosed.exit_code, 0) << diagnosed.err;
+  auto one_thread = RunCli("diagnose " + kDdp[0] + " " + kDdp[1] + " -f json", "STEPDOCTOR_THREADS=1");
+  EXPECT_EQ(one_thread.out, diagnosed.out);  // ranks summarised in parallel or not: one report
   // The inputs differ (summaries name the traces they came from): the same traces either way.
   EXPECT_EQ(merged.out, diagnosed.out);
   auto on_folder = RunCli("diagnose " + dir + "/sums -f json");
