@@ -217,6 +217,111 @@ TEST(Verdict, HighActionableBeatsBusyDevice) {
   EXPECT_EQ(MakeVerdict({}, nullptr).bottleneck, Bottleneck::kUnknown);
 }
 
+// collective_bound's bandwidth evidence: a 100 ms step with 20 ms of exposed collectives (the rule
+// fires), and a table of a small-message row and a large one built by hand.
+struct BandwidthCase {
+  double small_bytes = 64 * 1024, small_ms = 10, large_ms = 90, large_pct = 80;
+};
+
+std::optional<Finding> CollectiveBoundWith(const BandwidthCase& c, CollectiveBandwidthSummary* bw) {
+  static StepSignals s = [] {
+    StepSignals x = Step(0, 0, 0, 0, 80);
+    x.category_ms[int(StepCategory::kCollectives)] = 20;
+    x.collective_total_ms = 20;
+    return x;
+  }();
+  CollectiveLinkInfo link;
+  link.kind = "nvlink";
+  link.name = "NVLink 3 (A100 SXM4)";
+  link.peak_gbps = 300;
+  bw->links = {link};
+  CollectiveBandwidthRow small, large;
+  small.kind = large.kind = "all_reduce";
+  small.group_size = large.group_size = 8;
+  small.calls = large.calls = 10;
+  small.mean_bytes = c.small_bytes;
+  small.kernel_ms = c.small_ms;
+  small.busbw_gbps = 3;
+  small.busbw_of_peak_pct = 1;
+  small.link = large.link = 0;
+  large.mean_bytes = 64.0 * 1024 * 1024;
+  large.kernel_ms = c.large_ms;
+  large.busbw_gbps = 3 * c.large_pct;
+  large.busbw_of_peak_pct = c.large_pct;
+  bw->rows = {small, large};
+  Signals sig;
+  sig.steps = &s;
+  sig.collective_bandwidth = bw;
+  return rules::CollectiveBound(sig);
+}
+
+std::string Says(const Finding& f) {
+  for (const auto& e : f.evidence)
+    if (e.label == "bandwidth: what it says") return e.value;
+  return "";
+}
+
+double Fig(const Finding& f, const std::string& key) {
+  for (const auto& [k, v] : f.figures)
+    if (k == key) return v;
+  return -1;
+}
+
+TEST(RuleCollectiveBound, BandwidthThresholds) {
+  CollectiveBandwidthSummary bw;
+  // A row is small by its mean message size.
+  BandwidthCase c;
+  c.small_ms = 60;
+  c.large_ms = 40;
+  c.small_bytes = kCollectiveSmallMessageBytes - 0.1;
+  auto f = CollectiveBoundWith(c, &bw);
+  ASSERT_TRUE(f);
+  EXPECT_NE(Says(*f).find("latency-bound"), std::string::npos) << Says(*f);
+  c.small_bytes = kCollectiveSmallMessageBytes + 0.1;
+  f = CollectiveBoundWith(c, &bw);
+  EXPECT_EQ(Says(*f).find("latency-bound"), std::string::npos) << Says(*f);
+  EXPECT_NEAR(Fig(*f, "small_message_time_pct"), 0, 1e-9);
+
+  // Latency-bound by the small messages' share of the sized collective time.
+  c = BandwidthCase{};
+  c.small_ms = kCollectiveLatencyBoundPct - 0.1;
+  c.large_ms = 100 - c.small_ms;
+  f = CollectiveBoundWith(c, &bw);
+  EXPECT_EQ(Says(*f).find("latency-bound"), std::string::npos) << Says(*f);
+  EXPECT_NEAR(Fig(*f, "small_message_time_pct"), kCollectiveLatencyBoundPct - 0.1, 1e-9);
+  c.small_ms = kCollectiveLatencyBoundPct + 0.1;
+  c.large_ms = 100 - c.small_ms;
+  f = CollectiveBoundWith(c, &bw);
+  EXPECT_NE(Says(*f).find("latency-bound"), std::string::npos) << Says(*f);
+
+  // The larger messages against the link's peak.
+  c = BandwidthCase{};
+  c.large_pct = kCollectiveBusbwFarBelowPct - 0.1;
+  f = CollectiveBoundWith(c, &bw);
+  EXPECT_NE(Says(*f).find("far less than it can"), std::string::npos) << Says(*f);
+  EXPECT_NEAR(Fig(*f, "busbw_of_peak_pct"), kCollectiveBusbwFarBelowPct - 0.1, 1e-9);
+  EXPECT_NEAR(Fig(*f, "link_peak_gbps"), 300, 1e-9);
+  c.large_pct = kCollectiveBusbwFarBelowPct + 0.1;
+  f = CollectiveBoundWith(c, &bw);
+  EXPECT_NE(Says(*f).find("well used"), std::string::npos) << Says(*f);
+}
+
+TEST(RuleCollectiveBound, BandwidthEvidenceIsReplacedNotRepeated) {
+  CollectiveBandwidthSummary bw;
+  auto f = CollectiveBoundWith(BandwidthCase{}, &bw);
+  ASSERT_TRUE(f);
+  const size_t evidence = f->evidence.size(), figures = f->figures.size();
+  rules::SetCollectiveBandwidthEvidence(bw, &*f);
+  EXPECT_EQ(f->evidence.size(), evidence);
+  EXPECT_EQ(f->figures.size(), figures);
+  // Without a known peak there is nothing to hold the figure against: no verdict on the link.
+  bw.links[0].peak_gbps.reset();
+  for (auto& r : bw.rows) r.busbw_of_peak_pct.reset();
+  rules::SetCollectiveBandwidthEvidence(bw, &*f);
+  EXPECT_EQ(Says(*f), "");
+  EXPECT_EQ(Fig(*f, "link_peak_gbps"), -1);
+}
+
 TEST(Rules, RegistryIsSortedAndIdsMatch) {
   const auto& rules = AllRules();
   for (size_t i = 1; i < rules.size(); ++i) EXPECT_LT(std::string(rules[i - 1].id), std::string(rules[i].id));

@@ -90,6 +90,7 @@ TEST(HtmlReport, EscapesTextFromTraces) {
   EXPECT_NE(html.find("dgrad_engine&lt;float, 512"), std::string::npos);
   EXPECT_NE(html.find("if a &lt; b and c &gt; d"), std::string::npos);  // fix code in <pre>
   EXPECT_NE(html.find("negative duration &lt;bad&gt;"), std::string::npos);
+  EXPECT_NE(html.find("NVIDIA A100-SXM4-80GB&#39; &lt;&amp;&gt;"), std::string::npos);  // a link's basis
 }
 
 TEST(HtmlReport, IsSelfContainedAndPrintable) {
@@ -119,6 +120,8 @@ TEST(HtmlReport, HasVerdictFindingsAndCharts) {
   EXPECT_EQ(Count(html, "<rect class=\"busy\""), 12u);           // 2 lanes x 6 intervals
   EXPECT_NE(html.find("<svg id=\"series-0\" class=\"chart series-chart\""), std::string::npos);
   EXPECT_NE(html.find("id=\"devices-table\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"collective-bandwidth-table\""), std::string::npos);
+  EXPECT_NE(html.find("href=\"#collective-bandwidth\""), std::string::npos);
 }
 
 TEST(HtmlReport, EmptyReportStillRenders) {

@@ -145,11 +145,51 @@ class Alignment:
     aligned: bool = False
     why_not: str = ""
     collectives_on: str = ""  # device, host
+    matched_by: str = "step order"  # sequence (process group and sequence number), step order
     matched: int = 0
     steps: int = 0
     unmatched_steps: int = 0
     max_skew_ms: float = 0.0
     collectives: List[CollectiveRow] = field(default_factory=list)
+
+
+@dataclass
+class CollectiveLink:
+    kind: str = "unknown"  # nvlink, pcie, network, none, unknown
+    name: str = ""
+    peak_gbps: Optional[float] = None  # per GPU, one direction; None where it cannot be told
+    basis: str = ""
+
+
+@dataclass
+class CollectiveBandwidthRow:
+    kind: str = ""  # all_reduce, all_gather, reduce_scatter, broadcast, reduce, all_to_all, other
+    group_size: int = 0
+    size_bucket: str = ""
+    min_bytes: int = 0
+    below_bytes: Optional[int] = None
+    calls: int = 0
+    bytes: float = 0.0
+    mean_bytes: float = 0.0
+    kernel_ms: float = 0.0
+    mean_ms: float = 0.0
+    algbw_gbps: float = 0.0
+    busbw_gbps: Optional[float] = None
+    includes_waits: bool = True
+    # The transfer part alone (last arrival to completion) where the ranks were aligned.
+    transfer_calls: Optional[int] = None
+    transfer_mean_ms: Optional[float] = None
+    transfer_algbw_gbps: Optional[float] = None
+    transfer_busbw_gbps: Optional[float] = None
+    link: int = -1  # index into CollectiveBandwidth.links
+    busbw_of_peak_pct: Optional[float] = None
+
+
+@dataclass
+class CollectiveBandwidth:
+    note: str = ""
+    links: List[CollectiveLink] = field(default_factory=list)
+    rows: List[CollectiveBandwidthRow] = field(default_factory=list)
 
 
 @dataclass
@@ -283,6 +323,8 @@ class Report(CliResult):
     devices: List[Device] = field(default_factory=list)
     workers: List[Worker] = field(default_factory=list)
     alignment: Optional[Alignment] = None
+    # Achieved collective bandwidth against the link (None where no collective is sized).
+    collective_bandwidth: Optional[CollectiveBandwidth] = None
     tensorflow_view: List[TensorflowView] = field(default_factory=list)
     findings: List[Finding] = field(default_factory=list)
     top_kernels: List[TopEvent] = field(default_factory=list)

@@ -10,9 +10,11 @@
 #include "stepdoctor/analysis/interval_set.h"
 #include "stepdoctor/analysis/resource_signals.h"
 #include "stepdoctor/analysis/rule.h"
+#include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/tf_signals.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
+#include "stepdoctor/analysis/trace_to_collective_bandwidth.h"
 #include "stepdoctor/analysis/trace_to_coverage.h"
 #include "stepdoctor/analysis/trace_to_critical_path.h"
 #include "stepdoctor/analysis/trace_to_kernel_tables.h"
@@ -284,6 +286,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
       if (!job.empty()) r.notes.push_back(std::move(job));
     }
   }
+  if (worker.valid()) r.collective_bandwidth = TraceToCollectiveBandwidth(trace, worker);
   JobRanks job;
   CrossRank cross;
   if (trace.workers.size() > 1) {
@@ -296,6 +299,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   }
   sig.memory = TraceToMemoryPeaks(trace);
   FillJobRows(sig.workers, cross, &r);
+  if (r.collective_bandwidth) sig.collective_bandwidth = &*r.collective_bandwidth;
   std::unique_ptr<TfSignals> tf = ComputeTfSignals(trace, worker, windows, sig.steps);
   sig.tf = tf.get();
   InputLimitSignals input_limit;
@@ -461,10 +465,17 @@ void FillJobRows(const std::vector<WorkerStepFigures>& ranks, const CrossRank& c
   a.matched = cross.matched;
   a.steps = cross.steps;
   a.unmatched_steps = cross.unmatched_steps;
+  a.matched_by = cross.matched_by;
   for (const auto& rk : cross.ranks) a.max_skew_ms = std::max(a.max_skew_ms, std::abs(rk.clock_skew_ms));
   for (const auto& k : cross.kinds) a.collectives.push_back({k.name, k.calls, k.mean_wait_ms, k.mean_transfer_ms});
   r->alignment = std::move(a);
   if (!cross.aligned) r->notes.push_back("ranks not compared at their collectives: " + cross.why_not);
+  // The transfer part of the sized collectives, and the finding that quotes their bandwidth.
+  if (r->collective_bandwidth && cross.aligned) {
+    AddTransferBandwidth(cross, &*r->collective_bandwidth);
+    for (Finding& f : r->findings)
+      if (f.id == "collective_bound") rules::SetCollectiveBandwidthEvidence(*r->collective_bandwidth, &f);
+  }
 }
 
 }  // namespace stepdoctor

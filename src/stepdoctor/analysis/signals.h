@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "stepdoctor/analysis/trace_to_collective_bandwidth.h"
 #include "stepdoctor/analysis/trace_to_memory_peaks.h"
 #include "stepdoctor/model/trace.h"
 #include "stepdoctor/report/report.h"
@@ -64,7 +63,6 @@ struct StepSignals {
   double host_end_ms = 0;          // host's last activity, from the first step's start
   double device_end_ms = 0;        // device's last activity, from the first step's start
   double collective_total_ms = 0;  // mean communication-kernel time per step, hidden or not
-  std::vector<CollectiveBandwidth> collective_bandwidth;  // where the trace records sizes
   std::vector<TopEvent> input_wait_events;  // what the host waited in
   // Device activity.
   int64_t kernels_per_step = 0;
@@ -118,6 +116,9 @@ struct Signals {
   const InputLimitSignals* input_limit = nullptr;  // only where the dataset's storage was probed
   std::vector<WorkerStepFigures> workers;  // every worker with steps, when there are two or more
   const CrossRank* cross_rank = nullptr;   // with workers: their collectives matched and aligned (ranks[i] is workers[i])
+  // Achieved collective bandwidth against the link (analysis/trace_to_collective_bandwidth), with
+  // the transfer-only figures where the ranks were aligned; null where no collective is sized.
+  const CollectiveBandwidthSummary* collective_bandwidth = nullptr;
   std::vector<DeviceMemoryPeak> memory;    // PyTorch allocator peaks per GPU (profile_memory)
 };
 

@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <optional>
 #include <map>
+#include <optional>
+#include <tuple>
 #include <unordered_map>
 
 #include "stepdoctor/analysis/statistics.h"
@@ -55,6 +56,7 @@ std::optional<int64_t> StepOf(const StepWindows& w, int64_t t) {
 struct Matched {
   int64_t step = 0;
   std::string_view name;
+  const RankCollectives::Record* first = nullptr;  // the first rank's record (its recorded size)
   std::vector<int64_t> start, end;  // by rank
 };
 
@@ -91,7 +93,8 @@ std::vector<Matched> Match(const std::vector<const RankCollectives*>& ranks, con
     for (size_t k = 0; k < n; ++k) {
       Matched m;
       m.step = step;
-      m.name = NameOf(*ranks[0], (*per_rank[0])[ref.first + k]);
+      m.first = &(*per_rank[0])[ref.first + k];
+      m.name = NameOf(*ranks[0], *m.first);
       for (size_t r = 0; r < per_rank.size(); ++r) {
         const auto& c = (*per_rank[r])[by_step[r].at(step).first + k];
         m.start.push_back(c.start_ns);
@@ -100,6 +103,52 @@ std::vector<Matched> Match(const std::vector<const RankCollectives*>& ranks, con
       out.push_back(std::move(m));
     }
   }
+  return out;
+}
+
+// Whether every rank's records all carry a process group and a sequence number.
+bool AllSequenced(const std::vector<const RankCollectives*>& ranks, const std::vector<const Records*>& per_rank) {
+  for (size_t r = 0; r < per_rank.size(); ++r) {
+    if (per_rank[r]->empty()) return false;
+    for (const auto& c : *per_rank[r])
+      if (c.seq < 0 || c.group < 0 || size_t(c.group) >= ranks[r]->groups.size()) return false;
+  }
+  return true;
+}
+
+// Collectives matched by (process group, sequence number): in the first rank's order, those every
+// rank has under the same name; the first rank's steps holding one that some rank lacks are counted.
+std::vector<Matched> MatchBySequence(const std::vector<const RankCollectives*>& ranks,
+                                     const std::vector<const Records*>& per_rank, int* unmatched_steps) {
+  std::vector<std::map<std::pair<std::string_view, int64_t>, size_t>> index(per_rank.size());
+  for (size_t r = 0; r < per_rank.size(); ++r)
+    for (size_t i = 0; i < per_rank[r]->size(); ++i) {
+      const auto& c = (*per_rank[r])[i];
+      index[r].try_emplace({std::string_view(ranks[r]->groups[size_t(c.group)]), c.seq}, i);  // the first of a repeat
+    }
+  std::vector<Matched> out;
+  std::map<int64_t, bool> step_short;  // the first rank's steps: whether one of its collectives went unmatched
+  for (size_t i = 0; i < per_rank[0]->size(); ++i) {
+    const auto& c0 = (*per_rank[0])[i];
+    const auto key = std::make_pair(std::string_view(ranks[0]->groups[size_t(c0.group)]), c0.seq);
+    if (index[0].at(key) != i) continue;  // a repeat of a key already taken
+    Matched m;
+    m.step = c0.step;
+    m.first = &c0;
+    m.name = NameOf(*ranks[0], c0);
+    bool all = true;
+    for (size_t r = 0; r < per_rank.size() && all; ++r) {
+      auto it = index[r].find(key);
+      all = it != index[r].end() && NameOf(*ranks[r], (*per_rank[r])[it->second]) == m.name;
+      if (all) {
+        m.start.push_back((*per_rank[r])[it->second].start_ns);
+        m.end.push_back((*per_rank[r])[it->second].end_ns);
+      }
+    }
+    step_short[c0.step] |= !all;
+    if (all) out.push_back(std::move(m));
+  }
+  for (const auto& [step, short_of] : step_short) *unmatched_steps += short_of;
   return out;
 }
 
@@ -119,7 +168,17 @@ RankCollectives TraceToRankCollectives(const Trace& trace, const RankInput& in) 
     if (fresh) out.names.emplace_back(trace.str(id));
     return it->second;
   };
-  for (const auto& t : trace.timelines) {
+  // What the trace records of each device collective: kind, size, group, sequence number.
+  std::unordered_map<uint64_t, CollectiveCall> calls;
+  for (CollectiveCall& c : TraceToCollectiveCalls(trace, in.worker)) calls.emplace(CollectiveCallKey(c.timeline, c.event), c);
+  std::unordered_map<std::string, int32_t> group_index;
+  auto group_of = [&](const std::string& g) {
+    auto [it, fresh] = group_index.try_emplace(g, int32_t(out.groups.size()));
+    if (fresh) out.groups.push_back(g);
+    return it->second;
+  };
+  for (size_t ti = 0; ti < trace.timelines.size(); ++ti) {
+    const Timeline& t = trace.timelines[ti];
     if (t.worker != in.worker || t.kind == TimelineKind::kDerived) continue;
     const bool device = t.kind == TimelineKind::kDeviceStream;
     int64_t open_end = INT64_MIN;  // end of the enclosing collective op on this host thread
@@ -137,8 +196,20 @@ RankCollectives TraceToRankCollectives(const Trace& trace, const RankInput& in) 
       int64_t at = start;
       if (device && t.ev.corr[i] != 0)
         if (auto it = launch_at.find(t.ev.corr[i]); it != launch_at.end()) at = it->second;
-      if (auto step = StepOf(*in.steps, at))
-        (device ? out.device : out.host).push_back({*step, name_of(t.ev.name[i]), start, end});
+      if (auto step = StepOf(*in.steps, at)) {
+        RankCollectives::Record rec{*step, name_of(t.ev.name[i]), start, end};
+        rec.kind = ClassifyCollective(trace.str(t.ev.name[i]));
+        if (device)
+          if (auto it = calls.find(CollectiveCallKey(uint32_t(ti), uint32_t(i))); it != calls.end()) {
+            const CollectiveCall& c = it->second;
+            if (!c.group.empty()) rec.group = group_of(c.group);
+            rec.seq = c.seq;
+            rec.kind = c.kind;
+            rec.group_size = c.group_size;
+            if (c.first_of_call) rec.bytes = c.bytes;
+          }
+        (device ? out.device : out.host).push_back(rec);
+      }
     }
   }
   for (Records* r : {&out.device, &out.host})
@@ -163,15 +234,18 @@ CrossRank RankCollectivesToCrossRank(const std::vector<const RankCollectives*>& 
 
   std::vector<const Records*> per_rank;
   for (const RankCollectives* r : ranks) per_rank.push_back(all_device ? &r->device : &r->host);
-  std::vector<Matched> matched = Match(ranks, per_rank, &out.unmatched_steps);
+  const bool by_sequence = AllSequenced(ranks, per_rank);
+  out.matched_by = by_sequence ? "sequence" : "step order";
+  std::vector<Matched> matched = by_sequence ? MatchBySequence(ranks, per_rank, &out.unmatched_steps)
+                                             : Match(ranks, per_rank, &out.unmatched_steps);
   out.matched = int(matched.size());
   if (out.matched < kMinMatchedCollectives) {
-    out.why_not = fmt::format("{} collectives could be matched across the ranks (same step, same order), under the {} "
-                              "an alignment needs{}",
-                              out.matched, kMinMatchedCollectives,
-                              out.unmatched_steps > 0 ? fmt::format("; {} steps hold different collectives on different ranks",
-                                                                    out.unmatched_steps)
-                                                      : "");
+    out.why_not = fmt::format(
+        "{} collectives could be matched across the ranks ({}), under the {} an alignment needs{}", out.matched,
+        by_sequence ? "same process group and sequence number" : "same step, same order", kMinMatchedCollectives,
+        out.unmatched_steps == 0 ? ""
+        : by_sequence ? fmt::format("; {} steps hold collectives some rank lacks", out.unmatched_steps)
+                      : fmt::format("; {} steps hold different collectives on different ranks", out.unmatched_steps));
     return out;
   }
 
@@ -230,6 +304,7 @@ CrossRank RankCollectivesToCrossRank(const std::vector<const RankCollectives*>& 
   // Per step, synchronisations: collectives overlapping on the aligned clock form one.
   std::vector<double> late_ns(n, 0), wait_ns(n, 0);
   std::map<std::string, CollectiveKindStats> kinds;
+  std::map<std::tuple<CollectiveKind, int, int>, CollectiveTransfer> transfers;
   std::map<int64_t, std::vector<size_t>> steps;
   for (size_t i = 0; i < matched.size(); ++i) steps[matched[i].step].push_back(i);
   out.steps = int(steps.size());
@@ -293,9 +368,16 @@ CrossRank RankCollectivesToCrossRank(const std::vector<const RankCollectives*>& 
       }
       sync_end = std::max(sync_end, done[k]);
       auto& kind = kinds[KindName(m.name)];
+      const double transfer_ms = std::max<double>(0, double(done[k] - last_at)) / 1e6;
       ++kind.calls;
       kind.mean_wait_ms += wait_sum / double(n - 1) / 1e6;
-      kind.mean_transfer_ms += std::max<double>(0, double(done[k] - last_at)) / 1e6;
+      kind.mean_transfer_ms += transfer_ms;
+      if (m.first && m.first->bytes > 0) {
+        CollectiveTransfer& x = transfers[{m.first->kind, m.first->group_size, CollectiveSizeBucket(m.first->bytes)}];
+        ++x.calls;
+        x.bytes += m.first->bytes;
+        x.transfer_ms += transfer_ms;
+      }
     }
     close_sync();
   }
@@ -313,6 +395,10 @@ CrossRank RankCollectivesToCrossRank(const std::vector<const RankCollectives*>& 
   std::sort(out.kinds.begin(), out.kinds.end(), [](const auto& a, const auto& b) {
     return a.mean_wait_ms * a.calls > b.mean_wait_ms * b.calls;
   });
+  for (auto& [key, x] : transfers) {
+    std::tie(x.kind, x.group_size, x.bucket) = key;
+    out.transfers.push_back(x);
+  }
   return out;
 }
 

@@ -1,10 +1,13 @@
 // The ranks of one job held against each other at their collectives.
 //
 // 1. Match: each rank's collectives (communication kernels on its device where every rank has
-//    them, else the host's collective ops: gloo, c10d) are grouped by the step they belong to (a
-//    device kernel by the step of the call that launched it) and matched across ranks by their
-//    place in the step, where every rank has the same collectives in the same order in that step.
-//    Point-to-point transfers (send/recv) are left out: they do not synchronise the group.
+//    them, else the host's collective ops: gloo, c10d). Where every rank's collectives carry a
+//    process group and a sequence number in it (PyTorch's "Process Group Name" and "Seq" args),
+//    they are matched by that pair: a collective is matched where every rank has it. Otherwise
+//    they are grouped by the step they belong to (a device kernel by the step of the call that
+//    launched it) and matched by their place in the step, where every rank has the same
+//    collectives in the same order in that step. Point-to-point transfers (send/recv) are left
+//    out: they do not synchronise the group.
 // 2. Align: a synchronising collective ends at nearly the same instant on every rank, so each
 //    rank's clock offset from the first rank's is the median of the differences of their
 //    completions. The alignment is refused where, after it, ranks still finish collectives before
@@ -22,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "stepdoctor/analysis/collective_calls.h"
 #include "stepdoctor/analysis/trace_to_steps.h"
 #include "stepdoctor/model/trace.h"
 
@@ -54,11 +58,19 @@ struct RankCollectives {
     int64_t step = 0;      // the step it belongs to (a device kernel: the step that launched it)
     uint32_t name = 0;     // index into `names`
     int64_t start_ns = 0, end_ns = 0;
+    // What the trace records of the call (analysis/collective_calls), where it does: device
+    // kernels only.
+    int32_t group = -1;    // its process group: index into `groups`; -1 not recorded
+    int64_t seq = -1;      // its sequence number in that group; -1 not recorded
+    CollectiveKind kind = CollectiveKind::kUnknown;
+    int32_t group_size = 0;  // 0: not recorded
+    double bytes = 0;      // message size (nccl-tests' S); 0: not recorded, or not the call's first kernel
   };
   // Every collective of the rank, in steps or not (point-to-point and enqueue-only host ops
   // excluded): which side every rank has them on decides the side matched.
   int64_t device_total = 0, host_total = 0;
   std::vector<std::string> names;
+  std::vector<std::string> groups;   // process group names, where recorded
   std::vector<Record> device, host;  // those inside steps, by step then start
 };
 
@@ -81,17 +93,32 @@ struct CollectiveKindStats {  // the matched collectives of one name (a kernel n
   double mean_transfer_ms = 0;  // mean over the calls of the time from the last arrival to the completion
 };
 
+// The matched collectives of one kind, group size and message-size bucket on the aligned clock:
+// their transfer part, the last rank's arrival to the completion (the median rank's).
+struct CollectiveTransfer {
+  CollectiveKind kind = CollectiveKind::kUnknown;
+  int group_size = 0;
+  int bucket = 0;          // CollectiveSizeBucket of each call's bytes
+  int64_t calls = 0;
+  double bytes = 0;        // total
+  double transfer_ms = 0;  // total
+};
+
 struct CrossRank {
   bool attempted = false;       // two or more ranks, each with collectives
   bool aligned = false;
   std::string why_not;          // attempted and not aligned: the reason, one sentence
   std::string collectives_on;   // "device" or "host": which side's collectives were matched
+  std::string matched_by;       // "sequence" (process group and sequence number) or "step order"
   int matched = 0;              // collectives matched on every rank
   int steps = 0;                // steps with matched collectives (the per-step figures' divisor)
-  int unmatched_steps = 0;      // steps left out: their collectives differ between ranks
+  // Step order: steps left out, their collectives differ between ranks. Sequence: the first
+  // rank's steps holding a collective some other rank lacks (that collective is left out).
+  int unmatched_steps = 0;
   int inconsistent = 0;         // matched collectives a rank ends before another arrives, after alignment
   std::vector<RankAlignment> ranks;  // in the order given; ranks[0] is the reference clock
   std::vector<CollectiveKindStats> kinds;  // by total wait, largest first
+  std::vector<CollectiveTransfer> transfers;  // aligned: the matched collectives with a recorded size
 };
 
 // `ranks` in report order (the first is the reference clock).

@@ -478,7 +478,6 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   }
   s.device_compute_16bit_ms = dc16_ns / double(n) / 1e6;
   s.collective_total_ms = comm_ns / double(n) / 1e6;
-  if (s.collective_total_ms > 0) s.collective_bandwidth = TraceToCollectiveBandwidth(trace, worker);
   s.device_compute_32bit_ms = std::max(0.0, s.category_ms[int(StepCategory::kDeviceCompute)] - s.device_compute_16bit_ms);
   s.memcpy_h2d_ms = dir_ns[0] / double(n) / 1e6;
   s.memcpy_d2h_ms = dir_ns[1] / double(n) / 1e6;

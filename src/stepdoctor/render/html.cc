@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "stepdoctor/render/html_svg.h"
+#include "stepdoctor/render/collective_bandwidth_views.h"
 #include "stepdoctor/render/kernel_views.h"
 #include "stepdoctor/render/html_util.h"
 #include "stepdoctor/render/render.h"
@@ -32,6 +33,8 @@ std::string Header(const Report& r) {
   s += "</p>\n<nav class=\"toc\"><a href=\"#steps\">Steps</a><a href=\"#findings\">Findings</a>"
        "<a href=\"#timeline\">Timeline</a><a href=\"#top\">Top kernels and ops</a><a href=\"#devices\">Devices</a>";
   if (r.kernel_tables) s += "<a href=\"#kernels\">Kernels by operator</a>";
+  if (r.collective_bandwidth && !r.collective_bandwidth->rows.empty())
+    s += "<a href=\"#collective-bandwidth\">Collective bandwidth</a>";
   if (!r.series.empty()) s += "<a href=\"#samples\">Live samples</a>";
   s += "<a href=\"#diagnostics\">Diagnostics</a></nav>\n</header>\n";
   return s;
@@ -344,6 +347,7 @@ std::string RenderHtml(const Report& r, const RenderOptions& /*o*/) {
   s += TopSection(r);
   s += KernelViewsHtml(r);
   s += DevicesSection(r);
+  s += CollectiveBandwidthHtml(r);
   s += TensorFlowViewSection(r);
   s += SamplesSection(r);
   s += DiagnosticsSection(r);

@@ -1,5 +1,6 @@
 // JSON report for machines. The schema is versioned (schema_version) and documented in
 // docs/json-report.md; fields are only ever added within a version.
+#include "stepdoctor/render/collective_bandwidth_json.h"
 #include "stepdoctor/render/json_writer.h"
 #include "stepdoctor/render/kernel_views_json.h"
 #include "stepdoctor/render/render.h"
@@ -149,6 +150,7 @@ std::string RenderJson(const Report& r, const RenderOptions& o) {
     j.Key("aligned").Bool(a.aligned);
     j.Key("why_not").String(a.why_not);
     j.Key("collectives_on").String(a.collectives_on);
+    j.Key("matched_by").String(a.matched_by);
     j.Key("matched").Int(a.matched);
     j.Key("steps").Int(a.steps);
     j.Key("unmatched_steps").Int(a.unmatched_steps);
@@ -165,6 +167,9 @@ std::string RenderJson(const Report& r, const RenderOptions& o) {
     j.EndArray();
     j.EndObject();
   }
+  j.Key("collective_bandwidth");
+  if (r.collective_bandwidth) WriteCollectiveBandwidth(j, *r.collective_bandwidth);
+  else j.Null();
 
   j.Key("tensorflow_view").BeginArray();
   for (const auto& v : r.tensorflow_view) {

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "stepdoctor/render/collective_bandwidth_json.h"
 #include "stepdoctor/render/json_reader.h"
 #include "stepdoctor/render/kernel_views_json_read.h"
 
@@ -113,6 +114,7 @@ Status ReadAlignment(const Obj& o, RankAlignmentSummary* a) {
   SD_JSON_TRY(o.Field("aligned", &a->aligned));
   SD_JSON_TRY(o.Field("why_not", &a->why_not));
   SD_JSON_TRY(o.Field("collectives_on", &a->collectives_on));
+  if (o.Has("matched_by")) SD_JSON_TRY(o.Field("matched_by", &a->matched_by));  // added within version 4
   SD_JSON_TRY(o.Field("matched", &a->matched));
   SD_JSON_TRY(o.Field("steps", &a->steps));
   SD_JSON_TRY(o.Field("unmatched_steps", &a->unmatched_steps));
@@ -213,6 +215,10 @@ Status ReadReport(const Obj& o, Report* r) {
   RankAlignmentSummary alignment;
   SD_JSON_TRY(o.NullOr("alignment", false, &present, [&](const Obj& a) { return ReadAlignment(a, &alignment); }));
   if (present) r->alignment = std::move(alignment);
+  CollectiveBandwidthSummary bandwidth;  // added within version 4: a report written before lacks it
+  SD_JSON_TRY(o.NullOr("collective_bandwidth", true, &present,
+                       [&](const Obj& b) { return json_read::ReadCollectiveBandwidth(b, &bandwidth); }));
+  if (present) r->collective_bandwidth = std::move(bandwidth);
   SD_JSON_TRY(o.Objects("tensorflow_view", &r->tensorflow_view, ReadTensorFlowView));
   SD_JSON_TRY(o.Objects("findings", &r->findings, ReadFinding));
   SD_JSON_TRY(o.Objects("top_kernels", &r->top_kernels, ReadTopEvent));

@@ -18,8 +18,9 @@
 //
 // Reading:
 //   - unknown keys are ignored (fields are added within a version); of a key given twice, the
-//     first counts. `critical_path` and `kernel_tables` came within version 4: a report written
-//     before them lacks them, and they read as absent. Every other key RenderJson always writes
+//     first counts. `critical_path`, `kernel_tables` and `collective_bandwidth` came within
+//     version 4: a report written before them lacks them, and they read as absent (as does
+//     `alignment.matched_by`, read as "step order"). Every other key RenderJson always writes
 //     is required.
 //   - an error is one line naming the key path and the problem: "findings[2].severity: expected
 //     a string", "report schema 3, this build reads 4" (ErrorCode::kUnknownFormat); JSON that

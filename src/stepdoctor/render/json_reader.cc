@@ -100,6 +100,15 @@ Status Read(element e, const Path& p, int64_t* out) {
   return {};
 }
 
+Status Read(element e, const Path& p, std::optional<int64_t>* out) {
+  out->reset();
+  if (e.is_null()) return {};
+  int64_t v = 0;
+  SD_JSON_TRY(Read(e, p, &v));
+  *out = v;
+  return {};
+}
+
 Status Read(element e, const Path& p, int* out) {
   int64_t v = 0;
   SD_JSON_TRY(Read(e, p, &v));

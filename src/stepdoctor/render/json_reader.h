@@ -51,6 +51,7 @@ Status Read(element e, const Path& p, bool* out);
 Status Read(element e, const Path& p, double* out);
 Status Read(element e, const Path& p, std::optional<double>* out);
 Status Read(element e, const Path& p, int64_t* out);
+Status Read(element e, const Path& p, std::optional<int64_t>* out);
 Status Read(element e, const Path& p, int* out);
 
 template <class T>

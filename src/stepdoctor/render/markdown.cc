@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "stepdoctor/render/html_util.h"
+#include "stepdoctor/render/collective_bandwidth_views.h"
 #include "stepdoctor/render/kernel_views.h"
 #include "stepdoctor/render/render.h"
 #include "stepdoctor/render/whatif_render.h"
@@ -130,12 +131,14 @@ std::string RenderMarkdown(const Report& r, const RenderOptions& /*o*/) {
     }
     if (rows.size() < r.workers.size()) s += fmt::format("\n{} more ranks in the JSON report.\n", r.workers.size() - rows.size());
     if (aligned)
-      s += fmt::format("\n{} collectives matched on every rank's {} over {} steps; clocks aligned on their completions "
-                       "(largest offset {}).\n",
-                       r.alignment->matched, r.alignment->collectives_on, r.alignment->steps,
-                       FormatMs(r.alignment->max_skew_ms));
+      s += fmt::format("\n{} collectives matched on every rank's {}{} over {} steps; clocks aligned on their "
+                       "completions (largest offset {}).\n",
+                       r.alignment->matched, r.alignment->collectives_on,
+                       r.alignment->matched_by == "sequence" ? " by process group and sequence number" : "",
+                       r.alignment->steps, FormatMs(r.alignment->max_skew_ms));
     s += "\n";
   }
+  s += CollectiveBandwidthMarkdown(r);
   for (const auto& v : r.tensorflow_view) {
     s += fmt::format("### TensorFlow profiler's own verdict ({})\n\n", MdText(v.host));
     s += "- bottleneck: " + MdText(v.bottleneck.empty() ? std::string("–") : v.bottleneck) + "\n";

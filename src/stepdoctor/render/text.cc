@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "stepdoctor/render/collective_bandwidth_views.h"
 #include "stepdoctor/render/kernel_views.h"
 #include "stepdoctor/render/render.h"
 #include "stepdoctor/render/whatif_render.h"
@@ -163,14 +164,22 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
     if (r.alignment) {
       const auto& a = *r.alignment;
       if (a.aligned)
-        out += fmt::format("  {} collectives matched on every rank's {} over {} steps; clocks aligned on their "
+        out += fmt::format("  {} collectives matched on every rank's {}{} over {} steps; clocks aligned on their "
                            "completions (largest offset {:.1f} ms)\n",
-                           a.matched, a.collectives_on, a.steps, a.max_skew_ms);
+                           a.matched, a.collectives_on,
+                           a.matched_by == "sequence" ? " by process group and sequence number" : "", a.steps,
+                           a.max_skew_ms);
       for (size_t i = 0; i < a.collectives.size() && i < 3 && a.aligned; ++i)
         out += fmt::format("    {}: {} calls, the others wait {:.2f} ms for the last rank, transfer {:.2f} ms\n",
                            Ellipsize(a.collectives[i].name, 48), a.collectives[i].calls, a.collectives[i].mean_wait_ms,
                            a.collectives[i].mean_transfer_ms);
     }
+  }
+  {
+    using Bold = std::string (*)(const std::string&);
+    const Bold bold = o.color ? Bold([](const std::string& x) { return "\x1b[1m" + x + "\x1b[0m"; })
+                              : Bold([](const std::string& x) { return x; });
+    out += CollectiveBandwidthText(r, bold, W);
   }
   for (const auto& v : r.tensorflow_view) {
     out += "\n" + st.bold("TensorFlow profiler's own verdict") + fmt::format(" ({}, as TensorFlow wrote it)\n", v.host);

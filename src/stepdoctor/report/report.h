@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "stepdoctor/model/import_diagnostics.h"
+#include "stepdoctor/report/collectives.h"
 #include "stepdoctor/report/critical_path.h"
 #include "stepdoctor/report/kernel_tables.h"
 #include "stepdoctor/report/whatif.h"
@@ -20,7 +21,8 @@ namespace stepdoctor {
 // 2: `coverage` (what the input holds), `steps.warmup`, `steps.inferred`, `tensorflow_view`.
 // 3: findings[].prediction (the what-if replay's step time once the finding's fix is made).
 // 4: findings[].figures, workers[] cross-rank fields (wait, late, last in, clock skew, steps),
-//    `alignment` (the ranks matched at their collectives).
+//    `alignment` (the ranks matched at their collectives); added within 4: `collective_bandwidth`,
+//    `alignment.matched_by`.
 inline constexpr int kReportSchemaVersion = 4;
 
 // The fixed set of primary bottlenecks a verdict names.
@@ -145,6 +147,9 @@ struct RankAlignmentSummary {
   int matched = 0;              // collectives matched on every rank
   int steps = 0;                // steps those fall in
   int unmatched_steps = 0;      // steps left out: different collectives on different ranks
+  // The key collectives were matched by: "sequence" (every rank's collectives carry a process
+  // group and a sequence number in it) or "step order" (the step and the place in it).
+  std::string matched_by = "step order";
   double max_skew_ms = 0;       // largest clock offset applied (absolute)
   std::vector<CollectiveRow> collectives;
 };
@@ -201,6 +206,9 @@ struct Report {
   std::vector<DeviceUtilization> devices;
   std::vector<WorkerRow> workers;    // every worker with steps, when there are two or more
   std::optional<RankAlignmentSummary> alignment;  // with workers whose collectives could be compared
+  // Achieved bandwidth of the collectives whose message sizes the trace records, against the link
+  // they most likely ran over; absent where none is sized.
+  std::optional<CollectiveBandwidthSummary> collective_bandwidth;
   std::vector<Finding> findings;     // ranked: severity, then share
   std::vector<TopEvent> top_kernels; // by total device time
   std::vector<TopEvent> top_ops;     // by total host time (top-level framework ops)

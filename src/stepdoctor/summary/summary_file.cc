@@ -4,6 +4,8 @@
 #include <libdeflate.h>
 #include <simdjson.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -44,6 +46,21 @@ void WriteFigures(JsonWriter& j, const WorkerStepFigures& f) {
 void WriteRecords(JsonWriter& j, const std::vector<RankCollectives::Record>& records) {
   j.BeginArray();
   for (const auto& r : records) j.Int(r.step).Int(r.name).Int(r.start_ns).Int(r.end_ns);
+  j.EndArray();
+}
+
+// What the trace records of each device call, beside its record (optional, within version 1):
+// five values a record: process group (index into `groups`, -1 none), sequence number (-1 none),
+// kind name, group size (0 none), message bytes (0 none).
+bool AnyCallInfo(const std::vector<RankCollectives::Record>& records) {
+  return std::any_of(records.begin(), records.end(),
+                     [](const auto& r) { return r.group >= 0 || r.seq >= 0 || r.group_size > 0 || r.bytes > 0; });
+}
+
+void WriteCallInfo(JsonWriter& j, const std::vector<RankCollectives::Record>& records) {
+  j.BeginArray();
+  for (const auto& r : records)
+    j.Int(r.group).Int(r.seq).String(CollectiveKindName(r.kind)).Int(r.group_size).Exact(r.bytes);
   j.EndArray();
 }
 
@@ -148,6 +165,43 @@ std::vector<RankCollectives::Record> ReadRecords(Reader& rd, dom::array a, size_
   return out;
 }
 
+// The kinds of records read from a summary without call info: from their names.
+void KindsFromNames(RankCollectives* k) {
+  for (auto* records : {&k->device, &k->host})
+    for (auto& r : *records) r.kind = ClassifyCollective(k->names[r.name]);
+}
+
+void ReadCallInfo(Reader& rd, dom::array a, RankCollectives* k, const std::string& path) {
+  std::vector<dom::element> v;
+  for (dom::element e : a) v.push_back(e);
+  if (v.size() != 5 * k->device.size()) {
+    rd.Fail(path, "expected five values (group, seq, kind, group size, bytes) for each device record");
+    return;
+  }
+  for (size_t i = 0; i < k->device.size(); ++i) {
+    auto& r = k->device[i];
+    int64_t group = 0, seq = 0, size = 0;
+    std::string_view kind;
+    double bytes = 0;
+    if (v[5 * i].get(group) || v[5 * i + 1].get(seq) || v[5 * i + 2].get(kind) || v[5 * i + 3].get(size) ||
+        v[5 * i + 4].get(bytes) || group < -1 || group >= int64_t(k->groups.size()) || size < 0 || size > INT32_MAX ||
+        !(bytes >= 0)) {
+      rd.Fail(path, "a record's call info is not (group, seq, kind, group size, bytes)");
+      return;
+    }
+    auto named = CollectiveKindFromName(kind);
+    if (!named) {
+      rd.Fail(path, "unknown collective kind");
+      return;
+    }
+    r.group = int32_t(group);
+    r.seq = seq;
+    r.kind = *named;
+    r.group_size = int32_t(size);
+    r.bytes = bytes;
+  }
+}
+
 }  // namespace
 
 std::string SummaryToJson(const RankSummary& s) {
@@ -177,6 +231,11 @@ std::string SummaryToJson(const RankSummary& s) {
   WriteRecords(j, c.device);
   j.Key("host");
   WriteRecords(j, c.host);
+  if (AnyCallInfo(c.device)) {
+    j.Key("groups").StringArray(c.groups);
+    j.Key("device_calls");
+    WriteCallInfo(j, c.device);
+  }
   j.EndObject();
   RenderOptions exact;
   exact.exact_numbers = true;
@@ -276,6 +335,27 @@ Result<RankSummary> SummaryFromJson(std::string_view json, const std::string& so
     }
     if (!rd.failed()) k.device = ReadRecords(rd, rd.Array(c, "device", "collectives."), k.names.size(), "collectives.device");
     if (!rd.failed()) k.host = ReadRecords(rd, rd.Array(c, "host", "collectives."), k.names.size(), "collectives.host");
+    if (!rd.failed()) KindsFromNames(&k);
+    // Within version 1, later: the process groups and each device record's call info.
+    dom::element groups;
+    if (!rd.failed() && !c["groups"].get(groups)) {
+      dom::array names;
+      if (groups.get(names)) rd.Fail("collectives.groups", "expected an array");
+      for (dom::element e : names) {
+        std::string_view n;
+        if (e.get(n)) {
+          rd.Fail("collectives.groups", "expected strings");
+          break;
+        }
+        k.groups.emplace_back(n);
+      }
+    }
+    dom::element calls;
+    if (!rd.failed() && !c["device_calls"].get(calls)) {
+      dom::array a;
+      if (calls.get(a)) rd.Fail("collectives.device_calls", "expected an array");
+      else ReadCallInfo(rd, a, &k, "collectives.device_calls");
+    }
   }
   dom::object report = rd.Object(top, "report", "");
   if (!rd.failed()) {

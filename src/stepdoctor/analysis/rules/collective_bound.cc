@@ -1,5 +1,6 @@
 // collective_bound: gradient all-reduce (or other collectives) takes a large share of the step
-// without being hidden under compute.
+// without being hidden under compute. Where the trace records message sizes, the evidence adds
+// the achieved bandwidth against the link and what it says (collective_bandwidth_evidence.cc).
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -112,11 +113,7 @@ std::optional<Finding> CollectiveBound(const Signals& sig) {
     // What a larger per-replica batch changes: compute grows with it, the sync cost does not.
     f.evidence.push_back({"communication per unit of compute", fmt::format("{:.2f} ms per ms of device compute", s.total_ms / s.compute_ms)});
   if (s.replicas > 0) f.evidence.push_back({"active devices on this worker", fmt::format("{}", s.replicas)});
-  if (sig.steps)
-    for (const auto& b : sig.steps->collective_bandwidth)
-      f.evidence.push_back({fmt::format("{} over {} ranks", b.name, b.group_size),
-                            fmt::format("{} calls, {:.1f} MB each, {:.1f} GB/s bus bandwidth ({:.1f} GB/s algorithm)", b.calls,
-                                        b.bytes / b.calls / 1e6, b.busbw_gbps, b.algbw_gbps)});
+  if (sig.collective_bandwidth) SetCollectiveBandwidthEvidence(*sig.collective_bandwidth, &f);
   f.top_events = s.top;
   if (sig.trace && sig.trace->framework == Framework::kHorovod) {
     // Horovod fuses tensors that are ready within one cycle into one all-reduce: the two knobs

@@ -34,6 +34,10 @@ std::optional<Finding> StorageBound(const Signals& s);             // storage_bo
 
 // TensorFlow rules (signals from analysis/tf_signals.h).
 std::optional<Finding> CollectiveBound(const Signals& s);        // collective_bound.cc
+// collective_bound's bandwidth evidence and figures, from `bw` (collective_bandwidth_evidence.cc).
+// Replaces any already on `f`: the job report restates them once the ranks' alignment has given
+// the transfer-only figures.
+void SetCollectiveBandwidthEvidence(const CollectiveBandwidthSummary& bw, Finding* f);
 std::optional<Finding> EagerOverhead(const Signals& s);          // eager_overhead.cc
 std::optional<Finding> KernelLaunchBound(const Signals& s);      // kernel_launch_bound.cc
 std::optional<Finding> LowPrecision(const Signals& s);           // low_precision.cc

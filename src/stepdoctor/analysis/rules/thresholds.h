@@ -58,6 +58,10 @@ inline constexpr double kColdStartModeratePct = 50.0;  // start-up >= 50% of the
 // --- collective_bound
 inline constexpr double kCollectiveMinSharePct = 15.0;   // exposed collective time >= 15% of the step: fires
 inline constexpr double kCollectiveHighSharePct = 30.0;  // >= 30%: high
+// Its bandwidth evidence (where the trace records message sizes: analysis/trace_to_collective_bandwidth).
+inline constexpr double kCollectiveSmallMessageBytes = 1024.0 * 1024;  // a size row whose mean message is under 1 MiB is small
+inline constexpr double kCollectiveLatencyBoundPct = 50.0;  // small messages >= 50% of the sized collective time: latency-bound
+inline constexpr double kCollectiveBusbwFarBelowPct = 25.0;  // larger messages under 25% of the link's peak: far below it
 
 // --- compute_bound
 inline constexpr double kComputeBoundPct = 60.0;         // device compute >= 60% of the step

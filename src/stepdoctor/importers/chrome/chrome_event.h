@@ -30,7 +30,7 @@ enum class KnownArg : int8_t {
   kTotalAllocated, kTotalReserved,                                  // memory counters
   kBytes, kStream, kGrid, kBlock, kCollectiveName, kInMsgNelems,    // kept on the event
   kOutMsgNelems, kGroupSize, kProcessGroupName, kDtype, kStepNum, kGroupId, kTfOp, kIsEager,
-  kTfFunctionCall, kKernelDetails, kMemcpyDetails,
+  kTfFunctionCall, kKernelDetails, kMemcpyDetails, kSeq,
   kCount_
 };
 inline constexpr int kKnownArgCount = static_cast<int>(KnownArg::kCount_);

@@ -146,7 +146,7 @@ const std::string_view kKnownArgKeys[kKnownArgCount] = {
     "Total Allocated", "Total Reserved",
     "bytes", "stream", "grid", "block", "Collective name", "In msg nelems",
     "Out msg nelems", "Group size", "Process Group Name", "dtype", "step_num", "group_id", "tf_op", "is_eager",
-    "tf_function_call", "kernel_details", "memcpy_details",
+    "tf_function_call", "kernel_details", "memcpy_details", "Seq",
 };
 
 bool KnownArgIsStored(KnownArg a) { return a >= KnownArg::kBytes || a == KnownArg::kName; }
@@ -157,6 +157,9 @@ namespace {
 KnownArg ClassifyArgKey(std::string_view k) {
   auto is = [&](KnownArg a) { return k == kKnownArgKeys[int(a)]; };
   switch (k.size()) {
+    case 3:
+      if (is(KnownArg::kSeq)) return KnownArg::kSeq;
+      break;
     case 4:
       if (is(KnownArg::kName)) return KnownArg::kName;
       if (is(KnownArg::kGrid)) return KnownArg::kGrid;
