@@ -9,6 +9,7 @@
 #include <system_error>
 #include <thread>
 
+#include "stepdoctor/importers/join_captures.h"
 #include "stepdoctor/importers/tfevents/tfevents_to_trace.h"
 #include "stepdoctor/importers/tfprofile/profile_pages_to_trace.h"
 #include "stepdoctor/model/trace_merge.h"
@@ -185,7 +186,8 @@ Result<ImportResult> ImportPaths(const std::vector<std::string>& paths, const Im
     for (auto& th : pool) th.join();
   }
 
-  size_t readable = 0;
+  std::vector<Trace> read;
+  std::vector<std::string> read_paths;
   for (size_t i = 0; i < todo.size(); ++i) {
     Part& p = parts[i];
     if (!p.status.ok()) {
@@ -194,15 +196,21 @@ Result<ImportResult> ImportPaths(const std::vector<std::string>& paths, const Im
       p.info.error = p.status.message();
       out.trace.diagnostics.Note(ImportIssue::kSkippedFile, p.status.message());
     } else {
-      ++readable;
-      if (opts.keep_parts) {
-        out.parts.push_back(std::move(p.trace));
-        out.part_paths.push_back(todo[i]->path);
-      } else {
-        MergeTrace(out.trace, std::move(p.trace));
-      }
+      read.push_back(std::move(p.trace));
+      read_paths.push_back(todo[i]->path);
     }
     out.files.push_back(std::move(p.info));
+  }
+  const size_t readable = read.size();
+  // A profiler's successive cycles of one process, one file each: one worker.
+  JoinCaptures(&read, &read_paths, &out.trace.diagnostics);
+  for (size_t i = 0; i < read.size(); ++i) {
+    if (opts.keep_parts) {
+      out.parts.push_back(std::move(read[i]));
+      out.part_paths.push_back(read_paths[i]);
+    } else {
+      MergeTrace(out.trace, std::move(read[i]));
+    }
   }
   if (readable == 0) {
     std::string where = paths.size() == 1 ? paths[0] : "the inputs";

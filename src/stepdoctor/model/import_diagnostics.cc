@@ -34,6 +34,7 @@ constexpr ImportIssueInfo kInfo[] = {
     {"gpu_attribution", Severity::kWarning, "GPU log(s) whose GPU column did not tell the GPUs apart: told apart by another column or by position"},
     {"shared_timestamp", Severity::kInfo, "samples sharing a time with another of the same GPU: spread evenly up to the next time"},
     {"assumed_unit", Severity::kInfo, "columns without a unit read in the one unit their values fit"},
+    {"joined_captures", Severity::kInfo, "process(es) whose successive profiling cycles, one file each, were read as one worker"},
 };
 static_assert(sizeof(kInfo) / sizeof(kInfo[0]) == static_cast<size_t>(ImportIssue::kCount_));
 

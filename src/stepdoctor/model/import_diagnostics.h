@@ -42,6 +42,7 @@ enum class ImportIssue : uint8_t {
   kGpuAttribution,        // GPU log rows whose GPU column does not tell GPUs apart: told apart another way
   kSharedTimestamp,       // samples of one series sharing a time (a clock coarser than the polling): spread
   kAssumedUnit,           // a column without a unit whose values fit only one unit: read in that unit
+  kJoinedCaptures,        // files of one process's successive profiling cycles: read as one worker
   kCount_
 };
 

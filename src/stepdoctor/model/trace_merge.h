@@ -10,4 +10,11 @@ namespace stepdoctor {
 // The formats read are joined ("chrome-json (kineto) + xplane (tensorflow)").
 void MergeTrace(Trace& into, Trace&& from);
 
+// Appends a later capture of the same process to `into`, every time moved by `shift_ns`: each
+// worker of `from` becomes `into`'s first worker, each of its lines joins the line of `into`
+// with the same device, kind, id and name (else is added), each counter the series of the same
+// name and device. Sources and diagnostics are appended. REQUIRED: `into` has a worker; its
+// lines are out of order until `into` is finalized again.
+void AppendCapture(Trace& into, Trace&& from, int64_t shift_ns);
+
 }  // namespace stepdoctor

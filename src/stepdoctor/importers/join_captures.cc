@@ -1,0 +1,102 @@
+#include "stepdoctor/importers/join_captures.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+
+#include "stepdoctor/core/checked_time.h"
+#include "stepdoctor/model/trace_merge.h"
+
+namespace stepdoctor {
+namespace {
+
+// What a part must show to be joined, read once.
+struct CaptureInfo {
+  bool eligible = false;  // one worker, numbered step markers, times in range
+  std::string folder;
+  int64_t first_step = 0, last_step = 0;
+  int64_t lo = 0, hi = 0;  // the span of its events on host and device lines
+};
+
+CaptureInfo InfoOf(const Trace& t, const std::string& path) {
+  CaptureInfo c;
+  if (t.workers.size() != 1) return c;
+  int64_t lo = INT64_MAX, hi = INT64_MIN, first = INT64_MAX, last = INT64_MIN;
+  for (const auto& line : t.timelines) {
+    if (line.kind == TimelineKind::kDerived) continue;
+    for (size_t i = 0; i < line.ev.size(); ++i) {
+      const int64_t s = line.ev.start_ns[i], e = s + line.ev.dur_ns[i];
+      if (!TimeInRange(s) || !TimeInRange(e)) return c;
+      lo = std::min(lo, s);
+      hi = std::max(hi, e);
+      if (line.ev.kind[i] != EventKind::kStepMarker) continue;
+      std::string_view name = t.str(line.ev.name[i]);
+      const size_t hash = name.rfind('#');
+      int64_t n = 0;
+      if (hash == std::string_view::npos ||
+          std::from_chars(name.data() + hash + 1, name.data() + name.size(), n).ec != std::errc())
+        continue;
+      first = std::min(first, n);
+      last = std::max(last, n);
+    }
+  }
+  if (first > last || lo > hi) return c;
+  c.eligible = true;
+  c.folder = std::filesystem::path(path).parent_path().string();
+  c.first_step = first;
+  c.last_step = last;
+  c.lo = lo;
+  c.hi = hi;
+  return c;
+}
+
+bool SameProcess(const Trace& a, const Trace& b) {
+  const Worker &x = a.workers[0], &y = b.workers[0];
+  return x.hostname == y.hostname && x.pid == y.pid && x.rank == y.rank;
+}
+
+}  // namespace
+
+void JoinCaptures(std::vector<Trace>* parts, std::vector<std::string>* paths, ImportDiagnostics* notes) {
+  std::vector<CaptureInfo> info;
+  for (size_t i = 0; i < parts->size(); ++i) info.push_back(InfoOf((*parts)[i], i < paths->size() ? (*paths)[i] : ""));
+  std::vector<Trace> out;
+  std::vector<std::string> out_paths;
+  for (size_t i = 0; i < parts->size();) {
+    Trace joined = std::move((*parts)[i]);
+    CaptureInfo at = info[i];
+    size_t j = i + 1;
+    bool moved = false;
+    std::string steps = fmt::format("#{}-{}", at.first_step, at.last_step);
+    for (; j < parts->size() && at.eligible; ++j) {
+      const CaptureInfo& next = info[j];
+      if (!next.eligible || next.folder != at.folder || next.first_step <= at.last_step ||
+          !SameProcess(joined, (*parts)[j]))
+        break;
+      // A clock restarted at zero: the later capture follows the earlier one.
+      const int64_t shift = next.lo < at.hi ? at.hi + kCaptureGapNs - next.lo : 0;
+      if (!TimeInRange(shift) || !TimeInRange(next.hi + shift)) break;
+      AppendCapture(joined, std::move((*parts)[j]), shift);
+      moved |= shift != 0;
+      steps += fmt::format(", #{}-{}", next.first_step, next.last_step);
+      at.last_step = next.last_step;
+      at.hi = next.hi + shift;
+    }
+    if (j > i + 1) joined.Finalize();  // the appended lines sorted again
+    if (j > i + 1)
+      notes->Note(ImportIssue::kJoinedCaptures,
+                  fmt::format("{} files of {} read as one worker: successive profiling cycles (ProfilerStep {}){}", j - i,
+                              joined.workers[0].hostname, steps,
+                              moved ? "; their clocks each start at zero, so the cycles are placed one after another"
+                                    : ""));
+    out.push_back(std::move(joined));
+    out_paths.push_back(i < paths->size() ? (*paths)[i] : std::string());
+    i = j;
+  }
+  *parts = std::move(out);
+  *paths = std::move(out_paths);
+}
+
+}  // namespace stepdoctor

@@ -1,0 +1,95 @@
+// One process's successive profiling cycles, a file each (torch.profiler's schedule with
+// repeat > 1 and tensorboard_trace_handler), are read as one worker; other sets of files are not.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "stepdoctor/analysis/trace_to_steps.h"
+#include "stepdoctor/importers/import_paths.h"
+#include "stepdoctor/importers/join_captures.h"
+#include "test_util.h"
+
+namespace stepdoctor {
+namespace {
+
+// An autograd-profiler export (a bare array, times from the capture's start) of ProfilerStep#N
+// for N in [first, first + n), each 10 ms, starting `t0_us` in.
+std::string LegacySteps(int first, int n, double t0_us = 100) {
+  std::string out = "[";
+  for (int i = 0; i < n; ++i) {
+    const double ts = t0_us + i * 10'000;
+    if (i) out += ", ";
+    out += "{\"name\": \"ProfilerStep#" + std::to_string(first + i) + "\", \"ph\": \"X\", \"ts\": " +
+           std::to_string(ts) + ", \"dur\": 9000, \"tid\": 1, \"pid\": \"CPU functions\", \"args\": {}}, " +
+           "{\"name\": \"aten::addmm\", \"ph\": \"X\", \"ts\": " + std::to_string(ts + 10) +
+           ", \"dur\": 8000, \"tid\": 1, \"pid\": \"CPU functions\", \"args\": {}}";
+  }
+  return out + "]";
+}
+
+void Write(const std::string& path, const std::string& text) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path) << text;
+}
+
+Trace Import(const std::string& dir) {
+  auto r = ImportPaths({dir});
+  EXPECT_TRUE(r.ok()) << r.message();
+  return r.ok() ? std::move(r->trace) : Trace{};
+}
+
+// The autograd profiler's clock restarts in each file: the second cycle is placed after the
+// first, and both cycles' steps are the worker's.
+TEST(JoinCaptures, CyclesOfOneProcessAreOneWorker) {
+  const std::string dir = testing::MakeTempDir("sd_cycles");
+  Write(dir + "/host_12.1700000000100.pt.trace.json", LegacySteps(1, 3));
+  Write(dir + "/host_12.1700000000900.pt.trace.json", LegacySteps(6, 3));
+  Trace t = Import(dir);
+  ASSERT_EQ(t.workers.size(), 1u);
+  EXPECT_EQ(t.diagnostics.count(ImportIssue::kJoinedCaptures), 1u);
+  StepWindows w = TraceToSteps(t, PrimaryWorker(t));
+  ASSERT_EQ(w.steps.size(), 6u);
+  EXPECT_EQ(w.steps[2].number, 3);
+  EXPECT_EQ(w.steps[3].number, 6);
+  EXPECT_GE(w.steps[3].start_ns, w.steps[2].end_ns + kCaptureGapNs);  // placed after, outside any step
+  for (const auto& s : w.steps) EXPECT_EQ(s.dur_ns(), 9'000'000);
+}
+
+// Kineto's clock runs across cycles: the later file already lies after the earlier one, and keeps
+// its times.
+TEST(JoinCaptures, ACycleLaterInTimeKeepsItsTimes) {
+  const std::string dir = testing::MakeTempDir("sd_cycles_abs");
+  Write(dir + "/w.1.pt.trace.json", LegacySteps(1, 2, 1'000));
+  Write(dir + "/w.2.pt.trace.json", LegacySteps(3, 2, 500'000));
+  Trace t = Import(dir);
+  ASSERT_EQ(t.workers.size(), 1u);
+  StepWindows w = TraceToSteps(t, PrimaryWorker(t));
+  ASSERT_EQ(w.steps.size(), 4u);
+  EXPECT_EQ(w.steps[2].start_ns, 500'000'000);
+}
+
+// Two runs of a script in one folder number their steps from the start again: two workers.
+TEST(JoinCaptures, RestartedStepNumbersAreAnotherRun) {
+  const std::string dir = testing::MakeTempDir("sd_two_runs");
+  Write(dir + "/host_12.1.pt.trace.json", LegacySteps(1, 3));
+  Write(dir + "/host_12.2.pt.trace.json", LegacySteps(1, 3));
+  Trace t = Import(dir);
+  EXPECT_EQ(t.workers.size(), 2u);
+  EXPECT_EQ(t.diagnostics.count(ImportIssue::kJoinedCaptures), 0u);
+}
+
+// Files in different folders, or of different workers, stay apart.
+TEST(JoinCaptures, OtherFoldersOrWorkersStayApart) {
+  const std::string dir = testing::MakeTempDir("sd_apart");
+  Write(dir + "/a/host_12.1.pt.trace.json", LegacySteps(1, 3));
+  Write(dir + "/b/host_12.2.pt.trace.json", LegacySteps(6, 3));
+  EXPECT_EQ(Import(dir).workers.size(), 2u);
+  const std::string other = testing::MakeTempDir("sd_other_worker");
+  Write(other + "/rank0.1.pt.trace.json", LegacySteps(1, 3));
+  Write(other + "/rank1.2.pt.trace.json", LegacySteps(6, 3));
+  EXPECT_EQ(Import(other).workers.size(), 2u);
+}
+
+}  // namespace
+}  // namespace stepdoctor
