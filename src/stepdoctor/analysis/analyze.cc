@@ -234,7 +234,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
       r.notes.push_back(fmt::format("{} workers read; step figures are for {} (the one with the most events)",
                                     trace.workers.size(), trace.worker(worker).hostname));
     if (steps.cpu_only && steps.step_count > 0)
-      r.notes.push_back("no device activity: the CPU is treated as the device (top-level operators are device compute)");
+      r.notes.push_back("no device activity: the CPU is treated as the device (operators' own work is device compute, their dispatch host overhead)");
   }
   for (int c = 0; c < kStepCategoryCount; ++c) {
     BreakdownEntry e;

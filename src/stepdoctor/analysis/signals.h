@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "stepdoctor/analysis/trace_to_memory_peaks.h"
+#include "stepdoctor/analysis/trace_to_outlier_steps.h"
 #include "stepdoctor/model/trace.h"
 #include "stepdoctor/report/report.h"
 
@@ -44,6 +45,7 @@ struct StepSignals {
   std::vector<double> step_ms;     // per step
   double median_step_ms = 0, p90_step_ms = 0, max_step_ms = 0, mean_step_ms = 0;
   std::vector<size_t> outlier_steps;  // indices of steps slower than kOutlierStepFactor x median
+  std::vector<SlowOnlyEvent> slow_only_events;  // what outlier steps run and no other step does
   // Mean ms per step in each category (they sum to the mean step time).
   double category_ms[kStepCategoryCount] = {};
   std::vector<std::vector<double>> per_step_category_ms;  // [step][category]
@@ -69,7 +71,7 @@ struct StepSignals {
   double median_kernel_us = 0;     // median device kernel duration
   double median_launch_us = 0;     // median kernel-launch runtime call duration
   double device_busy_pct = 0;      // union of device activity / step time
-  double tiny_op_share_pct = 0;    // CPU-only: share of top-level op time in ops under kTinyOpUs
+  double tiny_op_share_pct = 0;    // CPU-only: share of top-level op time that is dispatch, not work (cpu_op_work.h)
   // Mean ms per step of host_compute spent in the framework's bookkeeping ops
   // (EventKind::kFrameworkOverhead: TF's NoOp/_SOURCE, _Arg, Const, ...), a part of that category.
   double framework_overhead_ms = 0;

@@ -7,7 +7,7 @@
 namespace stepdoctor {
 namespace {
 
-enum class Applied : uint8_t { kNone, kGraphLaunch, kCapture, kCompiled, kXla, kLoaderWorkers, kPrefetch };
+enum class Applied : uint8_t { kNone, kGraphLaunch, kCapture, kCompiled, kTorchScript, kXla, kLoaderWorkers, kPrefetch };
 
 struct NamePattern {
   std::string_view text;
@@ -30,6 +30,12 @@ constexpr NamePattern kPatterns[] = {
     {"Torch-Compiled Region", false, Applied::kCompiled},
     {"CompiledFxGraph", false, Applied::kCompiled},
     {"torch/_dynamo", false, Applied::kCompiled},
+    // TorchScript: the autograd node of a differentiable graph the JIT built, the JIT's own
+    // functions, and the profiling executor's placeholders for a graph's forward and backward.
+    {"DifferentiableGraph", false, Applied::kTorchScript},
+    {"torch::jit::", false, Applied::kTorchScript},
+    {"<forward op>", true, Applied::kTorchScript},
+    {"<backward op>", true, Applied::kTorchScript},
     {"XlaLaunch", false, Applied::kXla},
     {"_XlaRun", false, Applied::kXla},
     {"XlaCompile", false, Applied::kXla},
@@ -44,6 +50,66 @@ Applied Classify(std::string_view n) {
   return Applied::kNone;
 }
 
+// The casts autocast inserts before re-dispatching an operator to itself.
+bool IsCastName(std::string_view n) { return n == "aten::to" || n == "aten::_to_copy"; }
+
+// The operators torch.autocast runs in reduced precision (its lower-precision lists, CPU and
+// CUDA alike: matrix products, convolutions, attention, recurrent cells). Other operators may
+// cast and call an overload of their own name in full precision (aten::where, aten::clamp with
+// a scalar promote their inputs so): no sign of autocast.
+bool IsAutocastLowerPrecisionOp(std::string_view n) {
+  static constexpr std::string_view kOps[] = {
+      "aten::linear",      "aten::matmul",          "aten::mm",           "aten::bmm",
+      "aten::addmm",       "aten::addbmm",          "aten::baddbmm",      "aten::addmv",
+      "aten::addr",        "aten::chain_matmul",    "aten::linalg_multi_dot",
+      "aten::conv1d",      "aten::conv2d",          "aten::conv3d",       "aten::conv_tbc",
+      "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d",
+      "aten::convolution", "aten::_convolution",    "aten::cudnn_convolution", "aten::prelu",
+      "aten::scaled_dot_product_attention", "aten::_native_multi_head_attention",
+      "aten::lstm_cell",   "aten::gru_cell",        "aten::rnn_tanh_cell", "aten::rnn_relu_cell",
+      "aten::mkldnn_rnn_layer"};
+  for (std::string_view op : kOps)
+    if (n == op) return true;
+  return false;
+}
+
+// Matrix operators on one host thread that cast their inputs and then call an operator of their
+// own name: torch.autocast's re-dispatch (aten::linear > aten::to, aten::to, aten::linear). Eager
+// code in full precision never nests such an operator in itself with casts beside it.
+// REQUIRED: the trace is finalized (each timeline sorted by start, enclosing events first).
+// `memo` holds per name id: -1 not yet, 0 neither, 1 a cast, 2 an autocast operator.
+int64_t AutocastOps(const Trace& trace, const Timeline& t, std::vector<int8_t>& memo) {
+  struct Open {
+    int64_t end;
+    StringId name;
+    bool cast_child;
+  };
+  std::vector<Open> stack;
+  int64_t n = 0;
+  for (uint32_t i = 0; i < t.ev.size(); ++i) {
+    const EventKind k = t.ev.kind[i];
+    if (k != EventKind::kFrameworkOp) continue;
+    const int64_t s = t.ev.start_ns[i];
+    while (!stack.empty() && stack.back().end <= s) stack.pop_back();
+    const StringId name = t.ev.name[i];
+    if (!stack.empty()) {
+      Open& parent = stack.back();
+      int8_t c = 0;
+      if (name.v < memo.size()) {
+        if (memo[name.v] < 0) {
+          const std::string_view n = trace.str(name);
+          memo[name.v] = IsCastName(n) ? 1 : IsAutocastLowerPrecisionOp(n) ? 2 : 0;
+        }
+        c = memo[name.v];
+      }
+      if (c == 1) parent.cast_child = true;
+      else if (c == 2 && name == parent.name && parent.cast_child) ++n;
+    }
+    stack.push_back({t.end_ns(i), name, false});
+  }
+  return n;
+}
+
 }  // namespace
 
 std::vector<std::string> AppliedOptimizations::Labels() const {
@@ -52,7 +118,9 @@ std::vector<std::string> AppliedOptimizations::Labels() const {
     out.push_back(fmt::format("CUDA/HIP graph replay ({} launch{})", graph_launches, graph_launches == 1 ? "" : "es"));
   if (capture_calls > 0) out.push_back("CUDA/HIP graph capture");
   if (compiled) out.push_back("torch.compile");
+  if (torchscript) out.push_back("TorchScript");
   if (xla) out.push_back("XLA");
+  if (autocast_ops > 0) out.push_back("mixed precision (autocast)");
   if (loader_workers) out.push_back("DataLoader worker processes");
   if (prefetch) out.push_back("tf.data prefetch");
   return out;
@@ -61,6 +129,7 @@ std::vector<std::string> AppliedOptimizations::Labels() const {
 AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId worker) {
   AppliedOptimizations a;
   std::vector<int8_t> memo(trace.strings.size(), -1);  // Applied per name id, classified once
+  std::vector<int8_t> autocast_memo(trace.strings.size(), -1);
   for (const auto& t : trace.timelines) {
     if (t.worker != worker) continue;
     if (t.kind == TimelineKind::kDeviceStream) continue;
@@ -72,12 +141,14 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
         case Applied::kGraphLaunch: ++a.graph_launches; break;
         case Applied::kCapture: ++a.capture_calls; break;
         case Applied::kCompiled: a.compiled = true; break;
+        case Applied::kTorchScript: a.torchscript = true; break;
         case Applied::kXla: a.xla = true; break;
         case Applied::kLoaderWorkers: a.loader_workers = true; break;
         case Applied::kPrefetch: a.prefetch = true; break;
         case Applied::kNone: break;
       }
     }
+    if (t.kind == TimelineKind::kHostThread) a.autocast_ops += AutocastOps(trace, t, autocast_memo);
   }
   // JAX programs are jit-compiled by XLA whatever their names say.
   if (trace.framework == Framework::kJax) a.xla = true;

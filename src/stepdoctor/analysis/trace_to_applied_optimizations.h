@@ -1,5 +1,6 @@
 // Trace -> the optimisations the trace shows already in use (graph replay, compiled regions,
-// XLA, DataLoader workers, tf.data prefetch), so no rule advises what the job already does.
+// TorchScript, XLA, autocast mixed precision, DataLoader workers, tf.data prefetch), so no rule
+// advises what the job already does.
 #pragma once
 
 #include <cstdint>
@@ -14,12 +15,18 @@ struct AppliedOptimizations {
   int64_t graph_launches = 0;   // cudaGraphLaunch / hipGraphLaunch calls: CUDA/HIP graph replay
   int64_t capture_calls = 0;    // stream capture calls: a graph-capture pass
   bool compiled = false;        // torch.compile regions (CompiledFunction, Torch-Compiled Region)
+  bool torchscript = false;     // TorchScript graphs (torch.jit.script/trace: DifferentiableGraph, torch::jit::)
   bool xla = false;             // XLA clusters or jit-compiled programs
+  // Operators autocast re-dispatched in reduced precision: a matrix operator (its lower-precision
+  // list) that casts its inputs (aten::to / aten::_to_copy) and then calls itself, the shape
+  // torch.autocast gives them on any device, in Kineto and autograd-profiler traces alike.
+  int64_t autocast_ops = 0;
   bool loader_workers = false;  // a multi-process DataLoader
   bool prefetch = false;        // tf.data prefetch in the input pipeline
 
   bool graphs() const { return graph_launches > 0; }
-  bool any_compilation() const { return graphs() || compiled || xla; }
+  bool any_compilation() const { return graphs() || compiled || torchscript || xla; }
+  bool mixed_precision() const { return autocast_ops > 0; }
   // Human labels, in a fixed order: "CUDA/HIP graph replay (1 launch)", "torch.compile", ...
   std::vector<std::string> Labels() const;
 };

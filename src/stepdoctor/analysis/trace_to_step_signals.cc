@@ -6,11 +6,13 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "stepdoctor/analysis/cpu_op_work.h"
 #include "stepdoctor/analysis/event_totals.h"
 #include "stepdoctor/analysis/interval_set.h"
 #include "stepdoctor/model/runtime_calls.h"
 #include "stepdoctor/analysis/statistics.h"
 #include "stepdoctor/analysis/trace_to_host_cpu_ops.h"
+#include "stepdoctor/analysis/trace_to_outlier_steps.h"
 #include "stepdoctor/analysis/trace_to_coverage.h"
 #include "stepdoctor/model/device_work_classify.h"
 #include "stepdoctor/core/checked_time.h"
@@ -136,22 +138,6 @@ IntervalSet LongGaps(const IntervalSet& gaps, int64_t min_ns) {
   return out;
 }
 
-// Top-level operators of a host thread: ops not nested in an earlier op of the same thread.
-// A step annotation (Keras' train_function) bounds the step: what runs inside it is the top.
-template <typename Fn>
-void ForEachTopLevelOp(const Trace& trace, const Timeline& t, Fn fn) {
-  int64_t cur_end = INT64_MIN;
-  for (uint32_t i = 0; i < t.ev.size(); ++i) {
-    EventKind k = t.ev.kind[i];
-    if (k != EventKind::kFrameworkOp && k != EventKind::kUserAnnotation) continue;
-    if (IsStepAnnotationName(trace.str(t.ev.name[i]))) continue;
-    int64_t s = t.ev.start_ns[i], e = s + t.ev.dur_ns[i];
-    if (s < cur_end) continue;  // nested (a child may overhang its parent by rounding: ignored)
-    cur_end = e;
-    fn(i, s, e);
-  }
-}
-
 }  // namespace
 
 const char* StepCategoryId(StepCategory c) {
@@ -197,6 +183,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   std::vector<int8_t> matrix(trace.strings.size(), 0);  // 1: a GEMM or convolution (set with `reduced`)
 
   const LaunchEdges edges = CollectLaunchEdges(trace, worker, lo, hi);
+  StepAnnotationNames is_step(trace);
   const auto& kernel_corrs = edges.kernel_corrs;
   // Names of runtime calls over kOneOffRuntimeNs that recur in at least half the steps (and twice).
   std::unordered_map<StringId, bool> long_per_step;
@@ -307,15 +294,20 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
         else if (t.ev.kind[i] == EventKind::kCollectiveWait) peer_raw.push_back(iv);
         else if (t.ev.kind[i] == EventKind::kPythonFunction) python_raw.push_back(iv);
       }
-      ForEachTopLevelOp(trace, t, [&](uint32_t, int64_t b, int64_t e) {
-        bool tiny = e - b < kTinyOpNs;
-        raw[int(tiny ? StepCategory::kHostCompute : StepCategory::kDeviceCompute)].push_back({b, e});
+      // Operators' own work is the CPU's compute; their dispatch (wrappers around other ops,
+      // tiny ops) is host overhead (cpu_op_work.h).
+      CpuOpPieces pieces = TimelineToCpuOpPieces(t, is_step, [&](int64_t b, int64_t e) {
         if (b >= lo && b < hi) {
           top_ns += e - b;
-          if (tiny) tiny_ns += e - b;
           ++top_count;
         }
       });
+      for (const Interval& iv : pieces.dispatch)
+        if (iv.start >= lo && iv.start < hi) tiny_ns += iv.end - iv.start;
+      auto& dc = raw[int(StepCategory::kDeviceCompute)];
+      dc.insert(dc.end(), pieces.work.begin(), pieces.work.end());
+      auto& hc = raw[int(StepCategory::kHostCompute)];
+      hc.insert(hc.end(), pieces.dispatch.begin(), pieces.dispatch.end());
     }
   }
   raw[int(StepCategory::kInput)] = input_raw;
@@ -453,6 +445,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   if (s.has_steps && s.step_count >= kMinStepsForOutliers)
     for (size_t w = 0; w < n; ++w)
       if (s.step_ms[w] > s.median_step_ms * kOutlierStepFactor) s.outlier_steps.push_back(w);
+  s.slow_only_events = TraceToSlowOnlyEvents(trace, worker, windows, s.outlier_steps);
   s.input_wait_ms = input_wait_ns / double(n) / 1e6;
   s.sync_wait_ms = sync_ns / double(n) / 1e6;
   s.device_queued_ms = queued_ns / double(n) / 1e6;

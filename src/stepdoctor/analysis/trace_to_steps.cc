@@ -10,11 +10,49 @@ namespace stepdoctor {
 namespace {
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsSeparator(char c) { return c == '_' || c == ' ' || c == '-' || c == '#' || c == ':' || c == '.'; }
+char Lower(char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; }
+
+// A range's name without what people decorate step names with: a trailing step number
+// ("train_step_12", "iteration 3", "step#4") and framing marks ("## train_step ##"), lower case.
+std::string StepNameCore(std::string_view n) {
+  size_t b = 0, e = n.size();
+  auto frame = [](char c) { return c == '#' || c == ' ' || c == '*' || c == '=' || c == '[' || c == ']'; };
+  while (b < e && frame(n[b])) ++b;
+  while (e > b && frame(n[e - 1])) --e;
+  size_t digits = e;
+  while (digits > b && IsDigit(n[digits - 1])) --digits;
+  if (digits < e && digits > b && IsSeparator(n[digits - 1])) {
+    e = digits;
+    while (e > b && IsSeparator(n[e - 1])) --e;
+  }
+  std::string out;
+  for (size_t i = b; i < e; ++i) out.push_back((n[i] == '-' || n[i] == ' ') ? '_' : Lower(n[i]));
+  return out;
+}
 
 }  // namespace
 
 bool IsStepAnnotationName(std::string_view n) {
-  return n == "train_function" || n == "train_step" || StartsWith(n, "Step:ModeKeys.TRAIN");
+  if (n == "train_function" || StartsWith(n, "Step:ModeKeys.TRAIN")) return true;
+  // What users call the ranges they wrap around an iteration: "train_step", "training_step",
+  // "Iteration 7", "step_3", "train_batch". The whole name must be one of these (an optimizer's
+  // "Optimizer.step#SGD.step" or a "scheduler.step" is not a training step).
+  static constexpr std::string_view kCores[] = {"step",       "train_step",     "training_step",  "train_one_step",
+                                                "iteration",  "iter",           "train_iter",     "train_iteration",
+                                                "training_iteration", "train_batch", "training_batch", "train_on_batch"};
+  if (n.size() > 64) return false;
+  const std::string core = StepNameCore(n);
+  for (std::string_view c : kCores)
+    if (core == c) return true;
+  return false;
+}
+
+bool StepAnnotationNames::operator()(StringId id) {
+  if (id.v >= memo_.size()) return IsStepAnnotationName(trace_.str(id));
+  if (memo_[id.v] < 0) memo_[id.v] = IsStepAnnotationName(trace_.str(id)) ? 1 : 0;
+  return memo_[id.v] == 1;
 }
 
 namespace {
@@ -25,6 +63,14 @@ int64_t StepNumberOf(const Trace& trace, const Timeline& t, uint32_t i, int64_t 
     int64_t n = 0;
     auto r = std::from_chars(name.data() + hash + 1, name.data() + name.size(), n);
     if (r.ec == std::errc()) return n;
+  }
+  // A number the name ends with, after a separator: "train_step_12", "iteration 3".
+  size_t digits = name.size();
+  while (digits > 0 && IsDigit(name[digits - 1])) --digits;
+  if (digits < name.size() && digits > 0 && IsSeparator(name[digits - 1])) {
+    int64_t n = 0;
+    auto r = std::from_chars(name.data() + digits, name.data() + name.size(), n);
+    if (r.ec == std::errc() && r.ptr == name.data() + name.size()) return n;
   }
   bool found = false;
   StringId key = trace.strings.Find("step_num", &found);
@@ -158,6 +204,7 @@ StepWindows TraceToSteps(const Trace& trace, WorkerId worker) {
   out.window_end_ns = hi;
 
   // Pick the timeline with the most markers; fall back to step annotations by name.
+  StepAnnotationNames is_annotation(trace);
   for (int pass = 0; pass < 2 && out.steps.empty(); ++pass) {
     const Timeline* best = nullptr;
     size_t best_n = 0;
@@ -165,7 +212,7 @@ StepWindows TraceToSteps(const Trace& trace, WorkerId worker) {
       if (t.worker != worker) continue;
       size_t n = 0;
       for (size_t i = 0; i < t.ev.size(); ++i)
-        n += pass == 0 ? t.ev.kind[i] == EventKind::kStepMarker : IsStepAnnotationName(trace.str(t.ev.name[i]));
+        n += pass == 0 ? t.ev.kind[i] == EventKind::kStepMarker : is_annotation(t.ev.name[i]);
       // Prefer host threads at equal counts: their markers bound what the host does per step.
       if (n > best_n || (n == best_n && n > 0 && best && best->kind != TimelineKind::kHostThread &&
                          t.kind == TimelineKind::kHostThread)) {
@@ -177,8 +224,7 @@ StepWindows TraceToSteps(const Trace& trace, WorkerId worker) {
     int64_t ordinal = 0;
     std::string_view first_name;
     for (uint32_t i = 0; i < best->ev.size(); ++i) {
-      bool is_marker = pass == 0 ? best->ev.kind[i] == EventKind::kStepMarker
-                                 : IsStepAnnotationName(trace.str(best->ev.name[i]));
+      bool is_marker = pass == 0 ? best->ev.kind[i] == EventKind::kStepMarker : is_annotation(best->ev.name[i]);
       if (!is_marker) continue;
       if (first_name.empty()) first_name = trace.str(best->ev.name[i]);
       StepWindow w;

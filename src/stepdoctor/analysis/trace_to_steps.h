@@ -44,8 +44,20 @@ struct StepWindows {
 StepWindows TraceToSteps(const Trace& trace, WorkerId worker);
 
 // Step annotations that are not EventKind::kStepMarker at import: Keras' train_function,
-// SageMaker's Step:ModeKeys.TRAIN. They bound a step; they are not operators inside it.
+// SageMaker's Step:ModeKeys.TRAIN, and the ranges users name after a step ("train_step",
+// "training_step_12", "Iteration 3", "step#4"). They bound a step; they are not operators inside it.
 bool IsStepAnnotationName(std::string_view name);
+
+// IsStepAnnotationName by name id, each distinct name judged once.
+class StepAnnotationNames {
+ public:
+  explicit StepAnnotationNames(const Trace& trace) : trace_(trace), memo_(trace.strings.size(), -1) {}
+  bool operator()(StringId id);
+
+ private:
+  const Trace& trace_;
+  std::vector<int8_t> memo_;
+};
 
 // The worker whose steps the report describes: the one with the most events.
 WorkerId PrimaryWorker(const Trace& trace);

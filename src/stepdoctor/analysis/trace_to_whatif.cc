@@ -60,7 +60,7 @@ void AttachPredictions(const StepModel& model, const WhatIfOptions& opts, std::v
   if (model.steps.empty()) return;
   for (Finding& f : *findings) {
     const char* fix = FixForFinding(f.id);
-    if (!fix) continue;
+    if (!fix || f.prediction) continue;  // a rule that set one said why its fix is not replayed
     auto spec = ParseFix(fix);
     if (!spec.ok()) continue;
     f.prediction = PredictFix(model, *spec, opts);

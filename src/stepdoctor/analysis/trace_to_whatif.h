@@ -20,7 +20,8 @@ WhatIfReport TraceToWhatIf(const Trace& trace, const std::vector<FixSpec>& fixes
 // The fix a finding's advice describes ("input" for input_bound, ...), or nullptr where the
 // replay has none for it.
 const char* FixForFinding(std::string_view finding_id);
-// Sets each finding's prediction where FixForFinding names a fix.
+// Sets each finding's prediction where FixForFinding names a fix, unless its rule set one (a fix
+// it knows the replay does not apply to, with why_not).
 void AttachPredictions(const StepModel& model, const WhatIfOptions& opts, std::vector<Finding>* findings);
 
 }  // namespace stepdoctor

@@ -22,7 +22,11 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
   f.id = "compute_bound";
   f.severity = FindingSeverity::kNone;
   f.share_pct = device_bound ? std::max(share, device_side) : share;
-  bool amp = !s.cpu_only && s.tensor_core_capable && s.fp16_kernel_pct < kLowReducedPrecisionPct;
+  const AppliedOptimizations* applied = sig.applied;
+  const bool compiled = applied && applied->any_compilation();
+  const bool autocast = applied && applied->mixed_precision();
+  // Mixed precision is advised only where the trace does not show autocast already in use.
+  bool amp = !s.cpu_only && s.tensor_core_capable && s.fp16_kernel_pct < kLowReducedPrecisionPct && !autocast;
   f.title = s.cpu_only ? fmt::format("the CPU computes {} of each step: operator work dominates", Pct(share))
              : share < kComputeBoundPct
                  ? fmt::format("the device is busy {} of its {} span and the host finished its part at {}: the step is device-bound",
@@ -45,22 +49,33 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
     f.evidence.push_back({"TensorCore-capable device", s.tensor_core_capable ? "yes" : "no or unknown"});
   }
   for (size_t i = 0; i < s.top_kernels.size() && i < kTopEventsShown; ++i) f.top_events.push_back(s.top_kernels[i]);
+  if (applied && (compiled || autocast)) {
+    std::string done;
+    for (const auto& l : applied->Labels()) done += (done.empty() ? "" : ", ") + l;
+    f.evidence.push_back({"already in use", done});
+  }
   if (s.cpu_only) {
-    f.fix.summary = "The CPU is the device: make its operators cheaper (compile and fuse them, use all cores, "
-                    "bf16 where the CPU has AMX/AVX-512 BF16) or move the work to an accelerator.";
-    f.fix.tensorflow =
-        "tf.config.threading.set_intra_op_parallelism_threads(os.cpu_count())\n"
-        "@tf.function(jit_compile=True)   # fuse ops with XLA\n"
-        "def train_step(x, y): ...";
-    f.fix.pytorch =
-        "torch.set_num_threads(os.cpu_count())\n"
-        "model = torch.compile(model)                        # fuse operators\n"
-        "with torch.autocast(device_type='cpu', dtype=torch.bfloat16):  # on CPUs with AMX / AVX-512 BF16\n"
-        "    loss = loss_fn(model(x), y)";
+    // What is left to try: only the levers the trace does not show in use.
+    std::string levers = compiled ? "use all cores" : "compile and fuse them, use all cores";
+    if (!autocast) levers += ", bf16 where the CPU has AMX/AVX-512 BF16";
+    f.fix.summary = "The CPU is the device: make its operators cheaper (" + levers +
+                    ") or move the work to an accelerator.";
+    f.fix.tensorflow = "tf.config.threading.set_intra_op_parallelism_threads(os.cpu_count())";
+    if (!(applied && applied->xla))
+      f.fix.tensorflow += "\n@tf.function(jit_compile=True)   # fuse ops with XLA\ndef train_step(x, y): ...";
+    f.fix.pytorch = "torch.set_num_threads(os.cpu_count())";
+    if (!compiled) f.fix.pytorch += "\nmodel = torch.compile(model)                        # fuse operators";
+    if (!autocast)
+      f.fix.pytorch +=
+          "\nwith torch.autocast(device_type='cpu', dtype=torch.bfloat16):  # on CPUs with AMX / AVX-512 BF16\n"
+          "    loss = loss_fn(model(x), y)";
+    else
+      f.fix.pytorch += "\n# autocast is on: check that the CPU runs bf16 natively (AMX / AVX-512 BF16), else it is slower";
     return f;
   }
   f.fix.summary = amp ? "Run in mixed precision so matrix math uses TensorCores; then try a larger batch."
-                      : "Profile the top kernels; fuse or compile (XLA, torch.compile), and try a larger batch.";
+                 : compiled ? "The step is compiled already: profile the top kernels and try a larger batch."
+                            : "Profile the top kernels; fuse or compile (XLA, torch.compile), and try a larger batch.";
   if (amp) {
     f.fix.tensorflow =
         "tf.keras.mixed_precision.set_global_policy('mixed_float16')\n"
@@ -74,7 +89,6 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
     return f;
   }
   // Already in reduced precision (or no TensorCores): the levers are the kernels themselves.
-  const bool compiled = sig.applied && sig.applied->any_compilation();
   if (s.matrix_kernel_pct >= kMatrixBoundPct) {
     // GEMMs and convolutions are the step: there is little around them to fuse.
     f.evidence.push_back({"kernel time in GEMMs / convolutions", Pct(s.matrix_kernel_pct)});

@@ -32,13 +32,16 @@ std::optional<Finding> HostBound(const Signals& sig) {
                   ? fmt::format("{} of each {} step is framework overhead: bookkeeping ops that do no math ({}) and the "
                                 "time between operators",
                                 Pct(share), Ms(s.mean_step_ms), Pct(bookkeeping))
-                  : fmt::format("{} of each {} step is Python/framework overhead between operators", Pct(share),
-                                Ms(s.mean_step_ms));
+                  : fmt::format("{} of each {} step is Python/framework overhead: operator dispatch and the time "
+                                "between operators",
+                                Pct(share), Ms(s.mean_step_ms));
     f.gain_text = GainText(f.gain_upper_bound, s.framework_overhead_ms > 0 ? "if the framework overhead were removed"
                                                                            : "if the overhead between operators were removed");
     f.evidence.push_back({"host overhead per step", fmt::format("{} ({})", Ms(s.category_ms[int(StepCategory::kHostCompute)]), Pct(share))});
     f.evidence.push_back({"top-level operators per step", fmt::format("{}", s.top_level_ops_per_step)});
-    f.evidence.push_back({fmt::format("operator time in tiny operators (< {} us)", kTinyOpNs / 1000), Pct(s.tiny_op_share_pct)});
+    f.evidence.push_back({fmt::format("operator time in dispatch: wrappers and tiny operators (pieces of own work < {} us)",
+                                      kTinyOpNs / 1000),
+                          Pct(s.tiny_op_share_pct)});
   } else {
     f.title = fmt::format("the device waits on the host {} of each {} step (launches, framework code)", Pct(share),
                           Ms(s.mean_step_ms));
@@ -94,6 +97,19 @@ std::optional<Finding> HostBound(const Signals& sig) {
     f.fix.tensorflow =
         "# keep the whole step inside one tf.function; avoid .numpy() on tensors inside the loop\n"
         "model.compile(..., steps_per_execution=32)   # several steps per host round-trip";
+    return f;
+  }
+  if (applied && s.cpu_only && applied->any_compilation()) {
+    // Compiled already (TorchScript, torch.compile, XLA): the operators it still dispatches are
+    // too small. Advise bigger operators, not the compilation in use.
+    std::string done;
+    for (const auto& l : applied->Labels()) done += (done.empty() ? "" : ", ") + l;
+    f.evidence.push_back({"already in use", done});
+    f.fix.summary = "The step already runs " + done +
+                    " and its operators are still too small to outweigh their dispatch: give each more work (a larger "
+                    "batch, wider layers) and move per-step Python out of the loop.";
+    f.fix.pytorch = "# raise the batch size (and the learning rate with it) so each operator call does more work";
+    f.fix.tensorflow = "model.compile(..., steps_per_execution=32)   # several steps per host round-trip; larger batches";
     return f;
   }
   f.fix.summary = s.cpu_only

@@ -38,7 +38,7 @@ std::optional<Finding> KernelLaunchBound(const Signals& sig) {
     f.evidence.push_back({"already in use", "XLA"});
     f.fix.summary = "XLA is already in use and launches still leave the device idle: run several steps per call "
                     "and give each kernel more work with a larger batch.";
-    f.fix.tensorflow = "model.compile(optimizer, loss, jit_compile=True, steps_per_execution=32)   # more steps per host call";
+    f.fix.tensorflow = "model.compile(optimizer, loss, steps_per_execution=32)   # more steps per host call";
   }
   return f;
 }

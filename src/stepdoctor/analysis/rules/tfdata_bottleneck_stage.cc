@@ -8,12 +8,16 @@
 #include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/tf_signals.h"
+#include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 
 namespace stepdoctor::rules {
 namespace {
-Fix FixFor(const TfDataStage& b) {
+// `prefetching`: the pipeline prefetches already (AppliedOptimizations::prefetch), so the code
+// does not add it again.
+Fix FixFor(const TfDataStage& b, bool prefetching) {
   Fix f;
   std::string_view op = b.op;
+  const std::string keep_ready = prefetching ? "" : "\nds = ds.prefetch(tf.data.AUTOTUNE)";
   switch (b.kind) {
     case TfDataStageKind::kParallelizable:
       if (op.find("nterleave") != std::string_view::npos || op == "FlatMap") {
@@ -27,7 +31,8 @@ Fix FixFor(const TfDataStage& b) {
         f.tensorflow =
             "ds = ds.map(parse_and_augment, num_parallel_calls=tf.data.AUTOTUNE,\n"
             "            deterministic=False)   # was: ds.map(parse_and_augment)\n"
-            "ds = ds.batch(batch_size).prefetch(tf.data.AUTOTUNE)";
+            "ds = ds.batch(batch_size)" +
+            keep_ready;
       }
       break;
     case TfDataStageKind::kParallel:
@@ -53,20 +58,20 @@ Fix FixFor(const TfDataStage& b) {
           "files = tf.data.Dataset.list_files(\"gs://bucket/train-*.tfrecord\")   # sharded TFRecords\n"
           "ds = files.interleave(tf.data.TFRecordDataset, cycle_length=16,\n"
           "                      num_parallel_calls=tf.data.AUTOTUNE, deterministic=False)\n"
-          "ds = ds.cache()   # if it fits in memory: later epochs skip the reads\n"
-          "ds = ds.prefetch(tf.data.AUTOTUNE)";
+          "ds = ds.cache()   # if it fits in memory: later epochs skip the reads" +
+          keep_ready;
       break;
     case TfDataStageKind::kSequential:
       f.summary = b.op + " has no parallel version: do its work in a parallel map instead, vectorise it after "
                          "batching, or move it earlier where it touches less data.";
       f.tensorflow =
           "ds = ds.batch(batch_size, num_parallel_calls=tf.data.AUTOTUNE)   # parallel batching (TF >= 2.3)\n"
-          "ds = ds.map(augment_batch, num_parallel_calls=tf.data.AUTOTUNE)  # vectorised: per batch, not per element\n"
-          "ds = ds.prefetch(tf.data.AUTOTUNE)";
+          "ds = ds.map(augment_batch, num_parallel_calls=tf.data.AUTOTUNE)  # vectorised: per batch, not per element" +
+          keep_ready;
       break;
     default:
       f.summary = "Overlap input with the step and keep batches ready.";
-      f.tensorflow = "ds = ds.map(fn, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)";
+      f.tensorflow = "ds = ds.map(fn, num_parallel_calls=tf.data.AUTOTUNE)" + keep_ready;
       break;
   }
   f.pytorch =
@@ -107,7 +112,7 @@ std::optional<Finding> TfDataBottleneckStage(const Signals& sig) {
     f.evidence.push_back({"host wait on input per step", fmt::format("{} of {}", Pct(s.input_share_pct), Ms(s.step_ms))});
   for (size_t i = 0; i < p.stages.size() && i < kTopRowsShown; ++i)
     f.top_events.push_back({p.stages[i].iterator, p.stages[i].self_ms, p.stages[i].events, p.stages[i].share_pct});
-  f.fix = FixFor(b);
+  f.fix = FixFor(b, sig.applied && sig.applied->prefetch);
   AddInputLimit(sig, &f);  // where the dataset's storage was probed: storage or CPU, and its fix
   return f;
 }

@@ -5,6 +5,7 @@
 // defined beside the analysis that applies them and referred to here.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace stepdoctor {
@@ -89,6 +90,10 @@ inline constexpr double kHeldMemoryBytes = 1024.0 * 1024 * 1024;  // >= 1 GiB on
 // behind device work costs nothing. On CPU-only traces the two are the same.
 inline constexpr double kInputModeratePct = 5.0;  // exposed input wait >= 5% of the step: moderate
 inline constexpr double kInputHighPct = 20.0;     // >= 20%: high (TensorFlow's profiler says "HIGHLY")
+// A fetch from DataLoader worker processes this short on average hands over a batch that was
+// ready (dequeue, unpickle, map its shared-memory tensors: about 1.5 ms in PyTorch's own
+// num_workers=4 sample): the workers keep up, and more of them would not shorten it.
+inline constexpr double kLoaderReadyFetchMs = 3.0;  // mean fetch <= 3 ms: workers keep up; above: they cannot
 // What limits the input where the dataset's storage was probed (diagnose --data,
 // analysis/input_limit), in input_bound and tfdata_bottleneck_stage alike: the storage's rate at
 // the job's reader count over the rate steps without input wait read.
@@ -126,6 +131,9 @@ inline constexpr int kSerialCpuHighCores = 4;  // >= 4 cores, 3 of them idle: hi
 // --- step_time_outliers (an outlier: kOutlierStepFactor x the median, signals.h)
 inline constexpr double kOutlierModerateExcessPct = 10.0;  // outliers' excess >= 10% of all step time: moderate
 inline constexpr int kMinPeriodicOutliers = 3;             // three equally spaced outliers make a period
+inline constexpr int64_t kMinOutlierPeriodSteps = 2;       // a shorter period (slow steps in a row) is a slow stretch, not a schedule
+inline constexpr double kOutlierCauseShare = 0.5;          // one category holds >= half the slow steps' extra time: named as the cause
+inline constexpr size_t kOutlierScheduleLookahead = 4;     // a schedule's next slow step is among the next 4 outliers (noise between)
 
 // --- straggler (ranks matched and aligned at their collectives: analysis/trace_to_cross_rank.h)
 inline constexpr double kStragglerMinPct = 5.0;       // the others' wait for the last rank >= 5% of the step: fires

@@ -1,0 +1,149 @@
+// The mechanisms the CPU profiler shapes rely on, on small inputs built here: step ranges named
+// by users, operators' own work vs their dispatch, and what autocast and TorchScript leave in a
+// trace (in use, so not advised).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "inline_chrome.h"
+#include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/analysis/cpu_op_work.h"
+#include "stepdoctor/analysis/trace_to_applied_optimizations.h"
+#include "stepdoctor/analysis/trace_to_step_signals.h"
+#include "stepdoctor/analysis/trace_to_steps.h"
+#include "test_util.h"
+
+namespace stepdoctor {
+namespace {
+
+using testing::Doc;
+using testing::X;
+
+TEST(StepAnnotationNames, WhatUsersCallAStep) {
+  for (const char* n : {"train_step", "training_step", "train_step_12", "Iteration 3", "step#4", "step",
+                        "## train_step ##", "TRAIN_BATCH", "train-iter-7", "train_function", "Step:ModeKeys.TRAIN"})
+    EXPECT_TRUE(IsStepAnnotationName(n)) << n;
+  for (const char* n : {"Optimizer.step#SGD.step", "scheduler.step", "ProfilerStep", "forward", "backward",
+                        "step_size", "train", "batch", "aten::step", "stepdoctor_12", "eval_step"})
+    EXPECT_FALSE(IsStepAnnotationName(n)) << n;
+}
+
+// Ranges named train_step_<i> bound the steps and number them; what they hold is analysed.
+TEST(StepAnnotationNames, NumberedRangesAreStepsWithTheirNumbers) {
+  std::string ev;
+  for (int i = 0; i < 4; ++i) {
+    const double t = 10'000.0 * i;
+    ev += X("user_annotation", ("train_step_" + std::to_string(10 + i)).c_str(), 1, 1, t, 9'000);
+    ev += X("user_annotation", "forward", 1, 1, t + 100, 4'000);
+    ev += X("cpu_op", "aten::addmm", 1, 1, t + 200, 3'800);
+  }
+  Trace trace = testing::ImportChrome(Doc(ev));
+  StepWindows w = TraceToSteps(trace, PrimaryWorker(trace));
+  ASSERT_EQ(w.steps.size(), 4u);
+  EXPECT_FALSE(w.inferred);
+  EXPECT_EQ(w.steps[0].number, 10);
+  EXPECT_EQ(w.steps[3].number, 13);
+  EXPECT_NE(w.source.find("train_step_10"), std::string::npos) << w.source;
+}
+
+Timeline Line(std::vector<std::tuple<int64_t, int64_t, StringId>> events) {
+  Timeline t;
+  for (auto [s, d, n] : events) t.Add(s, d, n, EventKind::kFrameworkOp);
+  return t;  // in start order, enclosing first, as a finalized trace keeps them
+}
+
+// A wrapper's own time between its children is dispatch; a GEMM's own time is work, however
+// small the children around it; an operator shorter than kTinyOpNs is dispatch.
+TEST(CpuOpWork, OwnTimeInPiecesSplitsWorkFromDispatch) {
+  Trace names;
+  const StringId wrap = names.strings.Intern("forward"), op = names.strings.Intern("aten::tanh"),
+                 gemm = names.strings.Intern("aten::addmm"), tiny = names.strings.Intern("aten::expand");
+  std::vector<std::tuple<int64_t, int64_t, StringId>> ev;
+  // A 99 us `forward` of ten 4 us ops, 5 us apart: no work, all dispatch.
+  ev.push_back({0, 99'000, wrap});
+  for (int i = 0; i < 10; ++i) ev.push_back({5'000 + i * 9'000, 4'000, op});
+  // A 60 us addmm with a 1 us child at its start: 59 us of work of its own.
+  ev.push_back({200'000, 60'000, gemm});
+  ev.push_back({200'000, 1'000, tiny});
+  Timeline t = Line(ev);
+  StepAnnotationNames is_step(names);
+  int top = 0;
+  CpuOpPieces p = TimelineToCpuOpPieces(t, is_step, [&](int64_t, int64_t) { ++top; });
+  EXPECT_EQ(top, 2);
+  int64_t work = 0, dispatch = 0;
+  for (const Interval& iv : p.work) work += iv.end - iv.start;
+  for (const Interval& iv : p.dispatch) dispatch += iv.end - iv.start;
+  EXPECT_EQ(work, 59'000);
+  EXPECT_EQ(dispatch, 99'000 + 1'000);
+}
+
+// The tiny-op threshold on both sides: an operator of kTinyOpNs is work, one just under is not.
+TEST(CpuOpWork, TinyOpThresholdBothSides) {
+  Trace names;
+  const StringId op = names.strings.Intern("aten::mul");
+  StepAnnotationNames is_step(names);
+  Timeline under = Line({{0, kTinyOpNs - 100, op}});
+  Timeline at = Line({{0, kTinyOpNs, op}});
+  EXPECT_TRUE(TimelineToCpuOpPieces(under, is_step, [](int64_t, int64_t) {}).work.empty());
+  EXPECT_EQ(TimelineToCpuOpPieces(at, is_step, [](int64_t, int64_t) {}).work.size(), 1u);
+}
+
+// The autograd profiler rounds start and duration apart: a child may end past its parent. The
+// parent's own time is not counted twice, nor negative.
+TEST(CpuOpWork, ChildOverhangingItsParentIsClamped) {
+  Trace names;
+  const StringId a = names.strings.Intern("aten::linear"), b = names.strings.Intern("aten::addmm");
+  Timeline t = Line({{0, 50'000, a}, {2'000, 49'000, b}});
+  StepAnnotationNames is_step(names);
+  CpuOpPieces p = TimelineToCpuOpPieces(t, is_step, [](int64_t, int64_t) {});
+  int64_t total = 0;
+  for (const auto* v : {&p.work, &p.dispatch})
+    for (const Interval& iv : *v) total += iv.end - iv.start;
+  EXPECT_EQ(total, 50'000);
+}
+
+// torch.autocast re-dispatches a matrix op to itself after casting its inputs; full-precision
+// ops that promote a scalar (aten::where, aten::clamp) cast and call an overload too: not autocast.
+TEST(AppliedOptimizations, AutocastByItsRedispatch) {
+  auto ops = [](const char* name, double t) {
+    return X("cpu_op", name, 1, 1, t, 100) + X("cpu_op", "aten::to", 1, 1, t + 1, 10) +
+           X("cpu_op", "aten::_to_copy", 1, 1, t + 2, 8) + X("cpu_op", name, 1, 1, t + 20, 70);
+  };
+  Trace amp = testing::ImportChrome(Doc(ops("aten::linear", 0)));
+  EXPECT_TRUE(TraceToAppliedOptimizations(amp, PrimaryWorker(amp)).mixed_precision());
+  Trace where = testing::ImportChrome(Doc(ops("aten::where", 0) + ops("aten::clamp", 200)));
+  EXPECT_FALSE(TraceToAppliedOptimizations(where, PrimaryWorker(where)).mixed_precision());
+  // Casts inside the inner call, not beside it: a plain op calling an overload.
+  Trace nested = testing::ImportChrome(Doc(X("cpu_op", "aten::linear", 1, 1, 0, 100) +
+                                           X("cpu_op", "aten::linear", 1, 1, 1, 90) + X("cpu_op", "aten::to", 1, 1, 2, 10)));
+  EXPECT_FALSE(TraceToAppliedOptimizations(nested, PrimaryWorker(nested)).mixed_precision());
+}
+
+TEST(AppliedOptimizations, TorchScriptByItsGraphs) {
+  Trace jit = testing::ImportChrome(
+      Doc(X("cpu_op", "torch::jit::(anonymous namespace)::DifferentiableGraphBackward", 1, 1, 0, 100)));
+  AppliedOptimizations a = TraceToAppliedOptimizations(jit, PrimaryWorker(jit));
+  EXPECT_TRUE(a.torchscript);
+  EXPECT_TRUE(a.any_compilation());
+  Trace eager = testing::ImportChrome(Doc(X("cpu_op", "forward", 1, 1, 0, 100)));
+  EXPECT_FALSE(TraceToAppliedOptimizations(eager, PrimaryWorker(eager)).any_compilation());
+}
+
+// A CPU-only step of tiny ops under TorchScript: host-bound, and the advice is not to compile.
+TEST(AppliedOptimizations, CpuHostBoundUnderTorchScriptAdvisesNoCompile) {
+  std::string ev;
+  for (int s = 0; s < 5; ++s) {
+    const double t = s * 1'000.0;
+    ev += X("user_annotation", ("ProfilerStep#" + std::to_string(s)).c_str(), 1, 1, t, 900);
+    ev += X("cpu_op", "<forward op>", 1, 1, t + 10, 800);  // 100 ops of 3 us, 8 us apart
+    for (int k = 0; k < 100; ++k) ev += X("cpu_op", "aten::tanh", 1, 1, t + 12 + k * 8, 3);
+  }
+  Report r = AnalyzeTrace(testing::ImportChrome(Doc(ev)));
+  EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kHost);
+  ASSERT_FALSE(r.coverage.applied.empty());
+  EXPECT_EQ(r.coverage.applied[0], "TorchScript");
+  for (const auto& f : r.findings) EXPECT_EQ(f.fix.pytorch.find("torch.compile("), std::string::npos) << f.id;
+}
+
+}  // namespace
+}  // namespace stepdoctor
