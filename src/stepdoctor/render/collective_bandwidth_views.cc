@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "stepdoctor/render/html_util.h"
+#include "stepdoctor/render/render.h"
 
 namespace stepdoctor {
 namespace {
@@ -23,23 +24,6 @@ std::string Share(const std::optional<double>& v) { return v ? fmt::format("{:.0
 // "NVLink 3 (A100 SXM4), 300 GB/s each way" / "unknown link"
 std::string LinkHead(const CollectiveLinkInfo& l) {
   return l.peak_gbps ? fmt::format("{}, {:.4g} GB/s each way", l.name, *l.peak_gbps) : l.name;
-}
-
-// Wraps `text` at `width`, every line prefixed by `indent`.
-void Wrapped(std::string& out, const std::string& text, size_t width, const std::string& indent) {
-  std::string line;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t sp = text.find(' ', pos);
-    std::string word = text.substr(pos, sp == std::string::npos ? std::string::npos : sp - pos);
-    pos = sp == std::string::npos ? text.size() : sp + 1;
-    if (!line.empty() && indent.size() + line.size() + 1 + word.size() > width) {
-      out += indent + line + "\n";
-      line.clear();
-    }
-    line += (line.empty() ? "" : " ") + word;
-  }
-  if (!line.empty()) out += indent + line + "\n";
 }
 
 }  // namespace

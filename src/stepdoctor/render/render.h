@@ -25,6 +25,9 @@ std::string RenderJson(const Report& r, const RenderOptions& o);
 std::string RenderMarkdown(const Report& r, const RenderOptions& o);  // markdown.cc: for PR comments
 std::string RenderHtml(const Report& r, const RenderOptions& o);      // html.cc: one self-contained page
 
+// Appends `text` wrapped at `width` columns, every line prefixed by `indent` (text reports).
+void Wrapped(std::string& out, const std::string& text, size_t width, const std::string& indent);
+
 // One line saying what the input holds: "Coverage: pytorch · device activity captured · steps
 // from markers · confidence high". Shared by the text, Markdown and HTML renderers.
 std::string CoverageLine(const Coverage& c);

@@ -29,7 +29,18 @@ std::string Ellipsize(const std::string& s, size_t n) {
   return s.substr(0, n - 3) + "...";
 }
 
-// Wraps `text` at `width`, every line prefixed by `indent`.
+
+std::string Bar(double pct, int width) {
+  int n = static_cast<int>(pct / 100.0 * width + 0.5);
+  n = std::clamp(n, 0, width);
+  std::string s;
+  for (int i = 0; i < n; ++i) s += "#";
+  return s;
+}
+
+}  // namespace
+
+// Wraps `text` (render.h) at `width`, every line prefixed by `indent`.
 void Wrapped(std::string& out, const std::string& text, size_t width, const std::string& indent) {
   std::string line;
   size_t pos = 0;
@@ -45,16 +56,6 @@ void Wrapped(std::string& out, const std::string& text, size_t width, const std:
   }
   if (!line.empty()) out += indent + line + "\n";
 }
-
-std::string Bar(double pct, int width) {
-  int n = static_cast<int>(pct / 100.0 * width + 0.5);
-  n = std::clamp(n, 0, width);
-  std::string s;
-  for (int i = 0; i < n; ++i) s += "#";
-  return s;
-}
-
-}  // namespace
 
 std::string RenderText(const Report& r, const RenderOptions& o) {
   Style st{o.color};
