@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -85,6 +86,24 @@ std::string MakeTempDir(const std::string& prefix) {
   std::string tmpl = ::testing::TempDir() + prefix + "_XXXXXX";
   EXPECT_NE(mkdtemp(tmpl.data()), nullptr) << tmpl;
   return tmpl;
+}
+
+StepSignals StepsFromMs(std::vector<double> ms) {
+  StepSignals s;
+  s.has_steps = true;
+  s.step_count = int(ms.size());
+  s.step_ms = ms;
+  for (size_t i = 0; i < ms.size(); ++i) s.step_numbers.push_back(int64_t(i + 1));
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  s.median_step_ms = sorted.size() % 2 ? sorted[sorted.size() / 2]
+                                       : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+  double total = 0;
+  for (double v : ms) total += v;
+  s.mean_step_ms = ms.empty() ? 0 : total / double(ms.size());
+  for (size_t i = 0; i < ms.size(); ++i)
+    if (ms[i] > s.median_step_ms * kOutlierStepFactor) s.outlier_steps.push_back(i);
+  return s;
 }
 
 }  // namespace stepdoctor::testing

@@ -2,6 +2,8 @@
 // the CLI, reading files.
 #pragma once
 
+#include "stepdoctor/analysis/signals.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -39,6 +41,10 @@ struct CliResult {
 // Runs the built stepdoctor binary with `args` (a shell-quoted string) from the repository
 // root, capturing output.
 CliResult RunCli(const std::string& args, const std::string& env = "");
+
+// Step signals of steps taking `ms` (numbered from 1): median, mean, and the outliers over
+// kOutlierStepFactor x the median, as trace_to_step_signals finds them; nothing else set.
+StepSignals StepsFromMs(std::vector<double> ms);
 
 }  // namespace stepdoctor::testing
 

@@ -8,6 +8,8 @@
 #include "stepdoctor/analysis/trace_to_coverage.h"
 #include "stepdoctor/analysis/verdict.h"
 
+#include "test_util.h"
+
 namespace stepdoctor {
 namespace {
 
@@ -120,20 +122,7 @@ TEST(RuleComputeBound, MatrixBoundStepsGetNoFusionAdvice) {
   EXPECT_NE(f->fix.summary.find("matrix math"), std::string::npos);
 }
 
-StepSignals Steps(std::vector<double> ms) {
-  StepSignals s;
-  s.has_steps = true;
-  s.step_count = int(ms.size());
-  s.step_ms = ms;
-  for (size_t i = 0; i < ms.size(); ++i) s.step_numbers.push_back(int64_t(i + 1));
-  std::vector<double> sorted = ms;
-  std::sort(sorted.begin(), sorted.end());
-  s.median_step_ms = sorted.size() % 2 ? sorted[sorted.size() / 2]
-                                       : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
-  for (size_t i = 0; i < ms.size(); ++i)
-    if (ms[i] > s.median_step_ms * kOutlierStepFactor) s.outlier_steps.push_back(i);
-  return s;
-}
+StepSignals Steps(std::vector<double> ms) { return testing::StepsFromMs(std::move(ms)); }
 
 TEST(RuleStepTimeOutliers, Thresholds) {
   // Median 100 ms: an outlier is over kOutlierStepFactor x 100 ms.

@@ -10,26 +10,12 @@
 #include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 
+#include "test_util.h"
+
 namespace stepdoctor {
 namespace {
 
-StepSignals Steps(std::vector<double> ms) {
-  StepSignals s;
-  s.has_steps = true;
-  s.step_count = int(ms.size());
-  s.step_ms = ms;
-  for (size_t i = 0; i < ms.size(); ++i) s.step_numbers.push_back(int64_t(i + 1));
-  std::vector<double> sorted = ms;
-  std::sort(sorted.begin(), sorted.end());
-  s.median_step_ms = sorted.size() % 2 ? sorted[sorted.size() / 2]
-                                       : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
-  double total = 0;
-  for (double v : ms) total += v;
-  s.mean_step_ms = total / double(ms.size());
-  for (size_t i = 0; i < ms.size(); ++i)
-    if (ms[i] > s.median_step_ms * kOutlierStepFactor) s.outlier_steps.push_back(i);
-  return s;
-}
+StepSignals Steps(std::vector<double> ms) { return testing::StepsFromMs(std::move(ms)); }
 
 std::optional<Finding> Eval(std::optional<Finding> (*rule)(const Signals&), const StepSignals& s,
                             const AppliedOptimizations* applied = nullptr) {
