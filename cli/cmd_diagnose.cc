@@ -19,12 +19,7 @@ struct DiagnoseArgs {
 
 }  // namespace
 
-std::optional<Report> DiagnosePaths(const std::vector<std::string>& paths, const DiagnoseOutput& out) {
-  Renderer render = FindRenderer(out.format);
-  if (!render) {
-    PrintError("--format " + out.format + ": unknown format");
-    return std::nullopt;
-  }
+std::optional<Report> DiagnoseReport(const std::vector<std::string>& paths, const DiagnoseOutput& out) {
   std::optional<Report> report;
   SummaryInputs summaries = FindSummaryInputs(paths);
   if (!summaries.named.empty() || !summaries.in_folders.empty()) {
@@ -56,6 +51,16 @@ std::optional<Report> DiagnosePaths(const std::vector<std::string>& paths, const
       if (!out.data.dir.empty()) report = DiagnoseWithData(imported->trace, out.data, std::move(*report));
     }
   }
+  return report;
+}
+
+std::optional<Report> DiagnosePaths(const std::vector<std::string>& paths, const DiagnoseOutput& out) {
+  Renderer render = FindRenderer(out.format);
+  if (!render) {
+    PrintError("--format " + out.format + ": unknown format");
+    return std::nullopt;
+  }
+  std::optional<Report> report = DiagnoseReport(paths, out);
   if (!report) return std::nullopt;
   RenderOptions ro;
   ro.color = ColorWanted(out.format, out.output);

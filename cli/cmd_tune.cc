@@ -2,6 +2,8 @@
 // runs the command once per setting, one knob changed at a time, and reports which settings are
 // faster beyond the noise (docs/tune.md). Exits 2 on bad arguments or a baseline that does not
 // run; 128 + the signal when interrupted (after printing what it measured).
+#include <sys/stat.h>
+
 #include <charconv>
 #include <memory>
 
@@ -24,7 +26,22 @@ struct TuneArgs {
   int64_t steps = 0;
   bool dry_run = false;
   std::string format = "text", output;
+  std::string scratch;              // --scratch DIR
+  bool profile = false;             // --profile (implied by --profile-dir)
+  std::string profile_dir;          // --profile-dir DIR: where the job writes its traces
+  bool no_gpu = false;
 };
+
+bool IsFolder(const std::string& path) {
+  struct stat st{};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool Mentions(const std::vector<std::string>& args, const std::string& token) {
+  for (const auto& x : args)
+    if (x.find(token) != std::string::npos) return true;
+  return false;
+}
 
 bool ParseWhole(const std::string& s, int64_t* v) {
   auto r = std::from_chars(s.data(), s.data() + s.size(), *v);
@@ -85,8 +102,22 @@ bool MakeOptions(const TuneArgs& a, tune::TuneOptions* o, tune::MetricSpec* m) {
   for (size_t i = 0; i < o->knobs.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (o->knobs[i].name == o->knobs[j].name) return fail("--knob " + o->knobs[i].name + ": given twice");
+  const std::string token = tune::kScratchToken;
+  if (!a.scratch.empty()) {
+    if (!IsFolder(a.scratch)) return fail("--scratch " + a.scratch + ": not a folder (each run gets a copy of it)");
+    for (const auto& k : o->knobs)
+      if ("{" + k.name + "}" == token) return fail("--knob SCRATCH: the name --scratch uses; call the knob otherwise");
+  } else if (Mentions(a.command, token) || a.logdir.find(token) != std::string::npos ||
+             a.profile_dir.find(token) != std::string::npos) {
+    bool knob = false;
+    for (const auto& k : o->knobs) knob |= "{" + k.name + "}" == token;
+    if (!knob) return fail(token + " appears without --scratch DIR: give the folder each run gets a copy of");
+  }
+  if (!a.profile_dir.empty() && a.profile_dir.find(token) == std::string::npos && !IsFolder(a.profile_dir))
+    return fail("--profile-dir " + a.profile_dir + ": not a folder (the one the job writes its traces to)");
   o->command = a.command;
   o->dry_run = a.dry_run;
+  o->profile = a.profile;
   o->unit = m->unit;
   const std::string warm = m->warmup_ns > 0 ? a.warmup : std::to_string(m->warmup_steps) + " steps";
   switch (m->source) {
@@ -128,16 +159,41 @@ std::function<int()> SetupTune(CLI::App& sub) {
   sub.add_option("--warmup", a->warmup, "left out of each run: a number of steps, or a duration (10s)")->capture_default_str();
   sub.add_option("--steps", a->steps, "stop each run once this many steps are measured (0: let it end)");
   sub.add_option("--unit", a->unit, "what the throughput counts, for the report (default: steps/s, or '(as printed)')");
+  sub.add_option("--scratch", a->scratch,
+                 "a folder each run gets a fresh copy of ({SCRATCH} in the command, --logdir or --profile-dir, and "
+                 "$STEPDOCTOR_SCRATCH, name the copy)");
+  sub.add_flag("--profile", a->profile, "sample the baseline's first run and diagnose it beside the results");
+  sub.add_option("--profile-dir", a->profile_dir,
+                 "--profile, with the trace files the run writes under this folder (its profiler's or TensorBoard's "
+                 "logdir; {SCRATCH} allowed)");
+  sub.add_flag("--no-gpu", a->no_gpu, "--profile: do not load NVML (no GPU samples)");
   sub.add_flag("--dry-run", a->dry_run, "print the plan: knobs, runs and what fits in the budget; run nothing");
   sub.add_option("-f,--format", a->format, "output format: " + JoinNames(TuneRendererNames()));
   sub.add_option("-o,--output", a->output, "write the report to this file instead of stdout");
   return [a]() -> int {
+    a->profile |= !a->profile_dir.empty();
     tune::TuneOptions o;
     tune::MetricSpec m;
     if (!MakeOptions(*a, &o, &m)) return kExitBadInput;
     if (!Quiet()) o.progress = [](const std::string& line) { PrintInfo(line); };
-    tune::ProcessTrialRunner runner(m);
+    tune::ProcessRunnerOptions ro;
+    ro.scratch = a->scratch;
+    ro.profile_dir = a->profile_dir;
+    ro.gpus = !a->no_gpu;
+    tune::ProcessTrialRunner runner(m, ro);
     auto report = tune::RunTune(o, runner);
+    if (report.ok() && report->profile.asked && !report->dry_run) {
+      report->profile.interval_s = double(ro.profile_interval_ns) / 1e9;
+      if (!report->profile.inputs.empty()) {
+        // The samples, with the traces beside them; the samples alone when the traces cannot be read.
+        DiagnoseOutput out;
+        out.fall_back_to_first = true;
+        report->profile.diagnosis = DiagnoseReport(report->profile.inputs, out);
+        if (!report->profile.diagnosis)
+          report->profile.note += std::string(report->profile.note.empty() ? "" : "; ") +
+                                  "its inputs could not be diagnosed (the error is above)";
+      }
+    }
     const int signal = live::LastForwardedSignal();
     live::ForwardSignalsTo(-1);
     if (!report.ok()) {

@@ -106,6 +106,8 @@ struct DiagnoseOutput {
 // unusable input or output that cannot be written, prints the one-line error and returns
 // nullopt (the caller decides the exit status).
 std::optional<Report> DiagnosePaths(const std::vector<std::string>& paths, const DiagnoseOutput& out);
+// The same report, not rendered (out.format and out.output unused); errors printed as above.
+std::optional<Report> DiagnoseReport(const std::vector<std::string>& paths, const DiagnoseOutput& out);
 
 // Options `diagnose` and `diff` share: how to render, where to, which profile run, --fail-on.
 struct ReportCliOptions {

@@ -8,6 +8,9 @@ passed as environment variables, so tune has something real to find:
 - CHECKPOINT_EVERY (default 0, never): saves the model and optimizer state every N steps (twice:
   the latest and a numbered copy), the way a job that checkpoints too often pays for it.
 
+With --trace-dir DIR, steps 3-8 are recorded with torch.profiler and written to DIR as a Chrome
+trace (`stepdoctor tune --profile DIR` diagnoses it).
+
 Prints one line per step, e.g. `step 7 rate 9.81 steps/s loss 2.2871`; a negative NUM_WORKERS
 stops it with the DataLoader's error.
 
@@ -15,6 +18,7 @@ stops it with the DataLoader's error.
         --knob NUM_WORKERS=0,2 --knob OMP_NUM_THREADS=1,2 -- /usr/bin/python3 examples/tune/train.py
 """
 import argparse
+import contextlib
 import os
 import tempfile
 import time
@@ -57,12 +61,24 @@ def save_checkpoint(folder, step, model, opt):
         os.remove(previous)
 
 
+def tracing(folder):
+    """torch.profiler over CPU activity, one ProfilerStep#N per step, steps 3-8 written to `folder`."""
+    if not folder:
+        return contextlib.nullcontext()
+    from torch.profiler import ProfilerActivity, profile, schedule
+
+    out = os.path.join(folder, f"train-{os.getpid()}.pt.trace.json")
+    return profile(activities=[ProfilerActivity.CPU], schedule=schedule(wait=1, warmup=1, active=6, repeat=1),
+                   on_trace_ready=lambda p: p.export_chrome_trace(out))
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--steps", type=int, default=12, help="training steps, then exit")
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--cost", type=int, default=4, help="decode passes per sample (CPU time per sample)")
     p.add_argument("--wait-ms", type=float, default=2.0, help="storage latency per sample")
+    p.add_argument("--trace-dir", help="record steps 3-8 with torch.profiler into this folder")
     a = p.parse_args()
     torch.manual_seed(0)
     workers = int(os.environ.get("NUM_WORKERS", "0"))
@@ -71,7 +87,7 @@ def main():
                                 torch.nn.ReLU(), torch.nn.Linear(1024, 10))
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     loader = DataLoader(Decoded(a.cost, a.wait_ms / 1000), batch_size=a.batch, num_workers=workers)
-    with tempfile.TemporaryDirectory(dir=os.environ.get("CHECKPOINT_DIR")) as scratch:
+    with tempfile.TemporaryDirectory(dir=os.environ.get("CHECKPOINT_DIR")) as scratch, tracing(a.trace_dir) as prof:
         last = time.perf_counter()
         for step, (x, y) in enumerate(loader, start=1):
             loss = torch.nn.functional.cross_entropy(model(x), y)
@@ -83,6 +99,8 @@ def main():
             now = time.perf_counter()
             print(f"step {step} rate {1.0 / (now - last):.2f} steps/s loss {loss.item():.4f}", flush=True)
             last = now
+            if prof is not None:
+                prof.step()
             if step >= a.steps:
                 break
 

@@ -22,7 +22,9 @@ ProcessTrialRunner Runner(const std::string& pattern, int64_t warmup = 0, int64_
   m.warmup_steps = warmup;
   m.steps = steps;
   EXPECT_TRUE(ValidateMetric(&m).ok());
-  return ProcessTrialRunner(m, kSecond / 2);
+  ProcessRunnerOptions o;
+  o.kill_grace_ns = kSecond / 2;
+  return ProcessTrialRunner(m, o);
 }
 
 TrialSpec Shell(const std::string& script, std::vector<std::pair<std::string, std::string>> env = {}) {

@@ -103,8 +103,12 @@ TEST(TuneSearch, BudgetIsNeverExceededAndTrialsThatDoNotFitAreSkipped) {
         EXPECT_NE(t.why.find("would not fit in the budget"), std::string::npos) << t.why;
       }
     // 6.25 s per run: 3 baseline + 3 re-measurements need 37.5 s; what is left decides the rest.
-    if (budget_s == 40) EXPECT_EQ(skipped, 4);
-    if (budget_s == 200) EXPECT_EQ(skipped, 0);
+    if (budget_s == 40) {
+      EXPECT_EQ(skipped, 4);
+    }
+    if (budget_s == 200) {
+      EXPECT_EQ(skipped, 0);
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include "stepdoctor/render/html_util.h"
 #include "stepdoctor/render/json_writer.h"
+#include "stepdoctor/render/render.h"
 
 namespace stepdoctor {
 namespace {
@@ -19,7 +20,7 @@ std::string Change(const TuneTrial& t) {
   return fmt::format("{:+.1f}% ({:+.1f}..{:+.1f}%)", t.change_pct, t.change_low_pct, t.change_high_pct);
 }
 
-std::string Verdict(const TuneTrial& t) {
+std::string TrialVerdict(const TuneTrial& t) {
   std::string v = TuneVerdictName(t.verdict);
   for (char& c : v) c = c == '_' ? ' ' : c;
   return v;
@@ -71,6 +72,19 @@ void Measurement(JsonWriter& j, const char* key, const TuneMeasurement& m) {
   j.EndObject();
 }
 
+// "run 1 (the baseline), sampled every 0.25 s, with 2 trace files": what the diagnosis read.
+std::string ProfileLine(const TuneProfile& p) {
+  const size_t traces = p.inputs.empty() ? 0 : p.inputs.size() - 1;
+  std::string s = fmt::format("run {} (the baseline), sampled every {:.2g} s", p.run, p.interval_s);
+  if (traces) s += fmt::format(", with {} trace file{} it wrote", traces, traces == 1 ? "" : "s");
+  return s;
+}
+
+std::string ProfileNote(const TuneProfile& p) {
+  if (!p.diagnosis && p.note.empty()) return "no diagnosis";
+  return p.note;
+}
+
 }  // namespace
 
 std::string RenderTuneText(const TuneReport& r) {
@@ -90,7 +104,7 @@ std::string RenderTuneText(const TuneReport& r) {
                      "verdict");
   for (const auto& t : r.trials) {
     out += fmt::format("  {:<28} {:<24} {:>12} {:>26}  {}\n", t.setting, OnTopOf(t), t.measured ? Tp(t.m.throughput) : "-",
-                       Change(t), Verdict(t));
+                       Change(t), TrialVerdict(t));
     if (!t.why.empty()) out += "      " + t.why + "\n";
   }
   if (r.have_best) {
@@ -99,6 +113,11 @@ std::string RenderTuneText(const TuneReport& r) {
   }
   if (!r.notes.empty()) out += "\n";
   for (const auto& n : r.notes) out += "note: " + n + "\n";
+  if (r.profile.asked && !r.dry_run) {
+    out += "\nDiagnosis of " + ProfileLine(r.profile) + ":\n";
+    if (!ProfileNote(r.profile).empty()) out += "note: " + ProfileNote(r.profile) + "\n";
+    if (r.profile.diagnosis) out += "\n" + RenderText(*r.profile.diagnosis, RenderOptions{});
+  }
   return out;
 }
 
@@ -168,6 +187,25 @@ std::string RenderTuneJson(const TuneReport& r) {
     j.Null();
   }
   j.Key("notes").StringArray(r.notes);
+  j.Key("profile");
+  if (r.profile.asked && !r.dry_run) {
+    j.BeginObject();
+    j.Key("run").Int(r.profile.run);
+    j.Key("interval_s").Number(r.profile.interval_s, 3);
+    j.Key("inputs").StringArray(r.profile.inputs);
+    j.Key("note").String(r.profile.note);
+    j.Key("diagnosis");
+    if (r.profile.diagnosis) {
+      std::string d = RenderJson(*r.profile.diagnosis, RenderOptions{});
+      while (!d.empty() && (d.back() == '\n' || d.back() == ' ')) d.pop_back();
+      j.Raw(d);
+    } else {
+      j.Null();
+    }
+    j.EndObject();
+  } else {
+    j.Null();
+  }
   j.EndObject();
   return j.Take() + "\n";
 }
@@ -185,10 +223,15 @@ std::string RenderTuneMarkdown(const TuneReport& r) {
   out += fmt::format("| Setting | On top of | {} | Change vs baseline | Verdict |\n|---|---|---:|---:|---|\n", MdText(r.unit));
   for (const auto& t : r.trials)
     out += fmt::format("| {} | {} | {} | {} | {}{} |\n", MdCode(t.setting), MdText(OnTopOf(t)),
-                       t.measured ? Tp(t.m.throughput) : "–", Change(t), Verdict(t), t.why.empty() ? "" : ": " + MdText(t.why));
+                       t.measured ? Tp(t.m.throughput) : "–", Change(t), TrialVerdict(t), t.why.empty() ? "" : ": " + MdText(t.why));
   if (r.have_best) out += "\n**Best:** " + MdText(BestLine(r)) + "\n\n" + render::MdFence(r.best.command_line, "sh");
   if (!r.notes.empty()) out += "\n";
   for (const auto& n : r.notes) out += "- " + MdText(n) + "\n";
+  if (r.profile.asked && !r.dry_run) {
+    out += "\n### Diagnosis of " + MdText(ProfileLine(r.profile)) + "\n\n";
+    if (!ProfileNote(r.profile).empty()) out += "- " + MdText(ProfileNote(r.profile)) + "\n\n";
+    if (r.profile.diagnosis) out += RenderMarkdown(*r.profile.diagnosis, RenderOptions{});
+  }
   return out;
 }
 
@@ -215,7 +258,7 @@ std::string RenderTuneHtml(const TuneReport& r) {
                               t.verdict == TuneVerdict::kDiverged ? "worse" : "same";
     s += fmt::format("<tr><td><code>{}</code></td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
                      "<td>{}{}</td></tr>\n", HtmlEscape(t.setting), HtmlEscape(OnTopOf(t)),
-                     t.measured ? Tp(t.m.throughput) : "&ndash;", HtmlEscape(Change(t)), render::Badge(Verdict(t), cls),
+                     t.measured ? Tp(t.m.throughput) : "&ndash;", HtmlEscape(Change(t)), render::Badge(TrialVerdict(t), cls),
                      t.why.empty() ? "" : " " + HtmlEscape(t.why));
   }
   s += "</tbody></table>\n</section>\n";
@@ -223,6 +266,13 @@ std::string RenderTuneHtml(const TuneReport& r) {
     s += "<section id=\"notes\">\n<h2>Notes</h2>\n<ul>\n";
     for (const auto& n : r.notes) s += "<li>" + HtmlEscape(n) + "</li>\n";
     s += "</ul>\n</section>\n";
+  }
+  if (r.profile.asked && !r.dry_run) {
+    // The diagnosis as `diagnose` prints it; its own page is `stepdoctor diagnose` on the inputs.
+    s += "<section id=\"profile\">\n<h2>Diagnosis of " + HtmlEscape(ProfileLine(r.profile)) + "</h2>\n";
+    if (!ProfileNote(r.profile).empty()) s += "<p>" + HtmlEscape(ProfileNote(r.profile)) + "</p>\n";
+    if (r.profile.diagnosis) s += "<pre>" + HtmlEscape(RenderText(*r.profile.diagnosis, RenderOptions{})) + "</pre>\n";
+    s += "</section>\n";
   }
   s += render::HtmlPageEnd(STEPDOCTOR_VERSION);
   return s;

@@ -4,9 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "stepdoctor/report/report.h"
 
 namespace stepdoctor {
 
@@ -54,6 +57,17 @@ struct TuneBest {
   double speedup = 1;                  // its throughput over the baseline's
 };
 
+// --profile: the diagnosis of the baseline's first run, from its live samples and the traces it
+// wrote under the profile folder.
+struct TuneProfile {
+  bool asked = false;
+  int run = 0;                        // which run was profiled (1: the baseline's first)
+  double interval_s = 0;              // between samples
+  std::vector<std::string> inputs;    // what was diagnosed: the samples file, trace files
+  std::string note;                   // why there is no diagnosis, or what it lacks
+  std::optional<Report> diagnosis;    // the report `diagnose` gives on `inputs`
+};
+
 struct TuneReport {
   std::vector<std::string> command;
   std::string metric;                  // how throughput was measured, one line
@@ -71,6 +85,7 @@ struct TuneReport {
   bool have_best = false;
   TuneBest best;
   std::vector<std::string> notes;
+  TuneProfile profile;
 };
 
 }  // namespace stepdoctor

@@ -43,6 +43,7 @@ struct TrialSpec {
   std::vector<std::pair<std::string, std::string>> env;  // set for this trial
   std::vector<int> cpus;                                  // empty: inherited
   std::string affinity;                                   // the cpu-affinity value, for display
+  bool profile = false;  // --profile: this run is sampled (and its traces kept) for the diagnosis
 };
 
 // The command with `setting` applied: {NAME} substituted, variables set, affinity parsed.

@@ -11,11 +11,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <atomic>
 #include <set>
+#include <thread>
 
 #include "stepdoctor/importers/import_paths.h"
 #include "stepdoctor/live/child_process.h"
+#include "stepdoctor/live/live_session.h"
 #include "stepdoctor/live/sample.h"
+#include "stepdoctor/live/samples_writer.h"
 
 namespace stepdoctor::tune {
 namespace {
@@ -62,11 +66,98 @@ void FeedLines(std::string& pending, const char* data, size_t n, int64_t t_ns, L
 
 }  // namespace
 
-TrialRun ProcessTrialRunner::Run(const TrialSpec& spec, int64_t limit_ns) {
+std::string SubstituteScratch(const std::string& text, const std::string& scratch) {
+  std::string out;
+  const std::string token = kScratchToken;
+  size_t from = 0;
+  for (size_t at; (at = text.find(token, from)) != std::string::npos; from = at + token.size())
+    out += text.substr(from, at - from) + scratch;
+  return out + text.substr(from);
+}
+
+ProcessTrialRunner::~ProcessTrialRunner() {
+  if (temp_root_.empty()) return;
+  std::error_code ec;
+  fs::remove_all(temp_root_, ec);
+}
+
+std::string ProcessTrialRunner::TempRoot(std::string* why) {
+  if (!temp_root_.empty()) return temp_root_;
+  std::error_code ec;
+  fs::path base = fs::temp_directory_path(ec);
+  if (ec) base = "/tmp";
+  std::string tmpl = (base / "stepdoctor-tune-XXXXXX").string();
+  if (::mkdtemp(tmpl.data()) == nullptr) {
+    *why = tmpl.substr(0, tmpl.size() - 6) + "...: cannot make a temporary folder: " + std::strerror(errno);
+    return "";
+  }
+  return temp_root_ = tmpl;
+}
+
+TrialRun ProcessTrialRunner::Run(const TrialSpec& spec_in, int64_t limit_ns) {
+  TrialRun run;
+  const int64_t t_start = live::MonotonicNowNs();
+  const int index = ++runs_;
+  TrialSpec spec = spec_in;
+  std::string logdir = metric_.logdir, profile_dir = o_.profile_dir, scratch;
+  if (!o_.scratch.empty() || spec.profile) {
+    std::string why;
+    std::string root = TempRoot(&why);
+    if (root.empty()) {
+      run.failure = why;
+      return run;
+    }
+    if (!o_.scratch.empty()) {
+      // The run's own copy of the folder: nothing one run leaves behind is seen by the next.
+      scratch = root + "/run-" + std::to_string(index);
+      std::error_code ec;
+      fs::copy(o_.scratch, scratch, fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
+      if (ec) {
+        run.failure = "--scratch " + o_.scratch + ": cannot copy it to " + scratch + ": " + ec.message();
+        fs::remove_all(scratch, ec);
+        run.wall_ns = live::MonotonicNowNs() - t_start;
+        return run;
+      }
+      for (auto& a : spec.argv) a = SubstituteScratch(a, scratch);
+      for (auto& [k, v] : spec.env) v = SubstituteScratch(v, scratch);
+      spec.env.emplace_back(kScratchEnv, scratch);
+      logdir = SubstituteScratch(logdir, scratch);
+      profile_dir = SubstituteScratch(profile_dir, scratch);
+      // The copy's time is the run's: what is left of its limit is the job's.
+      limit_ns -= live::MonotonicNowNs() - t_start;
+      if (limit_ns <= 0) {
+        run.failure = "--scratch " + o_.scratch + ": copying it took the run's whole time limit";
+        fs::remove_all(scratch, ec);
+        run.wall_ns = live::MonotonicNowNs() - t_start;
+        return run;
+      }
+    }
+  }
+  run = RunJob(spec, limit_ns, logdir, profile_dir, index);
+  if (!scratch.empty() && !spec.profile) {
+    std::error_code ec;
+    fs::remove_all(scratch, ec);
+  }
+  run.wall_ns = live::MonotonicNowNs() - t_start;
+  return run;
+}
+
+TrialRun ProcessTrialRunner::RunJob(const TrialSpec& spec, int64_t limit_ns, const std::string& logdir,
+                                    const std::string& profile_dir, int index) {
   TrialRun run;
   LineMeter meter(metric_);
-  std::set<std::string> before;
-  if (metric_.source == MetricSource::kLogdir) before = FilesUnder(metric_.logdir);
+  std::set<std::string> before, traces_before;
+  if (metric_.source == MetricSource::kLogdir) before = FilesUnder(logdir);
+  if (spec.profile && !profile_dir.empty()) traces_before = FilesUnder(profile_dir);
+
+  // A profiled run's samples file exists before the job starts (live_session.h).
+  std::unique_ptr<live::SamplesWriter> samples;
+  if (spec.profile) {
+    const std::string path = temp_root_ + "/profile-run-" + std::to_string(index) + ".jsonl";
+    auto w = live::SamplesWriter::Create(path, live::SamplesPathMode::kExact);
+    if (w.ok()) samples = std::move(*w);
+    else run.profile_note = "no live samples: " + w.message();
+  }
 
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
@@ -94,6 +185,19 @@ TrialRun ProcessTrialRunner::Run(const TrialSpec& spec, int64_t limit_ns) {
   const pid_t pid = pid_t(*child);
   live::ForwardSignalsToGroup(pid);
   meter.Start(t0);
+  // The profiled run's tree sampled beside the loop below, until the job is gone.
+  std::atomic<bool> stop_sampling{false};
+  std::thread sampler;
+  if (samples) {
+    sampler = std::thread([&, pid] {
+      live::LiveSessionOptions so;
+      so.interval_ns = o_.profile_interval_ns;
+      so.command = spec.argv;
+      so.gpus = o_.gpus;
+      so.stop = &stop_sampling;
+      live::RunLiveSession(pid, *samples, so);
+    });
+  }
 
   enum class Phase { kRunning, kTerm, kKill } phase = Phase::kRunning;
   bool exited = false, eof = false, timed_out = false;
@@ -123,7 +227,7 @@ TrialRun ProcessTrialRunner::Run(const TrialSpec& spec, int64_t limit_ns) {
         phase = Phase::kTerm;
         term_at = now;
       }
-    } else if (phase == Phase::kTerm && now - term_at >= grace_ns_) {
+    } else if (phase == Phase::kTerm && now - term_at >= o_.kill_grace_ns) {
       ::kill(-pid, SIGKILL);
       phase = Phase::kKill;
     }
@@ -139,6 +243,21 @@ TrialRun ProcessTrialRunner::Run(const TrialSpec& spec, int64_t limit_ns) {
   }
   ::kill(-pid, SIGKILL);  // anything of the group that closed its output and lives on
   ::close(fds[0]);
+  if (sampler.joinable()) {
+    stop_sampling = true;
+    sampler.join();
+    const std::string path = samples->path();
+    samples.reset();  // closed before it is read back
+    run.profile_inputs.push_back(path);
+  }
+  if (spec.profile && !profile_dir.empty()) {
+    int fresh = 0;
+    for (const auto& f : FilesUnder(profile_dir))
+      if (!traces_before.count(f)) ++fresh, run.profile_inputs.push_back(f);
+    if (fresh == 0)
+      run.profile_note += std::string(run.profile_note.empty() ? "" : "; ") + "the run wrote no new files under " +
+                          profile_dir + ": the diagnosis is from its live samples alone";
+  }
   if (!pending.empty()) meter.Feed(pending, live::MonotonicNowNs());
   run.wall_ns = live::MonotonicNowNs() - t0;
   run.check = meter.Check();
@@ -147,10 +266,10 @@ TrialRun ProcessTrialRunner::Run(const TrialSpec& spec, int64_t limit_ns) {
   std::optional<double> tp;
   if (metric_.source == MetricSource::kLogdir) {
     std::vector<std::string> fresh;
-    for (const auto& f : FilesUnder(metric_.logdir))
+    for (const auto& f : FilesUnder(logdir))
       if (!before.count(f)) fresh.push_back(f);
     if (fresh.empty()) {
-      why = "no new event files in " + metric_.logdir;
+      why = "no new event files in " + logdir;
     } else if (auto imported = ImportPaths(fresh); !imported.ok()) {
       why = imported.message();
     } else {

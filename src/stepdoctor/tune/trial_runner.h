@@ -20,6 +20,10 @@ struct TrialRun {
   bool stopped = false;        // tune stopped it (enough steps, or its time limit), not a failure itself
   bool interrupted = false;    // the user stopped tune during this run
   std::string failure;         // why the run is unusable (one line); empty when it is usable
+  // A profiled run (TrialSpec::profile): what to diagnose (its samples file, the trace files it
+  // wrote under the profile folder), kept until the runner is gone; or why nothing can be.
+  std::vector<std::string> profile_inputs;
+  std::string profile_note;
 };
 
 class TrialRunner {

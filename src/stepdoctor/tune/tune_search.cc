@@ -35,13 +35,14 @@ class Search {
   // Whether one more run fits, leaving `reserve` runs' worth for what must follow.
   bool Fits(int reserve) const { return used_ns_ + cost_ns * (1 + reserve) <= o_.budget_ns; }
 
-  TrialRun RunOnce(const Setting& s, const std::string& label) {
+  TrialRun RunOnce(const Setting& s, const std::string& label, bool profile = false) {
     auto spec = ApplySetting(o_.command, o_.knobs, s);
     TrialRun run;
     if (!spec.ok()) {
       run.failure = spec.message();
       return run;
     }
+    spec->profile = profile;
     run = runner_.Run(*spec, limit_ns);
     used_ns_ += run.wall_ns;
     ++r_.runs_done;
@@ -135,6 +136,7 @@ Result<TuneReport> RunTune(const TuneOptions& o, TrialRunner& runner) {
   r.repeats = o.repeats;
   r.budget_s = double(o.budget_ns) / 1e9;
   r.confidence_pct = MedianRangeConfidence(size_t(o.repeats)) * 100;
+  r.profile.asked = o.profile;
   for (const auto& k : o.knobs) r.knobs.push_back(KnobLine(k));
 
   // The plan: the baseline's runs, one per value tried, one confirmation per knob, the best's
@@ -183,7 +185,13 @@ Result<TuneReport> RunTune(const TuneOptions& o, TrialRunner& runner) {
   // The baseline, `repeats` times: its median, and the noise from the spread of its runs.
   std::vector<double> base_runs;
   for (int k = 0; k < o.repeats; ++k) {
-    TrialRun run = s.RunOnce(baseline, "baseline");
+    const bool profile = o.profile && k == 0;
+    TrialRun run = s.RunOnce(baseline, profile ? "baseline (profiled)" : "baseline", profile);
+    if (profile) {
+      r.profile.run = r.runs_done;
+      r.profile.inputs = run.profile_inputs;
+      r.profile.note = run.profile_note;
+    }
     if (run.interrupted) return Result<TuneReport>(ErrorCode::kInvalidArgument, "interrupted during the baseline");
     if (!run.failure.empty())
       return bad(fmt::format("the baseline's run {} of {} failed: {}", k + 1, o.repeats, run.failure));

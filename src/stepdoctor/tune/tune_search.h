@@ -40,6 +40,7 @@ struct TuneOptions {
   bool check = false;             // --check-metric given
   double check_tolerance = kDefaultCheckTolerance;
   bool dry_run = false;
+  bool profile = false;           // --profile: the baseline's first run is sampled for a diagnosis
   std::string metric, unit;       // for the report
   std::function<void(const std::string& line)> progress;  // one line per run
 };
