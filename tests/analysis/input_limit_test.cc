@@ -4,6 +4,8 @@
 // on the machine.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "inline_chrome.h"
 #include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/analysis/input_limit.h"
@@ -69,6 +71,13 @@ const Finding* Find(const Report& r, const char* id) {
   return nullptr;
 }
 
+// A finding's named figure; NaN when it has none of that name.
+double Figure(const Finding& f, const std::string& name) {
+  for (const auto& [k, v] : f.figures)
+    if (k == name) return v;
+  return std::nan("");
+}
+
 std::string Evidence(const Finding& f, const std::string& label) {
   for (const auto& e : f.evidence)
     if (e.label == label) return e.value;
@@ -114,6 +123,15 @@ TEST(RuleInputBound, StorageLimitThresholds) {
   EXPECT_NE(Evidence(*s, "bytes per sample").find("4.1 KB (estimate: the mean file size under"), std::string::npos);
   EXPECT_EQ(Evidence(*s, "reading one step's samples"), "42.9 ms at 1 reader of the 40.0 ms the step waits on input");
   EXPECT_NE(Evidence(*s, "storage under " + slow.path + " (probed)").find("747 files/s"), std::string::npos);
+  // The same figures for machines.
+  EXPECT_EQ(Figure(*s, "storage_limited"), 1);
+  EXPECT_EQ(Figure(*c, "storage_limited"), 0);
+  EXPECT_NEAR(Figure(*s, "storage_headroom"), kStorageHeadroomFactor - 0.1, 1e-9);
+  EXPECT_NEAR(Figure(*c, "storage_headroom"), kStorageHeadroomFactor + 0.1, 1e-9);
+  EXPECT_NEAR(Figure(*s, "needed_samples_per_s"), kNeededSamplesPerS, 1e-6);
+  EXPECT_NEAR(Figure(*s, "deliverable_samples_per_s"), kNeededSamplesPerS * (kStorageHeadroomFactor - 0.1), 1e-6);
+  EXPECT_EQ(Figure(*s, "readers"), 1);
+  EXPECT_NEAR(Figure(*s, "storage_ms_per_step"), 42.857, 1e-3);
 }
 
 TEST(RuleInputBound, StorageHeadroomBothSides) {
@@ -148,6 +166,9 @@ TEST(InputLimit, WithoutSamplesPerStepTheLimitIsUnknownAndSaysWhatToGive) {
   ASSERT_TRUE(f);
   EXPECT_NE(Evidence(*f, "input limit").find("--samples-per-step"), std::string::npos);
   EXPECT_EQ(f->fix.summary, Find(plain, "input_bound")->fix.summary);  // no limit, no new advice
+  EXPECT_TRUE(std::isnan(Figure(*f, "storage_limited"))) << "no verdict, no figure";
+  EXPECT_TRUE(std::isnan(Figure(*f, "storage_headroom")));
+  EXPECT_TRUE(Find(plain, "input_bound")->figures.empty());
 }
 
 // Data already in large files: samples/s from MB/s needs the bytes a sample takes.

@@ -49,6 +49,37 @@ TEST_F(DiagnoseData, AnInputBoundTraceNamesTheLimitWithTheProbedFigures) {
   EXPECT_TRUE(probed) << r.out;
 }
 
+// `run --data`: the job writes its trace into a logdir; after it exits the samples and the trace
+// are diagnosed, and the input-bound finding gets the probe's verdict, in words and as figures.
+TEST_F(DiagnoseData, RunWithDataProbesTheStorageAfterTheJob) {
+  const std::string logdir = dir_ / "prof";
+  auto r = testing::RunCli("run --no-gpu --interval 100ms --out " + dir_ / "samples.jsonl" + " --logdir " + logdir +
+                           " --data " + dir_ / "images" + " --samples-per-step 32 --data-duration 0.5s -f json -- sh -c "
+                           "'mkdir -p " + logdir + " && cp " + dir_ / "input.json" + " " + logdir + "/ && sleep 0.3'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element j;
+  ASSERT_EQ(parser.parse(r.out).get(j), simdjson::SUCCESS) << r.out;
+  std::string limit;
+  double storage_limited = -1, headroom = 0;
+  for (auto f : j["findings"].get_array()) {
+    if (std::string_view(f["id"]) != "input_bound") continue;
+    for (auto e : f["evidence"].get_array())
+      if (std::string_view(e["label"]) == "input limit") limit = std::string(std::string_view(e["value"]));
+    storage_limited = f["figures"]["storage_limited"].get_double().value_unsafe();
+    headroom = f["figures"]["storage_headroom"].get_double().value_unsafe();
+  }
+  EXPECT_TRUE(limit.rfind("storage: ", 0) == 0 || limit.rfind("CPU ", 0) == 0) << r.out;
+  EXPECT_EQ(storage_limited, limit.rfind("storage: ", 0) == 0 ? 1 : 0);
+  EXPECT_GT(headroom, 0);
+
+  // A --data that is no folder is refused before the job starts.
+  auto bad = testing::RunCli("run --no-gpu --out " + dir_ / "s2.jsonl" + " --data " + dir_ / "nope" +
+                             " -- sh -c 'touch " + dir_ / "ran" + "'");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_FALSE(std::ifstream(dir_ / "ran").good()) << "the job ran with an unusable --data";
+}
+
 TEST_F(DiagnoseData, NotInputBoundSkipsTheProbeAndSaysWhy) {
   auto r = Diagnose(dir_ / "compute.json" + " --data " + dir_ / "images");
   ASSERT_EQ(r.exit_code, 0) << r.err;

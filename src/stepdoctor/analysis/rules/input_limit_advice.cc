@@ -132,6 +132,14 @@ void AddInputLimit(const Signals& sig, Finding* f) {
   const InputLimitSignals& s = *sig.input_limit;
   InputLimit limit = InputLimitOf(s);
   Evidence(s, limit, f);
+  // The same for machines (JSON findings[].figures): only what was measured or given.
+  if (limit != InputLimit::kUnknown) f->figures.emplace_back("storage_limited", limit == InputLimit::kStorage ? 1 : 0);
+  if (s.headroom > 0) f->figures.emplace_back("storage_headroom", s.headroom);
+  if (s.deliverable_samples_per_s > 0) f->figures.emplace_back("deliverable_samples_per_s", s.deliverable_samples_per_s);
+  if (s.needed_samples_per_s > 0) f->figures.emplace_back("needed_samples_per_s", s.needed_samples_per_s);
+  if (s.phase) f->figures.emplace_back("storage_mb_per_s", s.phase->mb_per_s);
+  if (s.readers > 0) f->figures.emplace_back("readers", s.readers);
+  if (s.storage_ms_per_step > 0) f->figures.emplace_back("storage_ms_per_step", s.storage_ms_per_step);
   if (limit == InputLimit::kStorage) StorageFix(s, f);
   else if (limit == InputLimit::kCpu) CpuFix(sig, s, f);
 }
