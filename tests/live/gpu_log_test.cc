@@ -7,6 +7,7 @@
 
 #include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/analysis/resource_signals.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/importers/import_paths.h"
 #include "test_util.h"
 
@@ -163,6 +164,29 @@ TEST(GpuLogCsv, CsvWithoutAGpuColumnIsRefusedNamingTheColumns) {
   EXPECT_EQ(st.code(), ErrorCode::kUnknownFormat);
   EXPECT_NE(st.message().find("metrics.csv"), std::string::npos);
   EXPECT_NE(st.message().find("utilization.gpu"), std::string::npos) << st.message();
+}
+
+// A log too short to judge says how many samples it holds and how many a verdict needs, not that
+// the input holds nothing: one sample under kMinSamples, and at kMinSamples the rules judge.
+TEST(GpuLogVerdict, TooFewSamplesSaysSoOnBothSidesOfTheMinimum) {
+  auto log = [](int n) {
+    std::string s = "index, name, memory.used [MiB], utilization.gpu [%]\n";
+    for (int i = 0; i < n; ++i) s += "0, Tesla V100-PCIE-32GB, 0 MiB, 0 %\n";
+    return s;
+  };
+  Trace few;
+  ASSERT_TRUE(ImportText(log(kMinSamples - 1), "few.csv", &few).ok());
+  Report f = AnalyzeTrace(few);
+  EXPECT_EQ(f.verdict.bottleneck, Bottleneck::kUnknown);
+  EXPECT_NE(f.verdict.summary.find("too few samples to judge: the input holds at most " + std::to_string(kMinSamples - 1) +
+                                   " samples"),
+            std::string::npos)
+      << f.verdict.summary;
+  EXPECT_NE(f.verdict.summary.find(std::to_string(kMinSamples) + " a verdict needs"), std::string::npos);
+  Trace enough;
+  ASSERT_TRUE(ImportText(log(kMinSamples), "enough.csv", &enough).ok());
+  Report e = AnalyzeTrace(enough);
+  EXPECT_EQ(e.verdict.summary.find("too few samples"), std::string::npos) << e.verdict.summary;
 }
 
 // The verdicts: a well-fed GPU beside an unused one, a partly fed GPU, a starved one.

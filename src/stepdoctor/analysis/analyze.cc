@@ -335,6 +335,19 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
                       "torch.profiler) and diagnose the logdir");
   }
 
+  if (r.verdict.bottleneck == Bottleneck::kUnknown && r.findings.empty() && !resources && trace.EventCount() == 0) {
+    // Samples too few to judge are not "nothing to analyse": say how many there are and what a
+    // verdict needs.
+    if (const int64_t n = MostResourceSamples(trace); n > 0 && n < kMinSamples) {
+      r.verdict.summary = fmt::format(
+          "too few samples to judge: the input holds at most {} sample{} per utilisation series, under the {} a verdict "
+          "needs",
+          n, n == 1 ? "" : "s", kMinSamples);
+      r.notes.push_back("log for longer while the job runs (nvidia-smi --query-gpu=timestamp,index,utilization.gpu,"
+                        "memory.used --format=csv -l 1, or stepdoctor run -- CMD), then diagnose again");
+    }
+  }
+
   // A trace that explains little of its steps supports little: untraced host time lowers the
   // confidence (rules/thresholds.h: the untraced_time tiers).
   if (steps.step_count > 0 && steps.mean_step_ms > 0) {

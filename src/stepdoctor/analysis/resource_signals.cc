@@ -194,6 +194,13 @@ void ClassifyResources(ResourceSignals* r) {
   r->classification = c;
 }
 
+int64_t MostResourceSamples(const Trace& trace) {
+  int64_t most = 0;
+  for (const auto& c : trace.counters)
+    if (IsResourceSeries(c.name)) most = std::max(most, int64_t(c.value.size()));
+  return most;
+}
+
 std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace) {
   // The worker with the most resource samples.
   std::map<uint32_t, size_t> points;

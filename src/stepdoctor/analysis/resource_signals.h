@@ -123,6 +123,10 @@ struct ResourceSignals {
 // kMinSamples samples of any series we read.
 std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace);
 
+// The most samples any one resource series of `trace` holds (0 without resource series): what a
+// report says when there are too few (under kMinSamples) to compute the signals above.
+int64_t MostResourceSamples(const Trace& trace);
+
 // Applies the thresholds above to the aggregates (cpu_high ... classification). Split out so
 // tests can set aggregates directly and check both sides of each threshold.
 void ClassifyResources(ResourceSignals* r);
