@@ -44,13 +44,34 @@ TEST(Tf1TimelineLanes, ClassifiesCanonicalLaneNames) {
 }
 
 TEST(Tf1TimelineLanes, OneSetOfLanesIsTheDevice) {
-  // Per-stream lanes where there are any; else stream:all; else memcpy. Never the op-level lane.
-  EXPECT_TRUE(Tf1LaneIsDeviceStream(Tf1Lane::kStream, true, true));
-  EXPECT_FALSE(Tf1LaneIsDeviceStream(Tf1Lane::kAllStreams, true, true));
-  EXPECT_TRUE(Tf1LaneIsDeviceStream(Tf1Lane::kAllStreams, false, true));
-  EXPECT_FALSE(Tf1LaneIsDeviceStream(Tf1Lane::kMemcpy, false, true));
-  EXPECT_TRUE(Tf1LaneIsDeviceStream(Tf1Lane::kMemcpy, false, false));
-  EXPECT_FALSE(Tf1LaneIsDeviceStream(Tf1Lane::kOpLevel, false, false));
+  // Per-stream lanes where they hold the kernels; else stream:all (with memcpy for the copies
+  // where stream:all has none); else memcpy. Never the op-level lane.
+  Tf1GpuLanes whole;  // per-stream lanes and stream:all with the same kernels
+  whole.has_streams = whole.has_all_streams = true;
+  whole.Count(Tf1Lane::kStream, EventKind::kKernel);
+  whole.Count(Tf1Lane::kStream, EventKind::kMemcpyH2D);
+  whole.Count(Tf1Lane::kAllStreams, EventKind::kKernel);
+  EXPECT_TRUE(Tf1LaneIsDeviceStream(Tf1Lane::kStream, whole));
+  EXPECT_FALSE(Tf1LaneIsDeviceStream(Tf1Lane::kAllStreams, whole));
+  EXPECT_FALSE(Tf1LaneIsDeviceStream(Tf1Lane::kMemcpy, whole));
+  EXPECT_FALSE(Tf1LaneIsDeviceStream(Tf1Lane::kOpLevel, whole));
+
+  Tf1GpuLanes cut = whole;  // one kernel more on stream:all than on the streams: they are cut short
+  cut.Count(Tf1Lane::kAllStreams, EventKind::kKernel);
+  EXPECT_FALSE(cut.UseStreams());
+  EXPECT_FALSE(Tf1LaneIsDeviceStream(Tf1Lane::kStream, cut));
+  EXPECT_TRUE(Tf1LaneIsDeviceStream(Tf1Lane::kAllStreams, cut));
+  EXPECT_TRUE(Tf1LaneIsDeviceStream(Tf1Lane::kMemcpy, cut));  // stream:all holds no copies
+  cut.Count(Tf1Lane::kAllStreams, EventKind::kMemcpyH2D);
+  EXPECT_FALSE(Tf1LaneIsDeviceStream(Tf1Lane::kMemcpy, cut));  // now it does: memcpy would count them twice
+
+  Tf1GpuLanes all_only;
+  all_only.has_all_streams = true;
+  all_only.Count(Tf1Lane::kAllStreams, EventKind::kKernel);
+  EXPECT_TRUE(Tf1LaneIsDeviceStream(Tf1Lane::kAllStreams, all_only));
+  Tf1GpuLanes memcpy_only;
+  EXPECT_TRUE(Tf1LaneIsDeviceStream(Tf1Lane::kMemcpy, memcpy_only));
+  EXPECT_FALSE(Tf1LaneIsDeviceStream(Tf1Lane::kOpLevel, memcpy_only));
 }
 
 }  // namespace

@@ -120,6 +120,35 @@ TEST(Tf1Timeline, StreamAllIsTheDeviceWhereThereAreNoPerStreamLanes) {
   EXPECT_NEAR(DevicePct(r), 100.0 * 110 / 1010, 0.5);
 }
 
+// A file cut short (or a tracer that dropped records) can end before the per-stream lanes that
+// hold the kernels: those lanes then hold fewer kernels than stream:all, which is the record;
+// stream:all holds no copies, so the memcpy lane is the copies' record.
+TEST(Tf1Timeline, StreamAllIsTheDeviceWherePerStreamLanesHoldFewerKernels) {
+  std::string j = R"({"traceEvents": [)";
+  j += Process(1, "/job:localhost/replica:0/task:0/device:GPU:0 Compute");
+  j += Process(2, "/device:GPU:0/stream:all Compute");
+  j += Process(4, "/device:GPU:0/memcpy Compute");
+  j += Process(5, "/device:GPU:0/stream:8 Compute");
+  j += Process(6, "/job:localhost/replica:0/task:0/device:CPU:0 Compute");
+  j += Op(1, "Conv2D", 0, 1000);
+  j += Op(2, "Conv2D", 900, 100);
+  j += Op(4, "MEMCPYHtoD", 1000, 10);
+  j += Op(5, "MEMCPYHtoD", 1000, 10);  // the copy's stream; the kernel's stream was cut off
+  j += Op(6, "_SOURCE", 0, 5);
+  j += "{}]}";
+  Trace t = ImportInline(j);
+  const Timeline* all = Lane(t, "/device:GPU:0/stream:all");
+  const Timeline* memcpy = Lane(t, "/device:GPU:0/memcpy");
+  const Timeline* s8 = Lane(t, "/device:GPU:0/stream:8");
+  ASSERT_TRUE(all && memcpy && s8);
+  EXPECT_EQ(all->kind, TimelineKind::kDeviceStream);
+  EXPECT_EQ(memcpy->kind, TimelineKind::kDeviceStream);
+  EXPECT_EQ(s8->kind, TimelineKind::kDerived);
+  Report r = AnalyzeTrace(t);
+  EXPECT_NEAR(DevicePct(r), 100.0 * 110 / 1010, 0.5);
+  EXPECT_NEAR(CategoryPct(r, "device_compute"), 100.0 * 100 / 1010, 0.5);
+}
+
 TEST(Tf1Timeline, CpuOnlyOpsAreOperatorsOnAHostThread) {
   std::string j = R"({"traceEvents": [)";
   j += Process(0, "/job:localhost/replica:0/task:0/device:CPU:0 Compute");

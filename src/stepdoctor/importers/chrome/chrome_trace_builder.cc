@@ -452,7 +452,7 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   DeviceId host = trace.GetOrAddDevice(s.worker, DeviceKind::kHostCpu, 0, "host CPU");
   // TF1 timelines record a GPU's work on several lanes at once: which ones each GPU has decides
   // which lanes are its streams (tf1_timeline_lanes.h).
-  std::map<int, std::pair<bool, bool>> tf1_gpu_lanes;  // GPU -> (per-stream lanes, stream:all)
+  std::map<int, Tf1GpuLanes> tf1_gpu_lanes;
   if (tensorflow)
     for (const auto& tl : s.tls) {
       auto pn = s.process_name.find(tl.pid);
@@ -460,8 +460,14 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
       Tf1Lane lane = ClassifyTf1Lane(pn->second);
       int gpu = TrailingDeviceNumber(pn->second, "/device:GPU:");
       if (gpu < 0) continue;
-      if (lane == Tf1Lane::kStream) tf1_gpu_lanes[gpu].first = true;
-      if (lane == Tf1Lane::kAllStreams) tf1_gpu_lanes[gpu].second = true;
+      Tf1GpuLanes& g = tf1_gpu_lanes[gpu];
+      if (lane == Tf1Lane::kStream) g.has_streams = true;
+      if (lane == Tf1Lane::kAllStreams) g.has_all_streams = true;
+      if (lane == Tf1Lane::kStream || lane == Tf1Lane::kAllStreams) {
+        const Timeline& t = trace.timeline(tl.id);
+        for (size_t i = 0; i < t.ev.size(); ++i)
+          if (t.ev.dur_ns[i] > 0) g.Count(lane, ClassifyDeviceLineEvent(trace.str(t.ev.name[i])));
+      }
     }
   // The tasks TF1's lanes name. With one, _Send/_Recv hand tensors over inside the process: the
   // executor's bookkeeping. With several, a _Recv may wait on the network, and stays an operator.
@@ -519,8 +525,7 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
     const Tf1Lane tf1 = tensorflow && !tl.device_category ? ClassifyTf1Lane(pname) : Tf1Lane::kNone;
     if (tf1 != Tf1Lane::kNone && tf1 != Tf1Lane::kHostOps && gpu >= 0) {
       t.device = trace.GetOrAddDevice(s.worker, DeviceKind::kGpu, gpu);
-      auto [streams, all] = tf1_gpu_lanes[gpu];
-      t.kind = Tf1LaneIsDeviceStream(tf1, streams, all) ? TimelineKind::kDeviceStream : TimelineKind::kDerived;
+      t.kind = Tf1LaneIsDeviceStream(tf1, tf1_gpu_lanes[gpu]) ? TimelineKind::kDeviceStream : TimelineKind::kDerived;
       if (tf1 != Tf1Lane::kOpLevel)
         for (size_t i = 0; i < t.ev.size(); ++i) t.ev.kind[i] = ClassifyDeviceLineEvent(trace.str(t.ev.name[i]));
       t.name = pname.substr(0, pname.size() - std::string_view(" Compute").size());

@@ -72,11 +72,24 @@ std::string_view Tf1LaneTask(std::string_view n) {
   return dev == std::string_view::npos ? std::string_view() : n.substr(0, dev);
 }
 
-bool Tf1LaneIsDeviceStream(Tf1Lane lane, bool gpu_has_streams, bool gpu_has_all_streams) {
+void Tf1GpuLanes::Count(Tf1Lane lane, EventKind kind) {
+  const bool copy = IsMemcpy(kind) || kind == EventKind::kMemset;
+  const bool compute = !copy && IsDeviceActivity(kind);
+  if (lane == Tf1Lane::kStream) {
+    stream_compute += compute;
+    stream_copies += copy;
+  } else if (lane == Tf1Lane::kAllStreams) {
+    all_compute += compute;
+    all_copies += copy;
+  }
+}
+
+bool Tf1LaneIsDeviceStream(Tf1Lane lane, const Tf1GpuLanes& gpu) {
+  const bool streams = gpu.UseStreams();
   switch (lane) {
-    case Tf1Lane::kStream: return true;
-    case Tf1Lane::kAllStreams: return !gpu_has_streams;
-    case Tf1Lane::kMemcpy: return !gpu_has_streams && !gpu_has_all_streams;
+    case Tf1Lane::kStream: return streams;
+    case Tf1Lane::kAllStreams: return !streams;
+    case Tf1Lane::kMemcpy: return !streams && (!gpu.has_all_streams || gpu.all_copies == 0);
     default: return false;
   }
 }

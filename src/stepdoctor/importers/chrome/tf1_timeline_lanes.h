@@ -11,8 +11,11 @@
 // import, so every later check reads one form.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+
+#include "stepdoctor/model/event_kind.h"
 
 namespace stepdoctor::chrome {
 
@@ -40,9 +43,26 @@ Tf1Lane ClassifyTf1Lane(std::string_view process_name);
 // ("/device:GPU:0/stream:all Compute"), which are the local process's. REQUIRED: canonical name.
 std::string_view Tf1LaneTask(std::string_view process_name);
 
+// What one GPU's TF1 lanes hold: which kinds of lane it has, and the compute (kernel) and copy
+// events on its per-stream lanes and on stream:all. In a whole file both sets hold the same
+// kernels; where they differ (a file cut short, a tracer that dropped records) the fuller one
+// is the device's record.
+struct Tf1GpuLanes {
+  bool has_streams = false;      // any /device:GPU:N/stream:K lane
+  bool has_all_streams = false;  // a /device:GPU:N/stream:all lane
+  int64_t stream_compute = 0, stream_copies = 0;  // over the per-stream lanes
+  int64_t all_compute = 0, all_copies = 0;        // on stream:all
+  // Adds one event of `kind` on a lane of `lane` kind (other lanes are not counted).
+  void Count(Tf1Lane lane, EventKind kind);
+  // The per-stream lanes are the record: they exist and hold at least the kernels stream:all does.
+  bool UseStreams() const { return has_streams && (!has_all_streams || stream_compute >= all_compute); }
+};
+
 // REQUIRED: the lane is on a GPU. Whether a lane of `lane` kind is the device's own record of busy
-// time, given which lanes the same GPU has: per-stream lanes where there are any, else stream:all,
-// else the memcpy lane. Op-level lanes never are (they include queueing and autotuning on the host).
-bool Tf1LaneIsDeviceStream(Tf1Lane lane, bool gpu_has_streams, bool gpu_has_all_streams);
+// time, given what the same GPU's lanes hold: the per-stream lanes where they hold the kernels
+// (Tf1GpuLanes::UseStreams), else stream:all, with the memcpy lane for the copies where stream:all
+// records none (TF's tracer puts copies on their stream and on memcpy, not on stream:all), else
+// the memcpy lane alone. Op-level lanes never are (they include queueing and autotuning on the host).
+bool Tf1LaneIsDeviceStream(Tf1Lane lane, const Tf1GpuLanes& gpu);
 
 }  // namespace stepdoctor::chrome
