@@ -32,6 +32,7 @@ inline std::vector<std::string> AdviceRepeatingApplied(const Report& r) {
       {applied("autocast"), "mixed precision", true, "GradScaler"},
       {applied("DataLoader worker processes"), "worker processes", true, "num_workers=min("},
       {applied("tf.data prefetch"), "prefetch", false, ".prefetch("},
+      {applied("TensorFlow graph execution"), "graph execution", false, "# one compiled graph per step"},
   };
   std::vector<std::string> out;
   for (const Finding& f : r.findings)

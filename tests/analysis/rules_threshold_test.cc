@@ -5,6 +5,7 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
+#include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 #include "stepdoctor/analysis/trace_to_coverage.h"
 #include "stepdoctor/analysis/verdict.h"
 
@@ -83,6 +84,34 @@ TEST(RuleHostBound, CpuOnlyWording) {
   auto f = Eval(rules::HostBound, s);
   ASSERT_TRUE(f);
   EXPECT_NE(f->title.find("Python/framework overhead"), std::string::npos);
+}
+
+// A step that already runs as a TensorFlow graph (a TF1 session, tf.function) is not told to wrap
+// itself in tf.function: the advice left is XLA auto-clustering; without the graph it is tf.function.
+TEST(RuleHostBound, TfGraphInUseAdvisesXlaNotTfFunction) {
+  for (bool cpu_only : {false, true}) {
+    StepSignals s = Step(0, 0, 10, 40, 50);
+    s.cpu_only = cpu_only;
+    s.top_level_ops_per_step = 12;
+    AppliedOptimizations graph;
+    graph.tf_graph = true;
+    Signals sig;
+    sig.steps = &s;
+    sig.applied = &graph;
+    auto f = rules::HostBound(sig);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->fix.tensorflow.find("@tf.function"), std::string::npos) << f->fix.tensorflow;
+    EXPECT_NE(f->fix.tensorflow.find("tf.config.optimizer.set_jit(True)"), std::string::npos);
+    EXPECT_NE(f->fix.summary.find("already runs as a TensorFlow graph"), std::string::npos) << f->fix.summary;
+    bool said = false;
+    for (const auto& e : f->evidence) said |= e.label == "already in use" && e.value == "TensorFlow graph execution";
+    EXPECT_TRUE(said);
+    AppliedOptimizations eager;
+    sig.applied = &eager;
+    auto g = rules::HostBound(sig);
+    ASSERT_TRUE(g);
+    EXPECT_NE(g->fix.tensorflow.find("@tf.function(jit_compile=True)"), std::string::npos);
+  }
 }
 
 // A CPU trace with no operators (a Horovod timeline) cannot show overhead between operators.

@@ -2,6 +2,7 @@
 // (op-level, stream:all, per stream, memcpy); its busy time must be counted once.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "stepdoctor/analysis/analyze.h"
@@ -147,6 +148,29 @@ TEST(Tf1Timeline, StreamAllIsTheDeviceWherePerStreamLanesHoldFewerKernels) {
   Report r = AnalyzeTrace(t);
   EXPECT_NEAR(DevicePct(r), 100.0 * 110 / 1010, 0.5);
   EXPECT_NEAR(CategoryPct(r, "device_compute"), 100.0 * 100 / 1010, 0.5);
+}
+
+// A TF1 timeline is a session's graph run, and TF2 names a tf.function's graph __inference_...:
+// either way the coverage says graph execution is in use, so no finding advises tf.function.
+TEST(Tf1Timeline, SessionGraphAndTfFunctionAreGraphExecutionInUse) {
+  Report tf1 = AnalyzeTrace(ImportInline(Tf1GpuTrace(true)));
+  EXPECT_NE(std::find(tf1.coverage.applied.begin(), tf1.coverage.applied.end(), "TensorFlow graph execution"),
+            tf1.coverage.applied.end());
+  std::string tf2 = R"({"traceEvents": [)";
+  tf2 += Process(1, "/host:CPU");
+  tf2 += Op(1, "__inference_train_function_1234", 0, 500);
+  tf2 += Op(1, "MatMul", 10, 400);
+  tf2 += "{}]}";
+  Report f = AnalyzeTrace(ImportInline(tf2));
+  EXPECT_NE(std::find(f.coverage.applied.begin(), f.coverage.applied.end(), "TensorFlow graph execution"),
+            f.coverage.applied.end());
+  std::string eager = R"({"traceEvents": [)";
+  eager += Process(1, "/host:CPU");
+  eager += Op(1, "MatMul", 10, 400);
+  eager += "{}]}";
+  Report e = AnalyzeTrace(ImportInline(eager));
+  EXPECT_EQ(std::find(e.coverage.applied.begin(), e.coverage.applied.end(), "TensorFlow graph execution"),
+            e.coverage.applied.end());
 }
 
 TEST(Tf1Timeline, CpuOnlyOpsAreOperatorsOnAHostThread) {

@@ -7,7 +7,7 @@
 namespace stepdoctor {
 namespace {
 
-enum class Applied : uint8_t { kNone, kGraphLaunch, kCapture, kCompiled, kTorchScript, kXla, kLoaderWorkers, kPrefetch };
+enum class Applied : uint8_t { kNone, kGraphLaunch, kCapture, kCompiled, kTorchScript, kXla, kTfGraph, kLoaderWorkers, kPrefetch };
 
 struct NamePattern {
   std::string_view text;
@@ -39,6 +39,8 @@ constexpr NamePattern kPatterns[] = {
     {"XlaLaunch", false, Applied::kXla},
     {"_XlaRun", false, Applied::kXla},
     {"XlaCompile", false, Applied::kXla},
+    // A tf.function's graph, run as one function call (TF2 names its concrete functions so).
+    {"__inference_", false, Applied::kTfGraph},
     {"_MultiProcessingDataLoaderIter", false, Applied::kLoaderWorkers},
     {"::Prefetch", false, Applied::kPrefetch},
     {"PrefetchDataset", false, Applied::kPrefetch},
@@ -120,6 +122,7 @@ std::vector<std::string> AppliedOptimizations::Labels() const {
   if (compiled) out.push_back("torch.compile");
   if (torchscript) out.push_back("TorchScript");
   if (xla) out.push_back("XLA");
+  if (tf_graph) out.push_back("TensorFlow graph execution");
   if (autocast_ops > 0) out.push_back("mixed precision (autocast)");
   if (loader_workers) out.push_back("DataLoader worker processes");
   if (prefetch) out.push_back("tf.data prefetch");
@@ -143,6 +146,7 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
         case Applied::kCompiled: a.compiled = true; break;
         case Applied::kTorchScript: a.torchscript = true; break;
         case Applied::kXla: a.xla = true; break;
+        case Applied::kTfGraph: a.tf_graph = true; break;
         case Applied::kLoaderWorkers: a.loader_workers = true; break;
         case Applied::kPrefetch: a.prefetch = true; break;
         case Applied::kNone: break;
@@ -152,6 +156,7 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
   }
   // JAX programs are jit-compiled by XLA whatever their names say.
   if (trace.framework == Framework::kJax) a.xla = true;
+  if (worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).tf1_session) a.tf_graph = true;
   return a;
 }
 

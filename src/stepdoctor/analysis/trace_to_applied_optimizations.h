@@ -17,6 +17,9 @@ struct AppliedOptimizations {
   bool compiled = false;        // torch.compile regions (CompiledFunction, Torch-Compiled Region)
   bool torchscript = false;     // TorchScript graphs (torch.jit.script/trace: DifferentiableGraph, torch::jit::)
   bool xla = false;             // XLA clusters or jit-compiled programs
+  // TensorFlow ran the step as a graph: a TF1 session (its timeline is a graph run's StepStats)
+  // or tf.function graphs (__inference_ functions). Graph mode is done; XLA may not be.
+  bool tf_graph = false;
   // Operators autocast re-dispatched in reduced precision: a matrix operator (its lower-precision
   // list) that casts its inputs (aten::to / aten::_to_copy) and then calls itself, the shape
   // torch.autocast gives them on any device, in Kineto and autograd-profiler traces alike.
@@ -25,6 +28,7 @@ struct AppliedOptimizations {
   bool prefetch = false;        // tf.data prefetch in the input pipeline
 
   bool graphs() const { return graph_launches > 0; }
+  // Compilation that fuses operators or replays launches; TensorFlow's graph mode alone does neither.
   bool any_compilation() const { return graphs() || compiled || torchscript || xla; }
   bool mixed_precision() const { return autocast_ops > 0; }
   // Human labels, in a fixed order: "CUDA/HIP graph replay (1 launch)", "torch.compile", ...

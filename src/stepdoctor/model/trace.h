@@ -34,6 +34,9 @@ struct Worker {
   // The trace records one run of the training step and nothing else: a TF 1.x timeline is the
   // StepStats of one sess.run. Step inference reads such a window as one step (inferred).
   bool single_run = false;
+  // The trace is a TF 1.x timeline: the StepStats of sess.run calls, so the step ran as a graph
+  // (the graph executor's ops), whatever else it holds.
+  bool tf1_session = false;
   // Its samples file states no times (`nvidia-smi --query-gpu=... --format=csv` without a
   // timestamp column), or all at one time: their order is real, their spacing was assumed by
   // the importer.

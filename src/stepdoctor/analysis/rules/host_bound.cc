@@ -112,6 +112,23 @@ std::optional<Finding> HostBound(const Signals& sig) {
     f.fix.tensorflow = "model.compile(..., steps_per_execution=32)   # several steps per host round-trip; larger batches";
     return f;
   }
+  if (applied && applied->tf_graph) {
+    // The step already runs as a TensorFlow graph (a TF1 session, tf.function): tf.function would
+    // change nothing. What is left is fusing the graph's ops with XLA and larger operators.
+    f.evidence.push_back({"already in use", "TensorFlow graph execution"});
+    f.fix.summary = s.cpu_only ? "The step already runs as a TensorFlow graph and its operators are too small to "
+                                 "outweigh their scheduling: fuse them with XLA and give each more work (a larger batch)."
+                               : "The step already runs as a TensorFlow graph: fuse its ops into fewer kernels with XLA "
+                                 "auto-clustering, and give each kernel more work with a larger batch.";
+    f.fix.tensorflow =
+        "tf.config.optimizer.set_jit(True)   # XLA auto-clustering of the graph's ops (TF 2.x, and tf.compat.v1 sessions)\n"
+        "# TF1 sessions: config = tf.compat.v1.ConfigProto()\n"
+        "#   config.graph_options.optimizer_options.global_jit_level = tf.compat.v1.OptimizerOptions.ON_1\n"
+        "#   sess = tf.compat.v1.Session(config=config)\n"
+        "# and raise the batch size so each op does more work";
+    f.fix.pytorch = "model = torch.compile(model)   # the same idea in PyTorch: fuse operators (PyTorch 2)";
+    return f;
+  }
   f.fix.summary = s.cpu_only
                       ? "Do more work per operator call: larger batches, fused or compiled graphs, fewer Python-level ops."
                       : "Launch fewer, larger kernels: compile the step (graph mode / XLA / torch.compile), capture it "

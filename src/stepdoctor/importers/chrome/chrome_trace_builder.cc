@@ -446,6 +446,7 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   int most_sources = 0;
   for (const auto& [pid, n] : s.tf1_source_ops) most_sources = std::max(most_sources, n);
   w.single_run = tf1_timeline && most_sources <= 1;
+  w.tf1_session = tf1_timeline;
   for (const auto& tl : s.tls)
     if (tl.pid.is_string && !s.process_name.count(tl.pid) && is_tf_plane(CanonicalTfDeviceName(s.KeyText(tl.pid))))
       tensorflow = true;
