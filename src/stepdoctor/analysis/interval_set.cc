@@ -3,21 +3,79 @@
 #include <algorithm>
 
 namespace stepdoctor {
+namespace {
 
-IntervalSet MakeIntervalSet(std::vector<Interval> raw) {
-  auto by_start = [](const Interval& a, const Interval& b) { return a.start < b.start; };
-  if (!std::is_sorted(raw.begin(), raw.end(), by_start)) std::sort(raw.begin(), raw.end(), by_start);
-  IntervalSet out;
-  out.reserve(raw.size() / 2 + 1);
-  for (const Interval& iv : raw) {
+// Merges the run [b, e), sorted by start, into disjoint non-empty intervals written from `out`
+// on; `out` may be `b` (each write lands at or before the interval just read). Returns the end.
+Interval* ReduceSortedRun(const Interval* b, const Interval* e, Interval* out) {
+  Interval* o = out;
+  for (; b != e; ++b) {
+    const Interval iv = *b;
     if (iv.end <= iv.start) continue;
-    if (!out.empty() && iv.start <= out.back().end) {
-      out.back().end = std::max(out.back().end, iv.end);
-    } else {
-      out.push_back(iv);
-    }
+    if (o != out && iv.start <= o[-1].end) o[-1].end = std::max(o[-1].end, iv.end);
+    else *o++ = iv;
   }
-  return out;
+  return o;
+}
+
+// The union of two sorted disjoint runs, written from `out` (which overlaps neither).
+Interval* UnionRuns(const Interval* a, const Interval* ae, const Interval* b, const Interval* be, Interval* out) {
+  Interval* o = out;
+  while (a != ae || b != be) {
+    const Interval& next = (b == be || (a != ae && a->start <= b->start)) ? *a++ : *b++;
+    if (o != out && next.start <= o[-1].end) o[-1].end = std::max(o[-1].end, next.end);
+    else *o++ = next;
+  }
+  return o;
+}
+
+}  // namespace
+
+// The set is the same whatever the order of `raw`, so the work can follow its shape: intervals
+// gathered timeline by timeline arrive as a few runs each sorted by start. Each run is merged
+// where it lies and the merged runs are joined pairwise, instead of sorting the whole vector.
+IntervalSet MakeIntervalSet(std::vector<Interval> raw) {
+  std::vector<size_t> runs{0};  // where each run sorted by start begins
+  for (size_t i = 1; i < raw.size(); ++i)
+    if (raw[i].start < raw[i - 1].start) runs.push_back(i);
+  // Many short runs (an unordered input): sorting is cheaper than joining them.
+  constexpr size_t kMinRunLength = 16;
+  if (runs.size() > 1 && runs.size() * kMinRunLength > raw.size()) {
+    std::sort(raw.begin(), raw.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+    runs.resize(1);
+  }
+  runs.push_back(raw.size());
+  // Merge each run in place, packed to the front.
+  Interval* base = raw.data();
+  Interval* w = base;
+  std::vector<size_t> bounds{0};
+  for (size_t r = 0; r + 1 < runs.size(); ++r) {
+    w = ReduceSortedRun(base + runs[r], base + runs[r + 1], w);
+    bounds.push_back(size_t(w - base));
+  }
+  if (bounds.size() == 2) {
+    raw.resize(bounds[1]);
+    if (raw.size() < raw.capacity() / 4) raw.shrink_to_fit();  // the set outlives the raw input
+    return raw;
+  }
+  // Join neighbouring runs until one is left.
+  std::vector<Interval> other(bounds.back());
+  Interval* src = base;
+  Interval* dst = other.data();
+  while (bounds.size() > 2) {
+    std::vector<size_t> next{0};
+    Interval* o = dst;
+    for (size_t r = 0; r + 1 < bounds.size(); r += 2) {
+      if (r + 2 < bounds.size())
+        o = UnionRuns(src + bounds[r], src + bounds[r + 1], src + bounds[r + 1], src + bounds[r + 2], o);
+      else
+        o = std::copy(src + bounds[r], src + bounds[r + 1], o);
+      next.push_back(size_t(o - dst));
+    }
+    bounds.swap(next);
+    std::swap(src, dst);
+  }
+  return IntervalSet(src, src + bounds[1]);
 }
 
 int64_t TotalLength(const IntervalSet& s) {

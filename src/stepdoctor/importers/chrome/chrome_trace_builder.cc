@@ -372,14 +372,22 @@ void ChromeTraceBuilder::ReadAsHorovod() {
   State& s = *s_;
   Trace& trace = s.trace;
   uint64_t repaired = 0;
+  // Each name's phase kind (kCount_: the event keeps its own) and whether it is a rank marker,
+  // worked out once per name: a timeline repeats a few names thousands of times.
+  constexpr uint8_t kUnseen = 0, kMarker = 1, kNotMarker = 2;
+  std::vector<std::pair<EventKind, uint8_t>> by_name(trace.strings.size(), {EventKind::kCount_, kUnseen});
   for (auto& tl : s.tls) {
     Timeline& t = trace.timeline(tl.id);
     for (size_t i = 0; i < t.ev.size(); ++i) {
-      std::string_view n = trace.str(t.ev.name[i]);
-      t.ev.kind[i] = HorovodPhaseKind(n, t.ev.kind[i]);
+      auto& memo = by_name[t.ev.name[i].v];
+      if (memo.second == kUnseen) {
+        std::string_view n = trace.str(t.ev.name[i]);
+        memo = {HorovodPhaseKind(n, EventKind::kCount_), IsHorovodRankMarker(n) ? kMarker : kNotMarker};
+      }
+      if (memo.first != EventKind::kCount_) t.ev.kind[i] = memo.first;
       // Horovod writes rank-ready markers with dur 0; a converter that filled in a duration
       // (smdebug's copies run for days) must not stretch the window.
-      if (IsHorovodRankMarker(n) && t.ev.dur_ns[i] != 0) {
+      if (memo.second == kMarker && t.ev.dur_ns[i] != 0) {
         t.ev.dur_ns[i] = 0;
         ++repaired;
       }
