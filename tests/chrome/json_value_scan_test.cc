@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 
 namespace stepdoctor::chrome {
@@ -58,6 +59,64 @@ TEST(JsonValueScan, ResumesAcrossEverySplit) {
       ASSERT_EQ(ScanValueResume(s.data(), 0, cut, &st), kIncomplete) << "cut " << cut;
       EXPECT_EQ(ScanValueResume(s.data(), cut, s.size(), &st), whole) << "cut " << cut;
     }
+  }
+}
+
+// The byte-at-a-time rule the block scanner must follow exactly, invalid JSON included (a
+// backslash outside a string escapes nothing).
+size_t ReferenceEnd(const std::string& s) {
+  int depth = 0;
+  bool in_string = false, escape = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (i == 0) {
+      if (c == '"') in_string = true;
+      else ++depth;
+    } else if (in_string) {
+      if (escape) escape = false;
+      else if (c == '\\') escape = true;
+      else if (c == '"') {
+        in_string = false;
+        if (depth == 0) return i + 1;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if ((c == '}' || c == ']') && --depth == 0) {
+      return i + 1;
+    }
+  }
+  return kIncomplete;
+}
+
+// Random texts of the bytes that matter, long enough for several 64-byte blocks, whole and
+// split at random points: the same ends as the reference.
+TEST(JsonValueScan, BlocksAgreeWithTheByteRuleOnRandomText) {
+  std::mt19937 rng(5);
+  const char alphabet[] = "{}[]\"\\\"ab,: {{[[\"\"";
+  for (int round = 0; round < 3000; ++round) {
+    std::string s(1, "{[\""[round % 3]);
+    const size_t n = std::uniform_int_distribution<size_t>(1, 400)(rng);
+    // Mostly plain bytes, so values reach past a block; fewer backslashes in some rounds.
+    const int plain = std::uniform_int_distribution<int>(0, 12)(rng);
+    for (size_t k = 0; k < n; ++k) {
+      if (std::uniform_int_distribution<int>(0, 12)(rng) < plain) s += 'x';
+      else s += alphabet[std::uniform_int_distribution<size_t>(0, sizeof(alphabet) - 2)(rng)];
+    }
+    const size_t want = ReferenceEnd(s);
+    ValueScanState st;
+    EXPECT_EQ(ScanValueResume(s.data(), 0, s.size(), &st), want) << s;
+    const size_t cut = std::uniform_int_distribution<size_t>(1, s.size())(rng);
+    ValueScanState a;
+    size_t first = ScanValueResume(s.data(), 0, cut, &a);
+    if (want != kIncomplete && want <= cut) {
+      EXPECT_EQ(first, want) << s << " cut " << cut;
+    } else {
+      ASSERT_EQ(first, kIncomplete) << s << " cut " << cut;
+      EXPECT_EQ(ScanValueResume(s.data(), cut, s.size(), &a), want) << s << " cut " << cut;
+    }
+    if (HasFailure()) break;
   }
 }
 

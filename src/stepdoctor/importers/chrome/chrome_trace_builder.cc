@@ -70,6 +70,7 @@ struct ChromeTraceBuilder::State {
   WorkerId worker;
   std::unordered_map<std::string, int64_t> string_ids;
   std::vector<std::string> string_texts;
+  IdKey last_string_keys[2];  // a cache in front of string_ids (is_string false: empty)
   std::unordered_map<std::pair<IdKey, IdKey>, uint32_t, PairHash> tl_index;
   std::vector<TlState> tls;
   std::unordered_map<IdKey, std::string, IdKeyHash> process_name, process_label;
@@ -95,8 +96,13 @@ struct ChromeTraceBuilder::State {
 
   IdKey Key(const PidTid& p) {
     if (!p.is_string) return {p.num, false};
+    // The last two string ids met (an event's pid and tid): a file repeats a few of them.
+    for (const IdKey& k : last_string_keys)
+      if (k.is_string && string_texts[size_t(k.v)] == p.str) return k;
     auto [it, inserted] = string_ids.try_emplace(std::string(p.str), int64_t(string_texts.size()));
     if (inserted) string_texts.emplace_back(p.str);
+    last_string_keys[1] = last_string_keys[0];
+    last_string_keys[0] = {it->second, true};
     return {it->second, true};
   }
   std::string KeyText(IdKey k) const { return k.is_string ? string_texts[size_t(k.v)] : std::to_string(k.v); }
@@ -164,8 +170,12 @@ struct ChromeTraceBuilder::State {
     const ParsedArg* a = e.arg("name");
     // TensorFlow's legacy device names ("/gpu:0/stream:all Compute") take the "/device:GPU:0" form
     // here, once: every check below reads that form only.
-    if (e.name == "process_name" && a && a->type == ArgType::kString) process_name[pid] = CanonicalTfDeviceName(a->s);
-    else if (e.name == "process_labels" && (a = e.arg("labels")) && a->type == ArgType::kString)
+    if (e.name == "process_name" && a && a->type == ArgType::kString) {
+      // Names not starting with '/' are canonical already: a repeated one costs no copy.
+      std::string& slot = process_name[pid];
+      if (!a->s.empty() && a->s[0] == '/') slot = CanonicalTfDeviceName(a->s);
+      else if (slot != a->s) slot.assign(a->s);
+    } else if (e.name == "process_labels" && (a = e.arg("labels")) && a->type == ArgType::kString)
       process_label[pid] = std::string(a->s);
     else if (e.name == "thread_name" && a && a->type == ArgType::kString)
       thread_name[{pid, Key(e.tid)}] = std::string(a->s);
@@ -368,40 +378,6 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
   }
 }
 
-void ChromeTraceBuilder::ReadAsHorovod() {
-  State& s = *s_;
-  Trace& trace = s.trace;
-  uint64_t repaired = 0;
-  // Each name's phase kind (kCount_: the event keeps its own) and whether it is a rank marker,
-  // worked out once per name: a timeline repeats a few names thousands of times.
-  constexpr uint8_t kUnseen = 0, kMarker = 1, kNotMarker = 2;
-  std::vector<std::pair<EventKind, uint8_t>> by_name(trace.strings.size(), {EventKind::kCount_, kUnseen});
-  for (auto& tl : s.tls) {
-    Timeline& t = trace.timeline(tl.id);
-    for (size_t i = 0; i < t.ev.size(); ++i) {
-      auto& memo = by_name[t.ev.name[i].v];
-      if (memo.second == kUnseen) {
-        std::string_view n = trace.str(t.ev.name[i]);
-        memo = {HorovodPhaseKind(n, EventKind::kCount_), IsHorovodRankMarker(n) ? kMarker : kNotMarker};
-      }
-      if (memo.first != EventKind::kCount_) t.ev.kind[i] = memo.first;
-      // Horovod writes rank-ready markers with dur 0; a converter that filled in a duration
-      // (smdebug's copies run for days) must not stretch the window.
-      if (memo.second == kMarker && t.ev.dur_ns[i] != 0) {
-        t.ev.dur_ns[i] = 0;
-        ++repaired;
-      }
-    }
-    // Horovod opens a phase per tensor and closes it with an E; a B still open here was cut by the
-    // end of the file, and is closed in Finish with the rest.
-  }
-  if (repaired) {
-    trace.diagnostics.Count(ImportIssue::kInstantWithDuration, repaired - 1);  // the note counts the last one
-    trace.diagnostics.Note(ImportIssue::kInstantWithDuration,
-                           s.source + ": " + std::to_string(repaired) + " Horovod rank-ready markers carried a duration; read as instants");
-  }
-}
-
 void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   State& s = *s_;
   Trace& trace = s.trace;
@@ -415,7 +391,11 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   if (stats.value_too_large)
     trace.diagnostics.Note(ImportIssue::kOversizedValue,
                            s.source + ": one value is larger than the size cap; reading stopped there");
-  if (s.horovod) ReadAsHorovod();
+  if (s.horovod) {
+    std::vector<TimelineId> ids;
+    for (const auto& tl : s.tls) ids.push_back(tl.id);
+    ReadHorovodPhases(trace, ids, s.source);
+  }
   if (stats.trailing_garbage) trace.diagnostics.Count(ImportIssue::kTrailingGarbage);
 
   // Close ranges that never ended at the end of their thread's activity (the latest start or

@@ -34,8 +34,6 @@ class ChromeTraceBuilder final : public EventSink {
   ImportIssue first_skip_reason() const;
 
  private:
-  // Horovod timelines: phases get their kinds, rank-ready markers stay instants (horovod_phases.h).
-  void ReadAsHorovod();
   struct State;
   std::unique_ptr<State> s_;
 };

@@ -1,5 +1,7 @@
 #include "stepdoctor/importers/chrome/horovod_phases.h"
 
+#include <utility>
+
 namespace stepdoctor::chrome {
 namespace {
 
@@ -36,6 +38,38 @@ bool IsHorovodRankMarker(std::string_view n) {
   for (char c : n)
     if (c < '0' || c > '9') return false;
   return true;
+}
+
+void ReadHorovodPhases(Trace& trace, const std::vector<TimelineId>& timelines, const std::string& source) {
+  uint64_t repaired = 0;
+  // Each name's phase kind (kCount_: the event keeps its own) and whether it is a rank marker,
+  // worked out once per name: a timeline repeats a few names thousands of times.
+  constexpr uint8_t kUnseen = 0, kMarker = 1, kNotMarker = 2;
+  std::vector<std::pair<EventKind, uint8_t>> by_name(trace.strings.size(), {EventKind::kCount_, kUnseen});
+  for (TimelineId id : timelines) {
+    Timeline& t = trace.timeline(id);
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      auto& memo = by_name[t.ev.name[i].v];
+      if (memo.second == kUnseen) {
+        std::string_view n = trace.str(t.ev.name[i]);
+        memo = {HorovodPhaseKind(n, EventKind::kCount_), IsHorovodRankMarker(n) ? kMarker : kNotMarker};
+      }
+      if (memo.first != EventKind::kCount_) t.ev.kind[i] = memo.first;
+      // Horovod writes rank-ready markers with dur 0; a converter that filled in a duration
+      // (smdebug's copies run for days) must not stretch the window.
+      if (memo.second == kMarker && t.ev.dur_ns[i] != 0) {
+        t.ev.dur_ns[i] = 0;
+        ++repaired;
+      }
+    }
+    // Horovod opens a phase per tensor and closes it with an E; a B still open here was cut by the
+    // end of the file, and is closed in Finish with the rest.
+  }
+  if (repaired) {
+    trace.diagnostics.Count(ImportIssue::kInstantWithDuration, repaired - 1);  // the note counts the last one
+    trace.diagnostics.Note(ImportIssue::kInstantWithDuration,
+                           source + ": " + std::to_string(repaired) + " Horovod rank-ready markers carried a duration; read as instants");
+  }
 }
 
 }  // namespace stepdoctor::chrome

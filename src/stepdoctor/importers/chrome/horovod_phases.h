@@ -4,9 +4,12 @@
 // name) are instants inside NEGOTIATE_*.
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "stepdoctor/model/event_kind.h"
+#include "stepdoctor/model/trace.h"
 
 namespace stepdoctor::chrome {
 
@@ -23,5 +26,9 @@ EventKind HorovodPhaseKind(std::string_view name, EventKind fallback);
 
 // A rank-ready marker: the name is a rank number.
 bool IsHorovodRankMarker(std::string_view name);
+
+// Reads a Horovod timeline's events as phases: each gets its HorovodPhaseKind, and rank-ready
+// markers that carry a duration are made instants again (counted, with a note naming `source`).
+void ReadHorovodPhases(Trace& trace, const std::vector<TimelineId>& timelines, const std::string& source);
 
 }  // namespace stepdoctor::chrome

@@ -2,11 +2,65 @@
 
 #include <cstdint>
 
-#if defined(__SSE2__)
+#if defined(__AVX2__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
 namespace stepdoctor::chrome {
+namespace {
+
+#if defined(__SSE2__)
+struct BlockMasks {
+  uint64_t quote, backslash, open, close;  // bit k: byte k of the block is '"', '\\', '{' or '[', '}' or ']'
+};
+
+BlockMasks Masks64(const char* p) {
+  // '{' and '[' differ only in bit 0x20, as do '}' and ']': one compare finds each pair.
+  BlockMasks m{0, 0, 0, 0};
+#if defined(__AVX2__)
+  const __m256i q = _mm256_set1_epi8('"'), bs = _mm256_set1_epi8('\\');
+  const __m256i case_bit = _mm256_set1_epi8(0x20), ob = _mm256_set1_epi8('{'), cb = _mm256_set1_epi8('}');
+  for (int j = 0; j < 2; ++j) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * j));
+    const __m256i folded = _mm256_or_si256(v, case_bit);
+    const int shift = 32 * j;
+    m.quote |= uint64_t(uint32_t(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, q)))) << shift;
+    m.backslash |= uint64_t(uint32_t(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, bs)))) << shift;
+    m.open |= uint64_t(uint32_t(_mm256_movemask_epi8(_mm256_cmpeq_epi8(folded, ob)))) << shift;
+    m.close |= uint64_t(uint32_t(_mm256_movemask_epi8(_mm256_cmpeq_epi8(folded, cb)))) << shift;
+  }
+#else
+  const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+  const __m128i case_bit = _mm_set1_epi8(0x20), ob = _mm_set1_epi8('{'), cb = _mm_set1_epi8('}');
+  for (int j = 0; j < 4; ++j) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * j));
+    const __m128i folded = _mm_or_si128(v, case_bit);
+    const int shift = 16 * j;
+    m.quote |= uint64_t(uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(v, q)))) << shift;
+    m.backslash |= uint64_t(uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(v, bs)))) << shift;
+    m.open |= uint64_t(uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(folded, ob)))) << shift;
+    m.close |= uint64_t(uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(folded, cb)))) << shift;
+  }
+#endif
+  return m;
+}
+
+// Bit k of the result is the parity of bits 0..k of x: set from an opening quote up to (not
+// including) the closing one.
+uint64_t PrefixXor(uint64_t x) {
+  x ^= x << 1;
+  x ^= x << 2;
+  x ^= x << 4;
+  x ^= x << 8;
+  x ^= x << 16;
+  x ^= x << 32;
+  return x;
+}
+#endif
+
+}  // namespace
 
 size_t ScanValueResume(const char* data, size_t begin, size_t end, ValueScanState* st) {
   int depth = st->depth;
@@ -21,29 +75,45 @@ size_t ScanValueResume(const char* data, size_t begin, size_t end, ValueScanStat
     ++i;
   }
 #if defined(__SSE2__)
-  // 16 bytes at a time: a mask of the bytes that can change state, handled in order.
-  const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
-  const __m128i ob = _mm_set1_epi8('{'), cb = _mm_set1_epi8('}');
-  const __m128i os = _mm_set1_epi8('['), cs = _mm_set1_epi8(']');
-  while (i + 16 <= end) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i));
-    uint32_t quote_or_bs = static_cast<uint32_t>(
-        _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs))));
-    __m128i br = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, ob), _mm_cmpeq_epi8(v, cb)),
-                              _mm_or_si128(_mm_cmpeq_epi8(v, os), _mm_cmpeq_epi8(v, cs)));
-    uint32_t mask = quote_or_bs | static_cast<uint32_t>(_mm_movemask_epi8(br));
+  // 64 bytes at a time, as masks of quotes, backslashes and brackets. Where a block has no
+  // backslash (nearly every block of a trace), the quotes alone say which bytes lie inside
+  // strings, and only the brackets outside them move the depth: a block whose closing brackets
+  // cannot bring the depth to zero is passed by counting bits.
+  while (i + 64 <= end) {
+    const BlockMasks m = Masks64(data + i);
+    if (m.backslash == 0 && !escape && depth > 0) {
+      const uint64_t inside = PrefixXor(m.quote) ^ (in_string ? ~uint64_t(0) : 0);
+      const uint64_t open = m.open & ~inside, close = m.close & ~inside;
+      in_string = (inside >> 63) != 0;
+      if (__builtin_popcountll(close) < depth) {
+        depth += __builtin_popcountll(open) - __builtin_popcountll(close);
+      } else {
+        for (uint64_t b = open | close; b; b &= b - 1) {
+          const unsigned k = static_cast<unsigned>(__builtin_ctzll(b));
+          if (open >> k & 1) {
+            ++depth;
+          } else if (--depth == 0) {
+            return i + k + 1;
+          }
+        }
+      }
+      i += 64;
+      continue;
+    }
+    // Backslashes, or a string value at depth 0: each byte that can change state, in order.
+    uint64_t mask = m.quote | m.backslash | m.open | m.close;
     if (escape) {  // the previous block (or piece) ended in a backslash inside a string
-      mask &= ~1u;
+      mask &= ~uint64_t(1);
       escape = false;
     }
     while (mask) {
-      unsigned k = static_cast<unsigned>(__builtin_ctz(mask));
+      unsigned k = static_cast<unsigned>(__builtin_ctzll(mask));
       mask &= mask - 1;
       char c = data[i + k];
       if (in_string) {
         if (c == '\\') {
-          if (k == 15) escape = true;
-          else mask &= ~(1u << (k + 1));
+          if (k == 63) escape = true;
+          else mask &= ~(uint64_t(1) << (k + 1));
         } else if (c == '"') {
           in_string = false;
           if (depth == 0) return i + k + 1;
@@ -59,7 +129,7 @@ size_t ScanValueResume(const char* data, size_t begin, size_t end, ValueScanStat
         }
       }
     }
-    i += 16;
+    i += 64;
   }
 #endif
   for (; i < end; ++i) {
