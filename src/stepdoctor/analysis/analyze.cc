@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "stepdoctor/analysis/input_limit.h"
 #include "stepdoctor/analysis/interval_set.h"
@@ -312,16 +313,21 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   r.findings = RunRules(sig, &r.diagnostics);
   const bool any_fix = std::any_of(r.findings.begin(), r.findings.end(),
                                    [](const Finding& f) { return FixForFinding(f.id) != nullptr; });
+  // The model with device work captured serves the predictions and the critical path: built once.
+  std::optional<StepModel> captured_model;
   if (steps.step_count > 0 && any_fix) {  // the model is built only where a finding has a fix to replay
     WhatIfOptions wo;
     wo.cores = opts.cores > 0 ? opts.cores : resources ? resources->cores.value_or(0) : 0;
-    StepModel model = TraceToStepModel(trace, worker, windows, steps.cpu_only         ? DeviceCoverage::kCpuOnly
-                                                               : steps.device_missing ? DeviceCoverage::kMissing
-                                                                                      : DeviceCoverage::kCaptured);
+    const DeviceCoverage coverage = steps.cpu_only         ? DeviceCoverage::kCpuOnly
+                                    : steps.device_missing ? DeviceCoverage::kMissing
+                                                           : DeviceCoverage::kCaptured;
+    StepModel model = TraceToStepModel(trace, worker, windows, coverage);
     model.loader_workers = applied.loader_workers || applied.prefetch;
     model.compiled = applied.any_compilation();
     model.cores = wo.cores;
     AttachPredictions(model, wo, &r.findings);
+    // The critical path reads none of the three fields set above.
+    if (coverage == DeviceCoverage::kCaptured) captured_model = std::move(model);
   }
   r.verdict = MakeVerdict(r.findings, sig.steps);
   if (steps.device_missing && steps.step_count > 0) r.verdict = HostOnlyVerdict(r.findings, steps.device_nothing_launched);
@@ -379,7 +385,8 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   if (r.top_kernels.size() > size_t(opts.max_top_events)) r.top_kernels.resize(opts.max_top_events);
   if (r.top_ops.size() > size_t(opts.max_top_events)) r.top_ops.resize(opts.max_top_events);
   if (steps.step_count > 0 && !steps.cpu_only && !steps.device_missing) {
-    r.critical_path = TraceToReportCriticalPath(trace, worker, windows);
+    if (!captured_model) captured_model = TraceToStepModel(trace, worker, windows, DeviceCoverage::kCaptured);
+    r.critical_path = TraceToCriticalPath(trace, worker, *captured_model, PathSegments::kMedian);
     r.kernel_tables = TraceToKernelTables(trace, worker, r.top_ops, windows.steps.front().start_ns);
   }
   if (!windows.steps.empty()) {

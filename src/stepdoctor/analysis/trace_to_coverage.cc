@@ -43,6 +43,13 @@ const char* DeviceCoverageName(DeviceCoverage c) {
 
 DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
   DeviceEvidence out;
+  // Any device activity recorded settles it, before the host's names are read one by one.
+  for (const auto& t : trace.timelines)
+    if (t.worker == worker && t.kind == TimelineKind::kDeviceStream &&
+        std::any_of(t.ev.kind.begin(), t.ev.kind.end(), IsDeviceActivity)) {
+      out.coverage = DeviceCoverage::kCaptured;
+      return out;
+    }
   int64_t runtime_calls = 0, profiler_ranges = 0, work_calls = 0, accelerator_ops = 0;
   std::map<std::string_view, int64_t> runtime_names;
   std::string_view accelerator_op;
@@ -50,10 +57,6 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
     if (t.worker != worker) continue;
     for (size_t i = 0; i < t.ev.size(); ++i) {
       EventKind k = t.ev.kind[i];
-      if (t.kind == TimelineKind::kDeviceStream && IsDeviceActivity(k)) {
-        out.coverage = DeviceCoverage::kCaptured;
-        return out;
-      }
       if (k == EventKind::kRuntime && !IsQueryCall(trace.str(t.ev.name[i]))) {
         ++runtime_calls;
         ++runtime_names[trace.str(t.ev.name[i])];

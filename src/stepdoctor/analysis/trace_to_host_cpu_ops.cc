@@ -1,6 +1,7 @@
 #include "stepdoctor/analysis/trace_to_host_cpu_ops.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -17,12 +18,15 @@ HostCpuOps TraceToHostCpuOps(const Trace& trace, WorkerId worker, int64_t lo, in
       for (size_t i = 0; i < t.ev.size(); ++i)
         if (t.ev.corr[i] != 0) device_corrs.insert(t.ev.corr[i]);
   std::vector<int64_t> launches;
+  std::vector<int8_t> work_call(trace.strings.size(), -1);  // per name: IsDeviceWorkCallName, once
   for (const auto& t : trace.timelines) {
     if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
-    for (size_t i = 0; i < t.ev.size(); ++i)
-      if (t.ev.kind[i] == EventKind::kRuntime &&
-          (IsDeviceWorkCallName(trace.str(t.ev.name[i])) || (t.ev.corr[i] != 0 && device_corrs.count(t.ev.corr[i]))))
-        launches.push_back(t.ev.start_ns[i]);
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      if (t.ev.kind[i] != EventKind::kRuntime) continue;
+      int8_t& named = work_call[t.ev.name[i].v];
+      if (named < 0) named = IsDeviceWorkCallName(trace.str(t.ev.name[i])) ? 1 : 0;
+      if (named == 1 || (t.ev.corr[i] != 0 && device_corrs.count(t.ev.corr[i]))) launches.push_back(t.ev.start_ns[i]);
+    }
   }
   std::sort(launches.begin(), launches.end());
   HostCpuOps out;

@@ -26,6 +26,7 @@ struct Op {
 struct Launch {
   int64_t start;
   StringId name;
+  size_t ops_begin = 0, ops_end = 0;  // the ops of its correlation id: a run of `by_corr` below
 };
 
 std::string StreamLabel(const Trace& trace, const Timeline& t) {
@@ -84,16 +85,31 @@ KernelTables TraceToKernelTables(const Trace& trace, WorkerId worker, const std:
     out.classes.push_back(std::move(s));
   }
 
-  // Launch delays: the first op of each correlation id.
-  std::unordered_map<int64_t, std::vector<uint32_t>> by_corr;
+  // Ops by correlation id: (id, op index) pairs sorted, so each id's ops are one run in op order
+  // (no map of vectors: one allocation, not one per id).
+  std::vector<std::pair<int64_t, uint32_t>> by_corr;
   for (uint32_t i = 0; i < ops.size(); ++i)
-    if (ops[i].corr != 0 && launches.count(ops[i].corr)) by_corr[ops[i].corr].push_back(i);
+    if (ops[i].corr != 0) by_corr.push_back({ops[i].corr, i});
+  std::sort(by_corr.begin(), by_corr.end());
+  struct Run {
+    size_t begin, end;
+  };
+  std::vector<Run> launched;  // the runs whose id a launch call carries
+
+  // Launch delays: the first op of each correlation id.
   std::vector<double> delays_us;
-  for (auto& [corr, v] : by_corr) {
-    const Launch& l = launches.at(corr);
-    uint32_t first = v[0];
-    for (uint32_t i : v) {
-      ops[i].launch_start = std::min(l.start, ops[i].start);  // clocks that disagree: the device's start bounds it
+  for (size_t b = 0, e = 0; b < by_corr.size(); b = e) {
+    const int64_t corr = by_corr[b].first;
+    for (e = b + 1; e < by_corr.size() && by_corr[e].first == corr;) ++e;
+    auto l = launches.find(corr);
+    if (l == launches.end()) continue;
+    launched.push_back({b, e});
+    l->second.ops_begin = b;
+    l->second.ops_end = e;
+    uint32_t first = by_corr[b].second;
+    for (size_t j = b; j < e; ++j) {
+      const uint32_t i = by_corr[j].second;
+      ops[i].launch_start = std::min(l->second.start, ops[i].start);  // clocks that disagree: the device's start bounds it
       if (ops[i].start < ops[first].start) first = i;
     }
     ops[first].delay = ops[first].start - ops[first].launch_start;
@@ -118,8 +134,9 @@ KernelTables TraceToKernelTables(const Trace& trace, WorkerId worker, const std:
 
   // Queues: +1 as a launch call starts, -1 as its op starts; time-weighted over the stream's span.
   std::vector<std::vector<std::pair<int64_t, int>>> marks(stream_names.size());
-  for (const auto& [corr, v] : by_corr)
-    for (uint32_t i : v) {
+  for (const Run& run : launched)
+    for (size_t j = run.begin; j < run.end; ++j) {
+      const uint32_t i = by_corr[j].second;
       marks[ops[i].stream].push_back({ops[i].launch_start, +1});
       marks[ops[i].stream].push_back({ops[i].start, -1});
     }
@@ -143,9 +160,6 @@ KernelTables TraceToKernelTables(const Trace& trace, WorkerId worker, const std:
   }
 
   // Each top operator: the launches it encloses on its thread, and the device work they reached.
-  std::unordered_map<int64_t, std::vector<uint32_t>> all_by_corr;
-  for (uint32_t i = 0; i < ops.size(); ++i)
-    if (ops[i].corr != 0) all_by_corr[ops[i].corr].push_back(i);
   struct Acc {
     int64_t op_count = 0;
     std::map<StringId, OpKernelRow> rows;
@@ -172,9 +186,10 @@ KernelTables TraceToKernelTables(const Trace& trace, WorkerId worker, const std:
       ++a.op_count;
       for (size_t j = i + 1; j < t.ev.size() && t.ev.start_ns[j] < end; ++j) {
         if (t.ev.kind[j] != EventKind::kRuntime || t.ev.corr[j] == 0) continue;
-        auto k = all_by_corr.find(t.ev.corr[j]);
-        if (k == all_by_corr.end()) continue;
-        for (uint32_t o : k->second) {
+        // Every launch call of the worker's host threads is in `launches`, with its ops.
+        const Launch& l = launches.at(t.ev.corr[j]);
+        for (size_t at = l.ops_begin; at < l.ops_end; ++at) {
+          const uint32_t o = by_corr[at].second;
           OpKernelRow& r = a.rows[ops[o].name];
           ++r.count;
           r.device_ms += double(ops[o].dur) / 1e6;
