@@ -2,6 +2,8 @@
 #include "stepdoctor/importers/chrome/chrome_json_to_trace.h"
 
 #include <gtest/gtest.h>
+
+#include <random>
 #include <zlib.h>
 
 #include <string>
@@ -271,6 +273,46 @@ TEST(ChromeImport, MicrosecondsToNanosecondsExactly) {
   ASSERT_EQ(chrome::ParseMicrosToNanos("1.5e3", &ns), TimeParse::kOk);
   EXPECT_EQ(ns, 1'500'000);
   EXPECT_EQ(chrome::ParseMicrosToNanos("abc", &ns), TimeParse::kNotATime);
+}
+
+// Integer parts of every length (the parser reads eight digits at a time where eight remain),
+// with digits that are not all decimal ("12345678x"), against the value built digit by digit.
+TEST(ChromeImport, MicrosecondsOfEveryDigitCount) {
+  std::mt19937_64 rng(9);
+  for (int digits = 1; digits <= 16; ++digits)
+    for (int round = 0; round < 200; ++round) {
+      std::string text;
+      int64_t want = 0;
+      for (int d = 0; d < digits; ++d) {
+        const int v = int(rng() % 10);
+        text += char('0' + v);
+        want = want * 10 + v;
+      }
+      const int frac = int(rng() % 4);
+      std::string tail = ".";
+      int64_t f = 0;
+      for (int d = 0; d < frac; ++d) {
+        const int v = int(rng() % 10);
+        tail += char('0' + v);
+        f = f * 10 + v;
+      }
+      for (int d = frac; d < 3; ++d) f *= 10;
+      int64_t ns = -1;
+      const std::string in = frac ? text + tail : text;
+      const __int128 expect = __int128(want) * 1000 + f;  // 16 digits of us can pass int64 ns
+      if (expect > kMaxTimeNs) {
+        EXPECT_EQ(chrome::ParseMicrosToNanos(in, &ns), TimeParse::kOutOfRange) << in;
+      } else {
+        ASSERT_EQ(chrome::ParseMicrosToNanos(in, &ns), TimeParse::kOk) << in;
+        EXPECT_EQ(ns, int64_t(expect)) << in;
+      }
+      EXPECT_EQ(chrome::ParseMicrosToNanos(text + "x", &ns), TimeParse::kNotATime) << text;
+      std::string bad = text;
+      bad[rng() % bad.size()] = char("/:a "[rng() % 3]);  // one byte just outside '0'..'9', or a letter
+      if (bad != text) {
+        EXPECT_NE(chrome::ParseMicrosToNanos(bad, &ns), TimeParse::kOk) << bad;
+      }
+    }
 }
 
 // Both sides of the time range (|t| < 2^62 ns), on the exact decimal path and the strtod one.

@@ -62,13 +62,22 @@ struct ParsedEvent {
 
   // Forgets the previous event without touching the args array (a reset per event must be cheap:
   // assigning a fresh ParsedEvent would clear ~1.3 KB each time).
+  // Each field is cleared by its own stores: a chained `a = b = {}` reads each view back just
+  // after writing it, a load the CPU cannot forward from the two stores (a stall per event).
   void Reset() {
     ph = 0;
-    name = cat = id = scope = bp = {};
+    name = {};
+    cat = {};
+    id = {};
+    scope = {};
+    bp = {};
     has_id = false;
-    ts = dur = TimeParse::kAbsent;
-    ts_ns = dur_ns = 0;
-    pid = tid = PidTid();
+    ts = TimeParse::kAbsent;
+    dur = TimeParse::kAbsent;
+    ts_ns = 0;
+    dur_ns = 0;
+    pid = PidTid();
+    tid = PidTid();
     nargs = 0;
   }
 

@@ -20,6 +20,31 @@ namespace stepdoctor::chrome {
 
 namespace od = simdjson::ondemand;
 
+namespace {
+
+uint64_t Load8(const char* p) {
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  return w;  // little-endian: the first character in the low byte
+}
+
+// Whether all eight bytes of `w` are ASCII digits.
+bool AllDigits8(uint64_t w) {
+  return ((w & 0xF0F0F0F0F0F0F0F0ull) | (((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) ==
+         0x3333333333333333ull;
+}
+
+// The value of eight ASCII digits, the first the most significant (simdjson's
+// parse_eight_digits_unrolled): pairs, then fours, then the eight, by multiply and shift.
+uint64_t EightDigits(uint64_t w) {
+  const uint64_t mask = 0x000000FF000000FFull, mul1 = 100 + (1000000ull << 32), mul2 = 1 + (10000ull << 32);
+  w -= 0x3030303030303030ull;
+  w = (w * 10) + (w >> 8);
+  return (((w & mask) * mul1) + (((w >> 16) & mask) * mul2)) >> 32;
+}
+
+}  // namespace
+
 TimeParse ParseMicrosToNanos(std::string_view t, int64_t* out) {
   while (!t.empty() && IsJsonSpace(t.back())) t.remove_suffix(1);
   if (t.empty()) return TimeParse::kNotATime;
@@ -31,6 +56,10 @@ TimeParse ParseMicrosToNanos(std::string_view t, int64_t* out) {
   }
   uint64_t whole = 0;
   size_t digits = 0;
+  // Eight digits at a time while eight remain (times of epoch microseconds have 16), then one
+  // at a time. Past 16 digits `whole` may wrap, but such a text takes the slow path below.
+  for (uint64_t w; t.size() - i >= 8 && AllDigits8(w = Load8(t.data() + i)); i += 8, digits += 8)
+    whole = whole * 100000000 + EightDigits(w);
   for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i, ++digits) whole = whole * 10 + (t[i] - '0');
   // Up to 16 integer digits of microseconds fit in int64 nanoseconds (epoch µs have 16).
   if (digits == 0 || digits > 16 || whole > uint64_t(INT64_MAX) / 1000 - 1) goto slow;
@@ -72,28 +101,44 @@ slow : {
 
 namespace {
 
-// Length of a raw (still escaped) JSON string starting just after its opening quote.
-// REQUIRED: 16 bytes are readable past the closing quote (simdjson's padding guarantees it).
-std::string_view RawKey(od::raw_json_string k) {
-  const char* p = k.raw();
-  const char* q = p;
+// The first quote or backslash at or after p. REQUIRED: p lies inside a string of a document
+// simdjson has indexed, so one of them follows, with 16 bytes readable past it (its padding).
+[[gnu::always_inline]] inline const char* QuoteOrBackslash(const char* p) {
 #if defined(__SSE2__)
-  // 16 bytes at a time to the first quote or backslash: keys are short and rarely escaped.
+  // 16 bytes at a time: keys and names are short and rarely escaped.
   const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
-  for (;;) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+  for (;; p += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     const unsigned hits = unsigned(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash))));
-    if (hits == 0) {
-      q += 16;
-      continue;
-    }
-    q += __builtin_ctz(hits);
-    if (*q == '"') return std::string_view(p, static_cast<size_t>(q - p));
-    break;  // a backslash: step over escapes one at a time from here
+    if (hits != 0) return p + __builtin_ctz(hits);
   }
+#else
+  while (*p != '"' && *p != '\\') ++p;
+  return p;
 #endif
-  while (*q != '"') q += (*q == '\\') ? 2 : 1;
+}
+
+// Length of a raw (still escaped) JSON string starting just after its opening quote.
+inline std::string_view RawKey(od::raw_json_string k) {
+  const char* p = k.raw();
+  const char* q = QuoteOrBackslash(p);
+  while (*q != '"') q += (*q == '\\') ? 2 : 1;  // past escapes one at a time, where there are any
   return std::string_view(p, static_cast<size_t>(q - p));
+}
+
+// A string value's text: a view of the input where it holds no escape (nearly every string of a
+// trace: the same text simdjson would unescape), else simdjson's unescaped copy. Anything but a
+// string gives simdjson's error, as get_string does.
+[[gnu::always_inline]] inline simdjson::error_code GetString(od::value& v, std::string_view* out) {
+  const std::string_view tok = v.raw_json_token();
+  if (!tok.empty() && tok[0] == '"') {
+    const char* q = QuoteOrBackslash(tok.data() + 1);
+    if (*q == '"') {
+      *out = std::string_view(tok.data() + 1, static_cast<size_t>(q - tok.data() - 1));
+      return simdjson::SUCCESS;
+    }
+  }
+  return v.get_string().get(*out);
 }
 
 std::string_view Trim(std::string_view s) {
@@ -133,7 +178,7 @@ simdjson::error_code ReadPidTid(od::value v, PidTid* out) {
   }
   if (t == od::json_type::string) {
     std::string_view s;
-    if (auto e = v.get_string().get(s)) return e;
+    if (auto e = GetString(v, &s)) return e;
     int64_t n;
     if (!s.empty() && ParseInt(s, &n)) {
       out->num = n;
@@ -152,7 +197,7 @@ simdjson::error_code ReadMicros(od::value v, TimeParse* field, int64_t* ns) {
   std::string_view tok;
   tok = v.raw_json_token();
   if (!tok.empty() && tok[0] == '"') {
-    if (auto e = v.get_string().get(tok)) return e;
+    if (auto e = GetString(v, &tok)) return e;
   }
   *field = ParseMicrosToNanos(tok, ns);
   return simdjson::SUCCESS;
@@ -175,7 +220,11 @@ namespace {
 
 // The KnownArg of a key, by length first so most keys are rejected on one compare.
 KnownArg ClassifyArgKey(std::string_view k) {
-  auto is = [&](KnownArg a) { return k == kKnownArgKeys[int(a)]; };
+  // The first byte turns most candidates away without a call to memcmp.
+  auto is = [&](KnownArg a) {
+    const std::string_view want = kKnownArgKeys[int(a)];
+    return k.size() == want.size() && k[0] == want[0] && std::memcmp(k.data(), want.data(), k.size()) == 0;
+  };
   switch (k.size()) {
     case 3:
       if (is(KnownArg::kSeq)) return KnownArg::kSeq;
@@ -259,7 +308,7 @@ simdjson::error_code ReadArgs(od::object obj, bool keep_all, ParsedEvent* ev) {
         break;
       }
       case od::json_type::string:
-        if (auto e = v.get_string().get(a.s)) return e;
+        if (auto e = GetString(v, &a.s)) return e;
         a.type = ArgType::kString;
         break;
       case od::json_type::array: {
@@ -299,7 +348,7 @@ simdjson::error_code ReadEvent(od::object obj, ParsedEvent* ev) {
       case 2:
         if (KeyIs(k, "ph", 2)) {
           std::string_view s;
-          if (auto e = v.get_string().get(s)) return e;
+          if (auto e = GetString(v, &s)) return e;
           ev->ph = s.empty() ? 0 : s[0];
         } else if (KeyIs(k, "ts", 2)) {
           if (auto e = ReadMicros(v, &ev->ts, &ev->ts_ns)) return e;
@@ -307,17 +356,17 @@ simdjson::error_code ReadEvent(od::object obj, ParsedEvent* ev) {
           std::string_view tok;
           tok = v.raw_json_token();
           if (!tok.empty() && tok[0] == '"') {
-            if (auto e = v.get_string().get(tok)) return e;
+            if (auto e = GetString(v, &tok)) return e;
           }
           ev->id = Trim(tok);
           ev->has_id = true;
         } else if (KeyIs(k, "bp", 2)) {
-          if (auto e = v.get_string().get(ev->bp)) return e;
+          if (auto e = GetString(v, &ev->bp)) return e;
         }
         break;
       case 1:
         if (KeyIs(k, "s", 1)) {
-          if (auto e = v.get_string().get(ev->scope)) return e;
+          if (auto e = GetString(v, &ev->scope)) return e;
         }
         break;
       case 3:
@@ -328,7 +377,7 @@ simdjson::error_code ReadEvent(od::object obj, ParsedEvent* ev) {
         } else if (KeyIs(k, "tid", 3)) {
           if (auto e = ReadPidTid(v, &ev->tid)) return e;
         } else if (KeyIs(k, "cat", 3)) {
-          if (auto e = v.get_string().get(ev->cat)) return e;
+          if (auto e = GetString(v, &ev->cat)) return e;
         }
         break;
       case 4:
@@ -336,7 +385,7 @@ simdjson::error_code ReadEvent(od::object obj, ParsedEvent* ev) {
           od::json_type t;
           if (auto e = v.type().get(t)) return e;
           if (t == od::json_type::string) {
-            if (auto e = v.get_string().get(ev->name)) return e;
+            if (auto e = GetString(v, &ev->name)) return e;
           } else if (t == od::json_type::number) {
             std::string_view tok;
             tok = v.raw_json_token();
