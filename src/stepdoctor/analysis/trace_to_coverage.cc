@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
+#include <vector>
 
 #include "stepdoctor/model/runtime_calls.h"
 #include "stepdoctor/model/series_names.h"
@@ -51,23 +53,36 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
       return out;
     }
   int64_t runtime_calls = 0, profiler_ranges = 0, work_calls = 0, accelerator_ops = 0;
-  std::map<std::string_view, int64_t> runtime_names;
   std::string_view accelerator_op;
+  // What each name is, worked out once per name rather than once per event.
+  enum : uint8_t { kKnown = 1, kQuery = 2, kWork = 4, kAcceleratorOp = 8, kProfilerRange = 16 };
+  std::vector<uint8_t> traits(trace.strings.size(), 0);
+  std::vector<int64_t> runtime_count(trace.strings.size(), 0);  // non-query runtime calls by name
   for (const auto& t : trace.timelines) {
     if (t.worker != worker) continue;
     for (size_t i = 0; i < t.ev.size(); ++i) {
       EventKind k = t.ev.kind[i];
-      if (k == EventKind::kRuntime && !IsQueryCall(trace.str(t.ev.name[i]))) {
+      const StringId id = t.ev.name[i];
+      uint8_t& f = traits[id.v];
+      if (!f) {
+        const std::string_view n = trace.str(id);
+        f = kKnown | (IsQueryCall(n) ? kQuery : 0) | (IsDeviceWorkCallName(n) ? kWork : 0) |
+            (IsAcceleratorOpName(n) ? kAcceleratorOp : 0) | (n == "cuda_profiler_range" ? kProfilerRange : 0);
+      }
+      if (k == EventKind::kRuntime && !(f & kQuery)) {
         ++runtime_calls;
-        ++runtime_names[trace.str(t.ev.name[i])];
-        if (IsDeviceWorkCallName(trace.str(t.ev.name[i]))) ++work_calls;
-      } else if (k == EventKind::kFrameworkOp && IsAcceleratorOpName(trace.str(t.ev.name[i]))) {
-        if (accelerator_ops++ == 0) accelerator_op = trace.str(t.ev.name[i]);
-      } else if (trace.str(t.ev.name[i]) == "cuda_profiler_range") {
+        ++runtime_count[id.v];
+        if (f & kWork) ++work_calls;
+      } else if (k == EventKind::kFrameworkOp && (f & kAcceleratorOp)) {
+        if (accelerator_ops++ == 0) accelerator_op = trace.str(id);
+      } else if (f & kProfilerRange) {
         ++profiler_ranges;
       }
     }
   }
+  std::map<std::string_view, int64_t> runtime_names;
+  for (size_t id = 0; id < runtime_count.size(); ++id)
+    if (runtime_count[id] > 0) runtime_names[trace.str(StringId{uint32_t(id)})] = runtime_count[id];
   // No device work recorded. Did the job use an accelerator at all?
   if (runtime_calls > 0) {
     std::vector<std::pair<int64_t, std::string_view>> top;
