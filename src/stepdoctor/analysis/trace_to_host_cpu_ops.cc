@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "stepdoctor/analysis/sort_runs.h"
 #include "stepdoctor/model/runtime_calls.h"
 
 namespace stepdoctor {
@@ -28,7 +29,7 @@ HostCpuOps TraceToHostCpuOps(const Trace& trace, WorkerId worker, int64_t lo, in
       if (named == 1 || (t.ev.corr[i] != 0 && device_corrs.count(t.ev.corr[i]))) launches.push_back(t.ev.start_ns[i]);
     }
   }
-  std::sort(launches.begin(), launches.end());
+  SortRuns(launches);  // each thread's calls come in time order
   HostCpuOps out;
   // No launch recorded at all (a producer that does not trace runtime calls): nothing tells an
   // operator that computes on the CPU from one that feeds the device.

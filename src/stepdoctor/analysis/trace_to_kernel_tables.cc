@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "stepdoctor/analysis/sort_runs.h"
 #include "stepdoctor/analysis/statistics.h"
 #include "stepdoctor/model/device_work_classify.h"
 
@@ -90,7 +91,7 @@ KernelTables TraceToKernelTables(const Trace& trace, WorkerId worker, const std:
   std::vector<std::pair<int64_t, uint32_t>> by_corr;
   for (uint32_t i = 0; i < ops.size(); ++i)
     if (ops[i].corr != 0) by_corr.push_back({ops[i].corr, i});
-  std::sort(by_corr.begin(), by_corr.end());
+  SortRuns(by_corr);  // ids rise along each stream
   struct Run {
     size_t begin, end;
   };

@@ -9,6 +9,7 @@
 #include "stepdoctor/analysis/cpu_op_work.h"
 #include "stepdoctor/analysis/event_totals.h"
 #include "stepdoctor/analysis/interval_set.h"
+#include "stepdoctor/analysis/sort_runs.h"
 #include "stepdoctor/model/runtime_calls.h"
 #include "stepdoctor/analysis/statistics.h"
 #include "stepdoctor/analysis/trace_to_host_cpu_ops.h"
@@ -57,7 +58,7 @@ LaunchEdges CollectLaunchEdges(const Trace& trace, WorkerId worker, int64_t lo, 
       }
     }
   }
-  std::sort(e.starts.begin(), e.starts.end());
+  SortRuns(e.starts);  // each stream's work comes in time order
   return e;
 }
 

@@ -154,12 +154,21 @@ void SortTimeline(Timeline& t) {
     sorted = e.start_ns[i - 1] < e.start_ns[i] ||
              (e.start_ns[i - 1] == e.start_ns[i] && e.dur_ns[i - 1] >= e.dur_ns[i]);
   if (sorted) return;
-  std::vector<uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    if (e.start_ns[a] != e.start_ns[b]) return e.start_ns[a] < e.start_ns[b];
-    return e.dur_ns[a] > e.dur_ns[b];
+  // By start, then longest first, then arrival (a stable sort): the keys side by side with the
+  // index, so the sort reads one array instead of two columns at random.
+  struct Key {
+    int64_t start, dur;
+    uint32_t index;
+  };
+  std::vector<Key> keys(n);
+  for (uint32_t i = 0; i < n; ++i) keys[i] = {e.start_ns[i], e.dur_ns[i], i};
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    if (a.start != b.start) return a.start < b.start;
+    if (a.dur != b.dur) return a.dur > b.dur;
+    return a.index < b.index;
   });
+  std::vector<uint32_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = keys[i].index;
   Permute(e.start_ns, order);
   Permute(e.dur_ns, order);
   Permute(e.name, order);

@@ -76,6 +76,7 @@ struct ChromeTraceBuilder::State {
   std::unordered_map<IdKey, std::string, IdKeyHash> process_name, process_label;
   std::map<std::pair<IdKey, IdKey>, std::string> thread_name;
   std::map<std::pair<IdKey, std::string>, size_t> counter_index;
+  std::map<std::pair<int, int>, size_t> memory_series;  // (GPU or -1, metric) -> counter_index's answer
   std::vector<Flow> flows;
   std::vector<DeviceProps> device_props;
   std::string host_name, backend;
@@ -151,7 +152,8 @@ struct ChromeTraceBuilder::State {
     return 0;
   }
 
-  void AddCounterSample(IdKey pid, std::string name, int64_t ts, double v, std::string unit) {
+  // Returns the series' index in trace.counters.
+  size_t AddCounterSample(IdKey pid, std::string name, int64_t ts, double v, std::string unit) {
     auto [it, inserted] = counter_index.try_emplace({pid, name}, trace.counters.size());
     if (inserted) {
       CounterSeries c;
@@ -163,6 +165,7 @@ struct ChromeTraceBuilder::State {
     auto& c = trace.counters[it->second];
     c.ts_ns.push_back(ts);
     c.value.push_back(v);
+    return it->second;
   }
 
   void OnMetadata(const ParsedEvent& e) {
@@ -189,13 +192,19 @@ struct ChromeTraceBuilder::State {
     const ParsedArg* type = e.arg("Device Type");
     int64_t d = dev ? dev->i : -1;
     bool gpu = type && type->i != 0 && d >= 0;
-    auto name = [&](series::GpuMetric m, std::string_view host) {
-      return gpu ? series::GpuSeriesName(int(d), m) : std::string(host);
+    // Each series is looked up by name once: Kineto writes such an event per allocation.
+    auto sample = [&](series::GpuMetric m, std::string_view host, double v) {
+      auto [it, inserted] = memory_series.try_emplace({gpu ? int(d) : -1, int(m)}, 0);
+      if (inserted) {
+        it->second = AddCounterSample({-1, false}, gpu ? series::GpuSeriesName(int(d), m) : std::string(host), e.ts_ns, v, "bytes");
+      } else {
+        auto& c = trace.counters[it->second];
+        c.ts_ns.push_back(e.ts_ns);
+        c.value.push_back(v);
+      }
     };
-    AddCounterSample({-1, false}, name(series::GpuMetric::kAllocatedBytes, series::kHostAllocatedBytes), e.ts_ns, total->d,
-                     "bytes");
-    if (const ParsedArg* res = e.arg("Total Reserved"))
-      AddCounterSample({-1, false}, name(series::GpuMetric::kReservedBytes, series::kHostReservedBytes), e.ts_ns, res->d, "bytes");
+    sample(series::GpuMetric::kAllocatedBytes, series::kHostAllocatedBytes, total->d);
+    if (const ParsedArg* res = e.arg("Total Reserved")) sample(series::GpuMetric::kReservedBytes, series::kHostReservedBytes, res->d);
   }
 };
 
