@@ -329,6 +329,12 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     // The critical path reads none of the three fields set above.
     if (coverage == DeviceCoverage::kCaptured) captured_model = std::move(model);
   }
+  // Right after the replay, so the model is freed before anything else is built.
+  if (steps.step_count > 0 && !steps.cpu_only && !steps.device_missing) {
+    if (!captured_model) captured_model = TraceToStepModel(trace, worker, windows, DeviceCoverage::kCaptured);
+    r.critical_path = TraceToCriticalPath(trace, worker, *captured_model, PathSegments::kMedian);
+  }
+  captured_model.reset();
   r.verdict = MakeVerdict(r.findings, sig.steps);
   if (steps.device_missing && steps.step_count > 0) r.verdict = HostOnlyVerdict(r.findings, steps.device_nothing_launched);
   if (r.verdict.bottleneck == Bottleneck::kUnknown && r.findings.empty() && trace.EventCount() == 0 &&
@@ -385,8 +391,6 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   if (r.top_kernels.size() > size_t(opts.max_top_events)) r.top_kernels.resize(opts.max_top_events);
   if (r.top_ops.size() > size_t(opts.max_top_events)) r.top_ops.resize(opts.max_top_events);
   if (steps.step_count > 0 && !steps.cpu_only && !steps.device_missing) {
-    if (!captured_model) captured_model = TraceToStepModel(trace, worker, windows, DeviceCoverage::kCaptured);
-    r.critical_path = TraceToCriticalPath(trace, worker, *captured_model, PathSegments::kMedian);
     r.kernel_tables = TraceToKernelTables(trace, worker, r.top_ops, windows.steps.front().start_ns);
   }
   if (!windows.steps.empty()) {

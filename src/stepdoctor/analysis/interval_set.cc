@@ -54,9 +54,9 @@ IntervalSet MakeIntervalSet(std::vector<Interval> raw) {
     bounds.push_back(size_t(w - base));
   }
   if (bounds.size() == 2) {
-    raw.resize(bounds[1]);
-    if (raw.size() < raw.capacity() / 4) raw.shrink_to_fit();  // the set outlives the raw input
-    return raw;
+    // A copy of exactly the set's size: sets are kept while later ones are built, and the raw
+    // input is often several times larger.
+    return IntervalSet(base, base + bounds[1]);
   }
   // Join neighbouring runs until one is left.
   std::vector<Interval> other(bounds.back());
