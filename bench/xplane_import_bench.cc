@@ -5,6 +5,8 @@
 // against reading the bytes.
 //
 // Run:   ninja -C build stepdoctor xplane_import_bench && build/bench/xplane_import_bench [FILE.xplane.pb] [REPEATS]
+//        build/bench/xplane_import_bench FILE REPEATS wire|protobuf   imports with that decoder only
+//        (nothing else measured: for a profiler).
 // Prints one line per measurement: MB/s over the file size (best of REPEATS, default 20), plus
 // events/s and the resident-set growth of one import.
 #include <sys/resource.h>
@@ -73,13 +75,20 @@ int main(int argc, char** argv) {
     if (!st.ok()) std::fprintf(stderr, "import failed: %s\n", st.message().c_str());
     events = trace.EventCount();
   };
+  if (argc > 3) {
+    const std::string only = argv[3];
+    auto d = only == "wire" ? stepdoctor::XPlaneDecoder::kWire : stepdoctor::XPlaneDecoder::kProtobuf;
+    double t = BestSeconds(repeats, [&] { import_with(d); });
+    std::printf("ImportXSpace, %s only  %8.1f MB/s  %6.2f M events/s\n", only.c_str(), mb / t, events / t / 1e6);
+    return 0;
+  }
   long rss0 = MaxRssKb();
   double t_wire = BestSeconds(repeats, [&] { import_with(stepdoctor::XPlaneDecoder::kWire); });
   long rss1 = MaxRssKb();
   double t_pb = BestSeconds(repeats, [&] { import_with(stepdoctor::XPlaneDecoder::kProtobuf); });
   double t_file = BestSeconds(repeats, [&] {
     stepdoctor::Trace trace;
-    auto src = stepdoctor::FileSource(path);
+    auto src = stepdoctor::OpenMaybeCompressed(path);  // mapped, as diagnose opens it
     if (src.ok()) (void)stepdoctor::ImportXSpace(**src, trace);
   });
   double t_proto = BestSeconds(repeats, [&] {
@@ -93,7 +102,7 @@ int main(int argc, char** argv) {
   std::printf("ImportXSpace, libprotobuf       %8.1f MB/s  %6.2f M events/s  (the reference, memory source)\n",
               mb / t_pb, events / t_pb / 1e6);
   std::printf("wire / libprotobuf              %8.2fx\n", t_pb / t_wire);
-  std::printf("ImportXSpace (file source)      %8.1f MB/s  (the default decoder)\n", mb / t_file);
+  std::printf("ImportXSpace (mapped file)      %8.1f MB/s  (the default decoder)\n", mb / t_file);
   std::printf("libprotobuf XSpace parse only   %8.1f MB/s  (no model, one message)\n", mb / t_proto);
   std::printf("read file into memory           %8.1f MB/s\n", mb / t_read);
   std::printf("max RSS growth, wire imports     %ld KB (file %.0f KB)\n", rss1 - rss0, bytes.size() / 1e3);

@@ -19,6 +19,7 @@ class IdMap {
     has_.clear();
     sparse_.clear();
   }
+  T* Find(int64_t id) { return const_cast<T*>(static_cast<const IdMap*>(this)->Find(id)); }
   const T* Find(int64_t id) const {
     if (id >= 0 && id < kDenseLimit) {
       size_t i = static_cast<size_t>(id);

@@ -12,7 +12,7 @@ struct PbDecoder {
   using Plane = XPlane;
   using Line = XLine;
   using Event = XEvent;
-  using EventMeta = XEventMetadata;
+  using MetaRef = const XEventMetadata*;
 
   static StatView View(const XStat& st) {
     StatView v;
@@ -41,13 +41,13 @@ struct PbDecoder {
   static size_t EventMetadataCount(const Plane& p) { return p.event_metadata_size(); }
   template <typename F>
   static void ForEachEventMetadata(const Plane& p, F&& f) {
-    for (const auto& [id, em] : p.event_metadata()) f(id, em);
+    for (const auto& [id, em] : p.event_metadata()) f(id, &em);
   }
-  static std::string_view MetaName(const EventMeta& m) { return m.name(); }
-  static std::string_view MetaDisplayName(const EventMeta& m) { return m.display_name(); }
+  static std::string_view MetaName(MetaRef m) { return m->name(); }
+  static std::string_view MetaDisplayName(MetaRef m) { return m->display_name(); }
   template <typename F>
-  static void ForEachMetaStat(const EventMeta& m, F&& f) {
-    for (const XStat& st : m.stats()) f(View(st));
+  static void ForEachMetaStat(MetaRef m, F&& f) {
+    for (const XStat& st : m->stats()) f(View(st));
   }
   template <typename F>
   static void ForEachLine(const Plane& p, F&& f) {

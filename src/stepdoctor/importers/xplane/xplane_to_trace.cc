@@ -17,11 +17,20 @@ StatUse UseOfStat(std::string_view n) {
 }
 
 void PlaneConverterBase::AddStatMetadata(int64_t id, std::string_view name) {
-  stats_.Put(id) = StatInfo{trace_.strings.Intern(name), UseOfStat(name), name == "memcpy_details"};
+  StatInfo& si = stats_.Put(id);
+  si.name = name;
+  si.interned = false;
+  si.use = UseOfStat(name);
+  si.memcpy_details = name == "memcpy_details";
 }
 
-bool PlaneConverterBase::ToArg(const StatView& st, StringId key, Arg* out) {
-  out->key = key;
+bool PlaneConverterBase::ToArg(const StatView& st, StatInfo& si, Arg* out) {
+  switch (st.value_case) {
+    case StatCase::kBytes:
+    case StatCase::kNone: return false;
+    default: break;
+  }
+  out->key = KeyOf(si);
   switch (st.value_case) {
     case StatCase::kDouble: out->type = ArgType::kDouble; out->d = st.d; return true;
     case StatCase::kUint64: out->type = ArgType::kInt; out->i = static_cast<int64_t>(st.u); return true;
@@ -29,9 +38,9 @@ bool PlaneConverterBase::ToArg(const StatView& st, StringId key, Arg* out) {
     case StatCase::kStr: out->type = ArgType::kString; out->s = trace_.strings.Intern(st.s); return true;
     case StatCase::kRef: {
       // A ref names another XStatMetadata whose name is the value (interned strings in XPlane).
-      const StatInfo* ref = FindStat(static_cast<int64_t>(st.u));
+      StatInfo* ref = FindStat(static_cast<int64_t>(st.u));
       out->type = ArgType::kString;
-      out->s = ref ? ref->key : StringId{};
+      out->s = ref ? KeyOf(*ref) : StringId{};
       return true;
     }
     default: return false;
@@ -50,7 +59,7 @@ int64_t PlaneConverterBase::IntOf(const StatView& st) {
 void PlaneConverterBase::ApplyPlaneStat(const StatView& st, Device& d, std::string* type_string) {
   const StatInfo* si = FindStat(st.metadata_id);
   if (!si) return;
-  std::string_view n = trace_.str(si->key);
+  std::string_view n = si->name;
   if (n == "core_count") d.sm_count = static_cast<int>(IntOf(st));
   else if (n == "memory_size") d.memory_bytes = IntOf(st);
   else if (n == "compute_cap_major") d.compute_major = static_cast<int>(IntOf(st));
@@ -78,22 +87,20 @@ MetaInfo PlaneConverterBase::NewMeta(std::string_view name) {
 }
 
 void PlaneConverterBase::AddMetaStat(const StatView& st, MetaInfo* m) {
-  const StatInfo* si = FindStat(st.metadata_id);
+  StatInfo* si = FindStat(st.metadata_id);
   if (!si || si->use != StatUse::kKeep) return;
   Arg a;
-  if (!ToArg(st, si->key, &a)) return;
+  if (!ToArg(st, *si, &a)) return;
   m->args.push_back(a);
-  if (trace_.str(si->key) == "hlo_category" && a.type == ArgType::kString) {
+  if (si->name == "hlo_category" && a.type == ArgType::kString) {
     m->has_tpu_kind = true;
     m->tpu_kind = TpuOpKind(trace_.str(a.s), m->text);
   }
 }
 
-MetaInfo& PlaneConverterBase::MissingMeta(int64_t id) {
-  metas_.push_back(NewMeta("event metadata " + std::to_string(id)));
-  meta_index_.Put(id) = static_cast<uint32_t>(metas_.size());
+MetaInfo PlaneConverterBase::MissingMeta(int64_t id) {
   trace_.diagnostics.Count(ImportIssue::kXPlaneMissingMetadata);
-  return metas_.back();
+  return NewMeta("event metadata " + std::to_string(id));
 }
 
 EventKind PlaneConverterBase::KindOf(MetaInfo& m, LineClass c) {

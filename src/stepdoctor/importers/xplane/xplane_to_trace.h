@@ -2,8 +2,8 @@
 // Written once over a decoder `S` so both decoders give the same Trace: xplane_pb_decoder.h
 // (libprotobuf's parsed messages, the reference) and xplane_wire_decoder.h (the bytes read in
 // place). S supplies static accessors: PlaneName, ForEachStatMetadata(f(id, name)),
-// ForEachPlaneStat(f(StatView)), EventMetadataCount, ForEachEventMetadata(f(id, meta)), MetaName,
-// MetaDisplayName, ForEachMetaStat, ForEachLine, LineEventCount, LineName, LineDisplayName,
+// ForEachPlaneStat(f(StatView)), EventMetadataCount, ForEachEventMetadata(f(id, MetaRef)),
+// MetaName, MetaDisplayName, ForEachMetaStat (of a MetaRef, a cheap handle kept per plane), ForEachLine, LineEventCount, LineName, LineDisplayName,
 // LineId, LineTimestampNs, ForEachEvent, IsAggregated, DurationPs, OffsetPs, MetadataId,
 // ForEachEventStat. REQUIRED: the plane decodes in full (a bad plane is refused before this).
 #pragma once
@@ -33,8 +33,12 @@ enum class StatUse : uint8_t {
 };
 StatUse UseOfStat(std::string_view stat_name);
 
+// One XStatMetadata. Its name is interned only when a kept stat or a ref needs it: a plane
+// declares hundreds that no event the model keeps carries.
 struct StatInfo {
-  StringId key;
+  std::string_view name;        // in the plane's bytes or message
+  StringId key;                 // the interned name, once `interned`
+  bool interned = false;
   StatUse use = StatUse::kDrop;
   bool memcpy_details = false;  // the stat is "memcpy_details" (a stream event is a copy)
 };
@@ -62,26 +66,32 @@ class PlaneConverterBase {
   PlaneConverterBase(Trace& trace, WorkerId worker, XSpaceState& state)
       : trace_(trace), worker_(worker), state_(state) {}
 
-  const StatInfo* FindStat(int64_t id) const { return stats_.Find(id); }
+  StatInfo* FindStat(int64_t id) { return stats_.Find(id); }
+  StringId KeyOf(StatInfo& si) {
+    if (!si.interned) {
+      si.key = trace_.strings.Intern(si.name);
+      si.interned = true;
+    }
+    return si.key;
+  }
   void AddStatMetadata(int64_t id, std::string_view name);
-  bool ToArg(const StatView& st, StringId key, Arg* out);  // false for values not kept (bytes)
+  bool ToArg(const StatView& st, StatInfo& si, Arg* out);  // false for values not kept (bytes)
   static int64_t IntOf(const StatView& st);
   void ApplyPlaneStat(const StatView& st, Device& d, std::string* type_string);
   static void FinishDevice(Device& d, std::string_view plane_name, const std::string& type_string);
   void AddMetaStat(const StatView& st, MetaInfo* m);
   MetaInfo NewMeta(std::string_view name);
+  MetaInfo MissingMeta(int64_t id);
   EventKind KindOf(MetaInfo& m, LineClass c);
   void NoteFramework(std::string_view line_name);
   static void AddStepNumber(std::string_view name, StringId key, std::vector<Arg>* args);
   void AddMemorySample(int64_t ts, const std::vector<Arg>& args, DeviceId host);
-  MetaInfo& MissingMeta(int64_t id);
 
   Trace& trace_;
   WorkerId worker_;
   XSpaceState& state_;
   IdMap<StatInfo> stats_;
-  IdMap<uint32_t> meta_index_;  // metadata id -> index in metas_
-  std::vector<MetaInfo> metas_;
+  IdMap<uint32_t> meta_index_;  // metadata id -> 1 + its index in the converter's slots
   std::vector<Arg> args_;       // one event's args, reused
 };
 
@@ -104,22 +114,44 @@ class PlaneConverter : public PlaneConverterBase {
     meta_index_.Clear();
     metas_.clear();
     metas_.reserve(S::EventMetadataCount(plane));
-    S::ForEachEventMetadata(plane, [&](int64_t id, const typename S::EventMeta& em) {
-      std::string_view name = S::MetaName(em);
-      MetaInfo m = NewMeta(name.empty() ? S::MetaDisplayName(em) : name);
-      S::ForEachMetaStat(em, [&](const StatView& st) { AddMetaStat(st, &m); });
+    // Only where the metadata are found: each is read when an event first names it, since a
+    // plane declares thousands that no kept line uses.
+    S::ForEachEventMetadata(plane, [&](int64_t id, typename S::MetaRef em) {
       uint32_t& at = meta_index_.Put(id);  // a later entry of the same id replaces it, as in a map
       if (at == 0) {
-        metas_.push_back(std::move(m));
-        at = static_cast<uint32_t>(metas_.size());  // 1-based: 0 is "none yet"
+        metas_.push_back(MetaSlot{em, false, {}});
+        at = static_cast<uint32_t>(metas_.size());
       } else {
-        metas_[at - 1] = std::move(m);
+        metas_[at - 1] = MetaSlot{em, false, {}};
       }
     });
     S::ForEachLine(plane, [&](const typename S::Line& line) { ConvertLine(line, pc.kind, dev); });
   }
 
  private:
+  struct MetaSlot {
+    typename S::MetaRef ref;
+    bool built = false;
+    MetaInfo info;
+  };
+
+  MetaInfo& Meta(int64_t id) {
+    const uint32_t* at = meta_index_.Find(id);
+    if (!at) {
+      metas_.push_back(MetaSlot{{}, true, MissingMeta(id)});
+      meta_index_.Put(id) = static_cast<uint32_t>(metas_.size());
+      return metas_.back().info;
+    }
+    MetaSlot& slot = metas_[*at - 1];
+    if (!slot.built) {
+      std::string_view name = S::MetaName(slot.ref);
+      slot.info = NewMeta(name.empty() ? S::MetaDisplayName(slot.ref) : name);
+      S::ForEachMetaStat(slot.ref, [&](const StatView& st) { AddMetaStat(st, &slot.info); });
+      slot.built = true;
+    }
+    return slot.info;
+  }
+
   void ConvertLine(const typename S::Line& line, DeviceKind dk, DeviceId dev) {
     const size_t n_events = S::LineEventCount(line);
     if (n_events == 0) return;
@@ -151,15 +183,13 @@ class PlaneConverter : public PlaneConverterBase {
         trace_.diagnostics.Count(ImportIssue::kTimeOutOfRange);
         return;
       }
-      const int64_t meta_id = S::MetadataId(ev);
-      const uint32_t* at = meta_index_.Find(meta_id);
-      MetaInfo& m = at ? metas_[*at - 1] : MissingMeta(meta_id);
+      MetaInfo& m = Meta(S::MetadataId(ev));
       EventKind kind = KindOf(m, lc);
       int64_t corr = 0;
       bool has_memcpy_details = false;
       args_.clear();
       S::ForEachEventStat(ev, [&](const StatView& st) {
-        const StatInfo* si = FindStat(st.metadata_id);
+        StatInfo* si = FindStat(st.metadata_id);
         if (!si) return;
         switch (si->use) {
           case StatUse::kDrop: return;
@@ -170,7 +200,7 @@ class PlaneConverter : public PlaneConverterBase {
           case StatUse::kKeep: break;
         }
         Arg a;
-        if (ToArg(st, si->key, &a)) args_.push_back(a);
+        if (ToArg(st, *si, &a)) args_.push_back(a);
         if (lc == LineClass::kStream && si->memcpy_details) has_memcpy_details = true;
       });
       for (const Arg& a : m.args) {
@@ -191,6 +221,8 @@ class PlaneConverter : public PlaneConverterBase {
       if (kind == EventKind::kMemoryEvent) AddMemorySample(*start, args_, dev);
     });
   }
+
+  std::vector<MetaSlot> metas_;
 };
 
 }  // namespace stepdoctor::xplane

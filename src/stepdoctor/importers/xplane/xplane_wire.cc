@@ -65,9 +65,64 @@ bool CheckPackedVarints(std::string_view b) {
   return true;
 }
 
+// XStat and XEvent, the bulk of a plane, checked with their known tags first.
+bool CheckStat(std::string_view bytes, int depth) {
+  Cursor c(bytes);
+  while (!c.done()) {
+    uint32_t tag;
+    uint64_t v;
+    std::string_view b;
+    if (!NextTag(c, &tag)) return false;
+    switch (tag) {
+      case 1 << 3 | kVarint:
+      case 3 << 3 | kVarint:
+      case 4 << 3 | kVarint:
+      case 7 << 3 | kVarint:
+        if (!ReadVarint(c, &v)) return false;
+        break;
+      case 2 << 3 | kFixed64:
+        if (!ReadFixed64(c, &v)) return false;
+        break;
+      case 5 << 3 | kLen:
+      case 6 << 3 | kLen:
+        if (!ReadBytes(c, &b)) return false;
+        break;
+      default:
+        if (!SkipField(c, tag, depth)) return false;  // XStat holds no message fields
+    }
+  }
+  return true;
+}
+
+bool CheckEvent(std::string_view bytes, int depth) {
+  Cursor c(bytes);
+  while (!c.done()) {
+    uint32_t tag;
+    uint64_t v;
+    std::string_view b;
+    if (!NextTag(c, &tag)) return false;
+    switch (tag) {
+      case 1 << 3 | kVarint:
+      case 2 << 3 | kVarint:
+      case 3 << 3 | kVarint:
+      case 5 << 3 | kVarint:
+        if (!ReadVarint(c, &v)) return false;
+        break;
+      case 4 << 3 | kLen:
+        if (!ReadBytes(c, &b) || depth <= 0 || !CheckStat(b, depth - 1)) return false;
+        break;
+      default:
+        if (!SkipField(c, tag, depth)) return false;  // other lengths are bytes, not messages
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 bool CheckMessage(std::string_view bytes, Message m, int depth) {
+  if (m == Message::kEvent) return CheckEvent(bytes, depth);
+  if (m == Message::kStat) return CheckStat(bytes, depth);
   Cursor c(bytes);
   while (!c.done()) {
     uint32_t tag;

@@ -111,8 +111,11 @@ WireLine WireDecoder::DecodeLine(std::string_view b) {
   return l;
 }
 
-WireEvent WireDecoder::DecodeEvent(std::string_view b) {
-  WireEvent e;
+void WireDecoder::DecodeEvent(std::string_view b, WireEvent* out) {
+  WireEvent& e = *out;
+  e.metadata_id = e.offset_ps = e.duration_ps = 0;
+  e.aggregated = false;
+  e.n_stats = 0;
   e.bytes = b;
   Cursor c(b);
   while (!c.done()) {
@@ -122,31 +125,32 @@ WireEvent WireDecoder::DecodeEvent(std::string_view b) {
     std::string_view s;
     switch (tag) {
       case Tag(1, wire::kVarint):
-        if (!wire::ReadVarint(c, &x)) return e;
+        if (!wire::ReadVarint(c, &x)) return;
         e.metadata_id = static_cast<int64_t>(x);
         break;
       case Tag(2, wire::kVarint):
-        if (!wire::ReadVarint(c, &x)) return e;
+        if (!wire::ReadVarint(c, &x)) return;
         e.offset_ps = static_cast<int64_t>(x);
         e.aggregated = false;
         break;
       case Tag(5, wire::kVarint):
-        if (!wire::ReadVarint(c, &x)) return e;
+        if (!wire::ReadVarint(c, &x)) return;
         e.offset_ps = 0;  // the oneof now holds num_occurrences
         e.aggregated = true;
         break;
       case Tag(3, wire::kVarint):
-        if (!wire::ReadVarint(c, &x)) return e;
+        if (!wire::ReadVarint(c, &x)) return;
         e.duration_ps = static_cast<int64_t>(x);
         break;
       case Tag(4, wire::kLen):
-        if (!wire::ReadBytes(c, &s)) return e;  // stats: read by ForEachEventStat
+        if (!wire::ReadBytes(c, &s)) return;  // stats: read by ForEachEventStat
+        if (e.n_stats < WireEvent::kInlineStats) e.stats[e.n_stats] = s;
+        ++e.n_stats;
         break;
       default:
-        if (!wire::SkipField(c, tag, wire::kRecursionLimit)) return e;
+        if (!wire::SkipField(c, tag, wire::kRecursionLimit)) return;
     }
   }
-  return e;
 }
 
 int64_t WireDecoder::EntryKey(std::string_view entry) {

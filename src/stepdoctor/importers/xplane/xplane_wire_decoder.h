@@ -33,8 +33,11 @@ struct WireLine {
 };
 
 struct WireEvent {
+  static constexpr size_t kInlineStats = 16;
   int64_t metadata_id = 0, offset_ps = 0, duration_ps = 0;
   bool aggregated = false;  // num_occurrences was the oneof member set last
+  uint32_t n_stats = 0;     // stats found; the first kInlineStats are in `stats`
+  std::string_view stats[kInlineStats];
   std::string_view bytes;
 };
 
@@ -46,11 +49,11 @@ struct WireDecoder {
   using Plane = WirePlane;
   using Line = WireLine;
   using Event = WireEvent;
-  using EventMeta = WireEventMeta;
+  using MetaRef = WireEventMeta;
 
   static StatView DecodeStat(std::string_view b);
   static WireLine DecodeLine(std::string_view b);
-  static WireEvent DecodeEvent(std::string_view b);
+  static void DecodeEvent(std::string_view b, WireEvent* e);
   // Calls f(bytes) for each length-delimited field `field` of the message in `b`.
   template <typename F>
   static void ForEachLen(std::string_view b, uint32_t field, F&& f) {
@@ -86,10 +89,10 @@ struct WireDecoder {
   static void ForEachEventMetadata(const Plane& p, F&& f) {
     for (std::string_view e : p.event_metadata) f(EntryKey(e), WireEventMeta{e});
   }
-  static std::string_view MetaName(const EventMeta& m) { return EntryValueBytes(m.entry, 2); }
-  static std::string_view MetaDisplayName(const EventMeta& m) { return EntryValueBytes(m.entry, 4); }
+  static std::string_view MetaName(MetaRef m) { return EntryValueBytes(m.entry, 2); }
+  static std::string_view MetaDisplayName(MetaRef m) { return EntryValueBytes(m.entry, 4); }
   template <typename F>
-  static void ForEachMetaStat(const EventMeta& m, F&& f) {
+  static void ForEachMetaStat(MetaRef m, F&& f) {
     ForEachLen(m.entry, 2, [&](std::string_view value) {
       ForEachLen(value, 5, [&](std::string_view st) { f(DecodeStat(st)); });
     });
@@ -105,7 +108,11 @@ struct WireDecoder {
   static int64_t LineTimestampNs(const Line& l) { return l.timestamp_ns; }
   template <typename F>
   static void ForEachEvent(const Line& l, F&& f) {
-    ForEachLen(l.bytes, 4, [&](std::string_view e) { f(DecodeEvent(e)); });
+    WireEvent ev;
+    ForEachLen(l.bytes, 4, [&](std::string_view e) {
+      DecodeEvent(e, &ev);
+      f(static_cast<const WireEvent&>(ev));
+    });
   }
   static bool IsAggregated(const Event& e) { return e.aggregated; }
   static int64_t DurationPs(const Event& e) { return e.duration_ps; }
@@ -113,7 +120,11 @@ struct WireDecoder {
   static int64_t MetadataId(const Event& e) { return e.metadata_id; }
   template <typename F>
   static void ForEachEventStat(const Event& e, F&& f) {
-    ForEachLen(e.bytes, 4, [&](std::string_view st) { f(DecodeStat(st)); });
+    if (e.n_stats <= WireEvent::kInlineStats) {
+      for (uint32_t i = 0; i < e.n_stats; ++i) f(DecodeStat(e.stats[i]));
+    } else {
+      ForEachLen(e.bytes, 4, [&](std::string_view st) { f(DecodeStat(st)); });
+    }
   }
 };
 
