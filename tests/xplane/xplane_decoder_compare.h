@@ -29,6 +29,20 @@ inline DecodedXSpace ImportXSpaceWith(std::string_view bytes, const std::string&
   return out;
 }
 
+// The same from a file opened as diagnose opens it (mapped: XSpaceReader reads it in place).
+inline DecodedXSpace ImportXSpaceFileWith(const std::string& path, XPlaneDecoder d) {
+  DecodedXSpace out;
+  auto src = OpenMaybeCompressed(path);
+  if (!src.ok()) {
+    out.status = src.status();
+    return out;
+  }
+  XSpaceImportOptions opts;
+  opts.decoder = d;
+  out.status = ImportXSpace(**src, out.trace, opts);
+  return out;
+}
+
 inline std::string ArgText(const Trace& t, const Arg& a) {
   std::string s(t.str(a.key));
   switch (a.type) {

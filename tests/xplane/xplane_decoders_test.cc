@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -51,13 +52,18 @@ TEST(XPlaneDecoders, SameTraceOnEveryCorpusXPlane) {
     auto w = ExpectDecodersAgree(bytes, f, f);
     EXPECT_TRUE(w.status.ok()) << f;
     EXPECT_GT(w.trace.EventCount(), 0u) << f;
+    testing::ExpectSameTrace(testing::ImportXSpaceFileWith(f, XPlaneDecoder::kWire), w, f + " mapped");
   }
 }
 
 TEST(XPlaneDecoders, SameTraceOnTheProjectsXPlanes) {
   const std::vector<std::string> files = ProjectXPlanes();
   ASSERT_FALSE(files.empty());  // examples/ and fuzz/seeds/ are in the repository
-  for (const std::string& f : files) ExpectDecodersAgree(testing::ReadFileOrDie(f), f, f);
+  for (const std::string& f : files) {
+    auto w = ExpectDecodersAgree(testing::ReadFileOrDie(f), f, f);
+    testing::ExpectSameTrace(testing::ImportXSpaceFileWith(f, XPlaneDecoder::kWire), w, f + " mapped");
+    testing::ExpectSameTrace(testing::ImportXSpaceFileWith(f, XPlaneDecoder::kProtobuf), w, f + " mapped, libprotobuf");
+  }
 }
 
 // A cut at each of `n` points spread over the file (and the first bytes, one by one): the
@@ -114,6 +120,21 @@ std::string SmallXSpace() {
   steps.Event("3", 0, 500);
   b.AddPlane("/host:metadata");
   return b.Serialize();
+}
+
+// Files cut short and read mapped (fields handed out in place) read as the same bytes in memory.
+TEST(XPlaneDecoders, MappedFilesCutShortReadAsInMemory) {
+  const std::string bytes = SmallXSpace();
+  const std::string dir = testing::MakeTempDir("xplane_cut");
+  for (size_t cut : {size_t{0}, size_t{1}, size_t{7}, bytes.size() / 3, bytes.size() / 2, bytes.size() - 1, bytes.size()}) {
+    const std::string path = dir + "/cut" + std::to_string(cut) + ".xplane.pb";
+    {
+      std::ofstream out(path, std::ios::binary);
+      out.write(bytes.data(), static_cast<std::streamsize>(cut));
+    }
+    auto mem = testing::ImportXSpaceWith(std::string_view(bytes).substr(0, cut), path, XPlaneDecoder::kWire);
+    testing::ExpectSameTrace(testing::ImportXSpaceFileWith(path, XPlaneDecoder::kWire), mem, "cut at " + std::to_string(cut));
+  }
 }
 
 TEST(XPlaneDecoders, SameWhenCorpusFilesAreCut) {

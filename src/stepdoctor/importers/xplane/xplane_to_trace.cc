@@ -35,7 +35,14 @@ bool PlaneConverterBase::ToArg(const StatView& st, StatInfo& si, Arg* out) {
     case StatCase::kDouble: out->type = ArgType::kDouble; out->d = st.d; return true;
     case StatCase::kUint64: out->type = ArgType::kInt; out->i = static_cast<int64_t>(st.u); return true;
     case StatCase::kInt64: out->type = ArgType::kInt; out->i = st.i; return true;
-    case StatCase::kStr: out->type = ArgType::kString; out->s = trace_.strings.Intern(st.s); return true;
+    case StatCase::kStr:
+      out->type = ArgType::kString;
+      if (st.s != si.last_str) {  // (unset, the cache holds "" as id 0, the pool's empty string)
+        si.last_str_id = trace_.strings.Intern(st.s);
+        si.last_str = st.s;
+      }
+      out->s = si.last_str_id;
+      return true;
     case StatCase::kRef: {
       // A ref names another XStatMetadata whose name is the value (interned strings in XPlane).
       StatInfo* ref = FindStat(static_cast<int64_t>(st.u));

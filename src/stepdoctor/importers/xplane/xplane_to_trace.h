@@ -41,6 +41,8 @@ struct StatInfo {
   bool interned = false;
   StatUse use = StatUse::kDrop;
   bool memcpy_details = false;  // the stat is "memcpy_details" (a stream event is a copy)
+  std::string_view last_str;    // the last string value interned under this stat, and its id:
+  StringId last_str_id;         // allocator names, op names and categories repeat event after event
 };
 
 struct MetaInfo {

@@ -36,12 +36,14 @@ inline bool ReadVarint(Cursor& c, uint64_t* v) {
     *v = *c.p++;
     return true;
   }
+  const size_t n = c.left() < 10 ? c.left() : 10;  // one bound for the whole varint
+  const uint8_t* p = c.p;
   uint64_t r = 0;
-  for (int i = 0; i < 10; ++i) {
-    if (c.p >= c.end) return false;
-    const uint8_t b = *c.p++;
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t b = p[i];
     r |= uint64_t(b & 0x7f) << (7 * i);
     if (b < 0x80) {
+      c.p = p + i + 1;
       *v = r;
       return true;
     }
