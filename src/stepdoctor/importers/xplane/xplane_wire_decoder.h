@@ -1,10 +1,11 @@
 // The in-place decoder for PlaneConverter (xplane_to_trace.h): reads an XPlane's wire bytes
 // where they lie, without building messages. Index() finds the plane's top-level fields once
 // (the metadata maps follow the lines in the bytes TensorFlow writes, so they must be found
-// before any event is read); lines, events and stats are then decoded as the converter walks
-// them, only the fields it reads, into values on the stack. Every read is bounds-checked
-// (xplane_wire.h). REQUIRED: wire::CheckMessage(bytes, kPlane) passed, so the walks here meet
-// no malformed bytes; were they to, they stop early rather than read out of bounds.
+// before any event is read) and checks all but the lines in full; lines, events and stats are
+// then decoded as the converter walks them, into values on the stack, and checked as they are
+// walked, in one pass: the first malformed byte sets WirePlane::bad and ends the walk, and the
+// caller undoes what the converter added (a plane libprotobuf refuses adds nothing). Every
+// read is bounds-checked (xplane_wire.h).
 #pragma once
 
 #include <string_view>
@@ -21,8 +22,11 @@ struct WirePlane {
   std::vector<std::string_view> event_metadata;  // map entries (key 1, XEventMetadata 2)
   std::vector<std::string_view> stats;           // XStat
   std::vector<std::string_view> lines;           // XLine
+  mutable bool bad = false;                      // a line's bytes do not decode: see above
 
-  void Index(std::string_view plane_bytes);      // keeps the vectors' capacity across planes
+  // False where the plane's own fields, metadata or stats do not decode (the lines are
+  // checked as they are read). Keeps the vectors' capacity across planes.
+  bool Index(std::string_view plane_bytes);
 };
 
 struct WireLine {
@@ -30,16 +34,21 @@ struct WireLine {
   std::string_view name, display_name;
   size_t events = 0;
   std::string_view bytes;
+  bool* bad = nullptr;      // the plane's
 };
 
 struct WireEvent {
   static constexpr size_t kInlineStats = 16;
   int64_t metadata_id = 0, offset_ps = 0, duration_ps = 0;
   bool aggregated = false;  // num_occurrences was the oneof member set last
-  uint32_t n_stats = 0;     // stats found; the first kInlineStats are in `stats`
-  std::string_view stats[kInlineStats];
+  uint32_t n_stats = 0;     // stats found (all checked); the first kInlineStats decoded here
+  StatView stats[kInlineStats];
   std::string_view bytes;
 };
+
+// What is left of libprotobuf's recursion limit inside each message of a plane.
+inline constexpr int kLineDepth = wire::kRecursionLimit - 1, kEventDepth = kLineDepth - 1,
+                     kEventStatDepth = kEventDepth - 1;
 
 struct WireEventMeta {
   std::string_view entry;   // the map entry: values (field 2) parse as one merged message
@@ -51,9 +60,15 @@ struct WireDecoder {
   using Event = WireEvent;
   using MetaRef = WireEventMeta;
 
-  static StatView DecodeStat(std::string_view b);
-  static WireLine DecodeLine(std::string_view b);
-  static void DecodeEvent(std::string_view b, WireEvent* e);
+  // Each false where the bytes do not decode at `depth` (what is left of the recursion limit).
+  static bool DecodeStat(std::string_view b, int depth, StatView* st);
+  static bool DecodeLine(std::string_view b, WireLine* l);
+  static bool DecodeEvent(std::string_view b, WireEvent* e);
+  static StatView StatOf(std::string_view b) {  // REQUIRED: checked already (at its depth)
+    StatView v;
+    DecodeStat(b, wire::kRecursionLimit, &v);
+    return v;
+  }
   // Calls f(bytes) for each length-delimited field `field` of the message in `b`.
   template <typename F>
   static void ForEachLen(std::string_view b, uint32_t field, F&& f) {
@@ -82,7 +97,7 @@ struct WireDecoder {
   }
   template <typename F>
   static void ForEachPlaneStat(const Plane& p, F&& f) {
-    for (std::string_view s : p.stats) f(DecodeStat(s));
+    for (std::string_view s : p.stats) f(StatOf(s));
   }
   static size_t EventMetadataCount(const Plane& p) { return p.event_metadata.size(); }
   template <typename F>
@@ -94,12 +109,18 @@ struct WireDecoder {
   template <typename F>
   static void ForEachMetaStat(MetaRef m, F&& f) {
     ForEachLen(m.entry, 2, [&](std::string_view value) {
-      ForEachLen(value, 5, [&](std::string_view st) { f(DecodeStat(st)); });
+      ForEachLen(value, 5, [&](std::string_view st) { f(StatOf(st)); });
     });
   }
   template <typename F>
   static void ForEachLine(const Plane& p, F&& f) {
-    for (std::string_view l : p.lines) f(DecodeLine(l));
+    for (std::string_view l : p.lines) {
+      if (p.bad) return;
+      WireLine line;
+      line.bad = &p.bad;
+      if (!DecodeLine(l, &line)) p.bad = true;
+      f(static_cast<const WireLine&>(line));
+    }
   }
   static size_t LineEventCount(const Line& l) { return l.events; }
   static std::string_view LineName(const Line& l) { return l.name; }
@@ -108,9 +129,14 @@ struct WireDecoder {
   static int64_t LineTimestampNs(const Line& l) { return l.timestamp_ns; }
   template <typename F>
   static void ForEachEvent(const Line& l, F&& f) {
+    if (*l.bad) return;
     WireEvent ev;
     ForEachLen(l.bytes, 4, [&](std::string_view e) {
-      DecodeEvent(e, &ev);
+      if (*l.bad) return;
+      if (!DecodeEvent(e, &ev)) {
+        *l.bad = true;  // the converter's result is undone: nothing more to read
+        return;
+      }
       f(static_cast<const WireEvent&>(ev));
     });
   }
@@ -121,9 +147,9 @@ struct WireDecoder {
   template <typename F>
   static void ForEachEventStat(const Event& e, F&& f) {
     if (e.n_stats <= WireEvent::kInlineStats) {
-      for (uint32_t i = 0; i < e.n_stats; ++i) f(DecodeStat(e.stats[i]));
+      for (uint32_t i = 0; i < e.n_stats; ++i) f(static_cast<const StatView&>(e.stats[i]));
     } else {
-      ForEachLen(e.bytes, 4, [&](std::string_view st) { f(DecodeStat(st)); });
+      ForEachLen(e.bytes, 4, [&](std::string_view st) { f(StatOf(st)); });
     }
   }
 };

@@ -19,6 +19,36 @@ namespace pb = ::stepdoctor::xplane;
 
 constexpr size_t kMaxProfilerMessages = 5;  // XSpace errors/warnings noted; the rest counted
 
+// What converting one plane may change in the trace, kept to undo it: the in-place decoder
+// finds a bad byte in a line only as it converts it. (Strings interned meanwhile stay: no
+// output depends on which strings the pool holds beyond those the trace refers to.)
+class TraceMark {
+ public:
+  TraceMark(const Trace& t, const xplane::XSpaceState& s)
+      : timelines_(t.timelines.size()), devices_(t.devices), diagnostics_(t.diagnostics), state_(s) {
+    counter_sizes_.reserve(t.counters.size());
+    for (const CounterSeries& c : t.counters) counter_sizes_.push_back(c.ts_ns.size());
+  }
+  void Undo(Trace& t, xplane::XSpaceState& s) {
+    t.timelines.erase(t.timelines.begin() + static_cast<ptrdiff_t>(timelines_), t.timelines.end());
+    t.counters.erase(t.counters.begin() + static_cast<ptrdiff_t>(counter_sizes_.size()), t.counters.end());
+    for (size_t i = 0; i < counter_sizes_.size(); ++i) {
+      t.counters[i].ts_ns.resize(counter_sizes_[i]);
+      t.counters[i].value.resize(counter_sizes_[i]);
+    }
+    t.devices = std::move(devices_);
+    t.diagnostics = std::move(diagnostics_);
+    s = std::move(state_);
+  }
+
+ private:
+  size_t timelines_;
+  std::vector<size_t> counter_sizes_;
+  std::vector<Device> devices_;
+  ImportDiagnostics diagnostics_;
+  xplane::XSpaceState state_;
+};
+
 std::string StemOf(const std::string& path) {
   std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   for (std::string_view suf : {".xplane.pb", ".xspace.pb", ".xspace", ".pb"})
@@ -76,10 +106,17 @@ Status ImportXSpace(ByteSource& src, Trace& trace, const XSpaceImportOptions& op
         bool decoded = false;
         if (bytes.size() > INT32_MAX) {
         } else if (use_wire) {
-          decoded = xplane::wire::CheckMessage(bytes, xplane::wire::Message::kPlane);
-          if (decoded) {
-            wire_plane.Index(bytes);
+          decoded = wire_plane.Index(bytes);
+          if (decoded && !xplane::ClassifyPlane(wire_plane.name).keep) {
+            decoded = xplane::wire::CheckMessage(bytes, xplane::wire::Message::kPlane);  // not converted
+          } else if (decoded) {
+            // The lines are checked as they are converted: a bad byte in one undoes the plane.
+            TraceMark mark(trace, state);
             wire_conv.Convert(wire_plane);
+            if (wire_plane.bad) {
+              mark.Undo(trace, state);
+              decoded = false;
+            }
           }
         } else {
           auto* plane = google::protobuf::Arena::CreateMessage<pb::XPlane>(&arena);
