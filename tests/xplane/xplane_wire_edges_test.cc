@@ -188,6 +188,28 @@ TEST(XPlaneWireEdges, ABadPlaneIsNotedAndTheOthersRead) {
   EXPECT_FALSE(only_bad.status.ok());
 }
 
+// A plane whose last line is bad after others were read: what its good lines added (events,
+// memory samples on a series an earlier plane began, a device's stats) is not kept.
+TEST(XPlaneWireEdges, APlaneBadInItsLastLineAddsNothing) {
+  const std::string mem_meta = EventMeta(3, "MemoryAllocation") + StatMeta(4, "bytes_allocated") +
+                               StatMeta(5, "allocator_name");
+  const std::string mem_ev = Event(3, 0, 0, Stat(4, 4096) + L(4, I(1, 5) + L(5, "GPU_0_bfc")));
+  const std::string good = L(1, L(2, "/host:CPU") + Line(1, "python", 0, mem_ev + Event(1, 10, 10)) + mem_meta +
+                                    EventMeta(1, "train_step") + StatMeta(1, "step_num"));
+  const std::string bad_line = L(3, I(1, 2) + L(2, "python2") + Event(1, 0, 10) + T(0, 0));
+  const std::string bad = L(1, L(2, "/host:CPU") + Line(1, "python", 50, mem_ev + mem_ev) + bad_line + mem_meta +
+                                   EventMeta(1, "train_step") + StatMeta(1, "step_num"));
+  const std::string gpu_bad = L(1, L(2, "/device:GPU:3") + L(6, I(1, 10) + I(3, 108)) + StatMeta(10, "core_count") +
+                                       Line(1, "Stream #1(Compute)", 0, Event(1, 0, 10)) + EventMeta(1, "k") +
+                                       L(3, Event(1, 0, 10) + T(9, 7)));
+  auto w = ExpectDecodersAgree(good + bad + gpu_bad + good, "bad last lines");
+  ASSERT_TRUE(w.status.ok());
+  EXPECT_EQ(w.trace.diagnostics.count(ImportIssue::kCorruptRecord), 2u);
+  ASSERT_EQ(w.trace.counters.size(), 1u);
+  EXPECT_EQ(w.trace.counters[0].ts_ns.size(), 2u);  // one per good plane
+  for (const Device& d : w.trace.devices) EXPECT_EQ(d.sm_count, 0);
+}
+
 TEST(XPlaneWireEdges, SparseAndNegativeMetadataIds) {
   constexpr int64_t kBig = int64_t{1} << 40;
   const std::string evs = Event(kBig, 0, 1000, Stat(-3, 5) + Stat(70000, 6)) + Event(-1, 10, 1000) + Event(65535, 20, 1);
