@@ -3,9 +3,11 @@
 // (libprotobuf's parsed messages, the reference) and xplane_wire_decoder.h (the bytes read in
 // place). S supplies static accessors: PlaneName, ForEachStatMetadata(f(id, name)),
 // ForEachPlaneStat(f(StatView)), EventMetadataCount, ForEachEventMetadata(f(id, MetaRef)),
-// MetaName, MetaDisplayName, ForEachMetaStat (of a MetaRef, a cheap handle kept per plane), ForEachLine, LineEventCount, LineName, LineDisplayName,
-// LineId, LineTimestampNs, ForEachEvent, IsAggregated, DurationPs, OffsetPs, MetadataId,
-// ForEachEventStat. REQUIRED: the plane decodes in full (a bad plane is refused before this).
+// MetaName, MetaDisplayName, ForEachMetaStat (of a MetaRef, a cheap handle kept per plane),
+// ForEachLine, LineEventCount, LineName, LineDisplayName, LineId, LineTimestampNs,
+// ForEachEvent, IsAggregated, DurationPs, OffsetPs, MetadataId, ForEachEventStat.
+// A decoder that meets a bad byte midway (the wire decoder checks the lines as it walks them)
+// ends its walks early; the caller then undoes what the plane added (xspace_to_trace.cc).
 #pragma once
 
 #include <array>
