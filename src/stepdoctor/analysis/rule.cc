@@ -38,7 +38,17 @@ std::vector<Finding> RunRules(const std::vector<RuleDef>& rules, const Signals& 
     }
     out.push_back(std::move(*f));
   }
-  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+  // What the input lacks leads: the rest is judged without it, on the host side only.
+  auto gap = [](const Finding& f) {
+    const RuleDef* r = FindRule(f.id);
+    return r && r->input_gap;
+  };
+  const bool any_gap = std::any_of(out.begin(), out.end(), gap);
+  if (any_gap && device_missing)
+    for (Finding& f : out)
+      if (!gap(f) && f.severity > FindingSeverity::kModerate) f.severity = FindingSeverity::kModerate;
+  std::stable_sort(out.begin(), out.end(), [&](const Finding& a, const Finding& b) {
+    if (gap(a) != gap(b)) return gap(a);
     if (a.severity != b.severity) return a.severity > b.severity;
     return a.share_pct > b.share_pct;
   });

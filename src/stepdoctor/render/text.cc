@@ -77,7 +77,9 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
                          w.duration_ms);
   }
   if (!r.breakdown.empty()) {
-    out += fmt::format("\nStep time by category (mean {:.1f} ms per step)\n", s.mean_ms);
+    // No steps: the window is one region, not a step.
+    out += s.whole_window ? fmt::format("\nTime by category (the {:.1f} ms window)\n", s.mean_ms)
+                          : fmt::format("\nStep time by category (mean {:.1f} ms per step)\n", s.mean_ms);
     std::vector<BreakdownEntry> b = r.breakdown;
     std::stable_sort(b.begin(), b.end(), [](const auto& x, const auto& y) { return x.pct > y.pct; });
     for (const auto& e : b) {

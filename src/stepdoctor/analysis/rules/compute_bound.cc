@@ -27,15 +27,15 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
   const bool autocast = applied && applied->mixed_precision();
   // Mixed precision is advised only where the trace does not show autocast already in use.
   bool amp = !s.cpu_only && s.tensor_core_capable && s.fp16_kernel_pct < kLowReducedPrecisionPct && !autocast;
-  f.title = s.cpu_only ? fmt::format("the CPU computes {} of each step: operator work dominates", Pct(share))
+  f.title = s.cpu_only ? fmt::format("the CPU computes {} of {}: operator work dominates", Pct(share), EachStepNoun(s))
              : share < kComputeBoundPct
                  ? fmt::format("the device is busy {} of its {} span and the host finished its part at {}: the step is device-bound",
                                Pct(s.device_span_busy_pct), Ms(s.device_span_ms), Ms(s.host_end_ms))
-                 : fmt::format("the device computes {} of each step: the step is compute-bound", Pct(share));
+                 : fmt::format("the device computes {} of {}: the step is compute-bound", Pct(share), EachStepNoun(s));
   f.gain_upper_bound = 1.0;
   f.gain_text = amp ? "no idle time to recover; mixed precision moves matrix math onto TensorCores (the gain depends on the model and is not estimated from this trace)"
                     : "no idle time to recover; gains must come from doing the compute faster";
-  f.evidence.push_back({"device compute per step", fmt::format("{} ({})", Ms(s.category_ms[int(StepCategory::kDeviceCompute)]), Pct(share))});
+  f.evidence.push_back({fmt::format("device compute {}", PerStep(s)), fmt::format("{} ({})", Ms(s.category_ms[int(StepCategory::kDeviceCompute)]), Pct(share))});
   if (device_bound) {
     f.evidence.push_back({"device busy over its own span", Pct(s.device_span_busy_pct)});
     f.evidence.push_back({"host's last activity / device's last activity", fmt::format("{} / {} into the step", Ms(s.host_end_ms), Ms(s.device_end_ms))});

@@ -29,33 +29,33 @@ std::optional<Finding> HostBound(const Signals& sig) {
   const double bookkeeping = s.mean_step_ms > 0 ? 100.0 * s.framework_overhead_ms / s.mean_step_ms : 0;
   if (s.cpu_only) {
     f.title = s.framework_overhead_ms > 0
-                  ? fmt::format("{} of each {} step is framework overhead: bookkeeping ops that do no math ({}) and the "
+                  ? fmt::format("{} of {} is framework overhead: bookkeeping ops that do no math ({}) and the "
                                 "time between operators",
-                                Pct(share), Ms(s.mean_step_ms), Pct(bookkeeping))
-                  : fmt::format("{} of each {} step is Python/framework overhead: operator dispatch and the time "
+                                Pct(share), EachStep(s), Pct(bookkeeping))
+                  : fmt::format("{} of {} is Python/framework overhead: operator dispatch and the time "
                                 "between operators",
-                                Pct(share), Ms(s.mean_step_ms));
+                                Pct(share), EachStep(s));
     f.gain_text = GainText(f.gain_upper_bound, s.framework_overhead_ms > 0 ? "if the framework overhead were removed"
                                                                            : "if the overhead between operators were removed");
-    f.evidence.push_back({"host overhead per step", fmt::format("{} ({})", Ms(s.category_ms[int(StepCategory::kHostCompute)]), Pct(share))});
-    f.evidence.push_back({"top-level operators per step", fmt::format("{}", s.top_level_ops_per_step)});
+    f.evidence.push_back({fmt::format("host overhead {}", PerStep(s)), fmt::format("{} ({})", Ms(s.category_ms[int(StepCategory::kHostCompute)]), Pct(share))});
+    f.evidence.push_back({fmt::format("top-level operators {}", PerStep(s)), fmt::format("{}", s.top_level_ops_per_step)});
     f.evidence.push_back({fmt::format("operator time in dispatch: wrappers and tiny operators (pieces of own work < {} us)",
                                       kTinyOpNs / 1000),
                           Pct(s.tiny_op_share_pct)});
   } else {
-    f.title = fmt::format("the device waits on the host {} of each {} step (launches, framework code)", Pct(share),
-                          Ms(s.mean_step_ms));
+    f.title = fmt::format("the device waits on the host {} of {} (launches, framework code)", Pct(share),
+                          EachStep(s));
     f.gain_text = GainText(f.gain_upper_bound, "if the host kept the device fed");
-    f.evidence.push_back({"kernel launch / runtime while the device idles", fmt::format("{} per step ({})", Ms(s.category_ms[int(StepCategory::kKernelLaunch)]), Pct(launch))});
-    f.evidence.push_back({"framework/Python while the device idles", fmt::format("{} per step ({})", Ms(s.category_ms[int(StepCategory::kHostCompute)]), Pct(host))});
-    f.evidence.push_back({"kernels per step", fmt::format("{}", s.kernels_per_step)});
+    f.evidence.push_back({"kernel launch / runtime while the device idles", fmt::format("{} {} ({})", Ms(s.category_ms[int(StepCategory::kKernelLaunch)]), PerStep(s), Pct(launch))});
+    f.evidence.push_back({"framework/Python while the device idles", fmt::format("{} {} ({})", Ms(s.category_ms[int(StepCategory::kHostCompute)]), PerStep(s), Pct(host))});
+    f.evidence.push_back({fmt::format("kernels {}", PerStep(s)), fmt::format("{}", s.kernels_per_step)});
     if (s.median_kernel_us > 0)
       f.evidence.push_back({"median kernel vs median launch call", fmt::format("{} vs {}{}", Us(s.median_kernel_us), Us(s.median_launch_us), tiny_kernels ? " (kernels are shorter than their launch)" : "")});
     f.evidence.push_back({"device busy during steps", Pct(s.device_busy_pct)});
   }
   if (s.framework_overhead_ms > 0)
     f.evidence.push_back({"in bookkeeping ops that do no math (NoOp incl. the executor's _SOURCE, _Arg, Const ...)",
-                          fmt::format("{} per step ({})", Ms(s.framework_overhead_ms), Pct(bookkeeping))});
+                          fmt::format("{} {} ({})", Ms(s.framework_overhead_ms), PerStep(s), Pct(bookkeeping))});
   for (size_t i = 0; i < s.top_ops.size() && i < kTopEventsShown; ++i) f.top_events.push_back(s.top_ops[i]);
 
   // Most of the host's time is operators computing on CPU tensors: work, not launch overhead.
@@ -64,10 +64,10 @@ std::optional<Finding> HostBound(const Signals& sig) {
   if (!s.cpu_only && host_ms > 0 && s.host_cpu_op_ms >= kHostCpuWorkShare * host_ms) {
     std::string names;
     for (const auto& n : s.host_cpu_op_names) names += (names.empty() ? "" : ", ") + n;
-    f.title = fmt::format("the device waits on the host {} of each {} step, mostly CPU work inside the step ({})",
-                          Pct(share), Ms(s.mean_step_ms), names);
+    f.title = fmt::format("the device waits on the host {} of {}, mostly CPU work inside it ({})",
+                          Pct(share), EachStep(s), names);
     f.evidence.push_back({"in operators computing on the CPU (no launch inside, each >= 1 ms)",
-                          fmt::format("{} per step ({} of the host's time)", Ms(s.host_cpu_op_ms),
+                          fmt::format("{} {} ({} of the host's time)", Ms(s.host_cpu_op_ms), PerStep(s),
                                       Pct(100.0 * s.host_cpu_op_ms / host_ms))});
     f.fix.summary = "The step computes on CPU tensors while the device waits: create or transform that data on the "
                     "device, or move it into the input pipeline where workers prepare it ahead of the step.";

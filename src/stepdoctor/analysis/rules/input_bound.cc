@@ -25,16 +25,16 @@ std::optional<Finding> InputBound(const Signals& sig) {
   f.share_pct = share;
   std::string what = s.input_wait_events.empty() ? std::string("the input pipeline") : s.input_wait_events[0].name;
   bool dataloader = what.find("DataLoader") != std::string::npos;
-  f.title = fmt::format("{} of each {} step waits on {}", Pct(share), Ms(s.mean_step_ms),
+  f.title = fmt::format("{} of {} waits on {}", Pct(share), EachStep(s),
                         dataloader ? "the DataLoader" : "input");
   f.gain_upper_bound = GainIfRemoved(exposed);
   f.gain_text = GainText(f.gain_upper_bound, "if the input wait is fully hidden behind compute");
-  f.evidence.push_back({"host waits on input per step", fmt::format("{} ({} of the step)", Ms(s.input_wait_ms), Pct(share))});
+  f.evidence.push_back({fmt::format("host waits on input {}", PerStep(s)), fmt::format("{} ({} {})", Ms(s.input_wait_ms), Pct(share), OfTheStep(s))});
   if (!s.cpu_only)
-    f.evidence.push_back({"of which the device idles (exposed)", fmt::format("{} ({} of the step)", Ms(s.category_ms[int(StepCategory::kInput)]), Pct(exposed))});
+    f.evidence.push_back({"of which the device idles (exposed)", fmt::format("{} ({} {})", Ms(s.category_ms[int(StepCategory::kInput)]), Pct(exposed), OfTheStep(s))});
   if (!s.cpu_only)
     f.evidence.push_back({"device busy during steps", Pct(s.device_busy_pct)});
-  f.evidence.push_back({"steps measured", fmt::format("{} (mean {}, median {})", s.step_count, Ms(s.mean_step_ms), Ms(s.median_step_ms))});
+  f.evidence.push_back(StepsMeasured(s, ", median " + Ms(s.median_step_ms)));
   for (size_t i = 0; i < s.input_wait_events.size() && i < kTopEventsShown; ++i) f.top_events.push_back(s.input_wait_events[i]);
 
   f.fix.summary =
@@ -64,8 +64,8 @@ std::optional<Finding> InputBound(const Signals& sig) {
     // wait is the cost of the handover itself, which more workers would not shorten.
     f.evidence.push_back({"already in use", "DataLoader worker processes"});
     f.evidence.push_back({"mean fetch", fmt::format("{} (a batch the workers had ready: they keep up)", Ms(fetch_ms))});
-    f.title = fmt::format("{} of each {} step is the DataLoader handing over batches its workers had ready ({} a fetch)",
-                          Pct(share), Ms(s.mean_step_ms), Ms(fetch_ms));
+    f.title = fmt::format("{} of {} is the DataLoader handing over batches its workers had ready ({} a fetch)",
+                          Pct(share), EachStep(s), Ms(fetch_ms));
     // The pipeline keeps up: a fixed cost per batch, not a loader the step waits for, so it is
     // not the verdict's high finding (a busy device still names the bottleneck).
     f.severity = FindingSeverity::kModerate;

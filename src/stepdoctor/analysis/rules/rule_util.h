@@ -21,6 +21,24 @@ inline double CategoryShare(const StepSignals& s, StepCategory c) {
 }
 
 inline std::string Ms(double ms) { return ms >= 100 ? fmt::format("{:.0f} ms", ms) : fmt::format("{:.1f} ms", ms); }
+// A duration for a title: seconds from 10 s on ("5.2 s"), else Ms.
+inline std::string Duration(double ms) { return ms >= 10'000 ? fmt::format("{:.1f} s", ms / 1000) : Ms(ms); }
+
+// How a title names the region its shares are of: "each 14.6 ms step" where steps were found,
+// "the 14.6 ms window" where there were none (the whole window is one region, not a step: no
+// text may call it one). The same for the phrases without the length.
+inline std::string EachStep(const StepSignals& s) {
+  return s.has_steps ? fmt::format("each {} step", Duration(s.mean_step_ms))
+                     : fmt::format("the {} window", Duration(s.mean_step_ms));
+}
+inline const char* EachStepNoun(const StepSignals& s) { return s.has_steps ? "each step" : "the window"; }
+inline const char* OfTheStep(const StepSignals& s) { return s.has_steps ? "of the step" : "of the window"; }
+inline const char* PerStep(const StepSignals& s) { return s.has_steps ? "per step" : "in the window"; }
+// "steps measured: 3 (mean 12.0 ms)", or "window analysed: 5.2 s (no step markers)".
+inline EvidenceItem StepsMeasured(const StepSignals& s, const std::string& extra = "") {
+  if (!s.has_steps) return {"window analysed", fmt::format("{} (no step markers: one region)", Duration(s.mean_step_ms))};
+  return {"steps measured", fmt::format("{} (mean {}{})", s.step_count, Ms(s.mean_step_ms), extra)};
+}
 inline std::string Pct(double pct) { return fmt::format("{:.1f}%", pct); }
 inline std::string Us(double us) { return fmt::format("{:.1f} us", us); }
 // Memory sizes, in every rule: binary gigabytes, as NVML, nvidia-smi and PyTorch print them.

@@ -18,13 +18,13 @@ std::optional<Finding> UntracedTime(const Signals& sig) {
   f.id = "untraced_time";
   f.severity = share >= kUntracedHighPct ? FindingSeverity::kHigh : FindingSeverity::kModerate;
   f.share_pct = share;
-  f.title = fmt::format("{} of each {} step has nothing recorded: host time the trace does not explain", Pct(share),
-                        Ms(s.mean_step_ms));
+  f.title = fmt::format("{} of {} has nothing recorded: host time the trace does not explain", Pct(share),
+                        EachStep(s));
   f.gain_upper_bound = 1.0;
   f.gain_text = "unknown until what runs there is recorded";
   f.evidence.push_back({fmt::format("gaps of {} ms or more with no event, the device idle", kUntracedGapNs / 1'000'000),
-                        fmt::format("{} per step ({})", Ms(s.untraced_host_ms), Pct(share))});
-  f.evidence.push_back({"steps measured", fmt::format("{} (mean {})", s.step_count, Ms(s.mean_step_ms))});
+                        fmt::format("{} {} ({})", Ms(s.untraced_host_ms), PerStep(s), Pct(share))});
+  f.evidence.push_back(StepsMeasured(s));
   f.fix.summary = "Record what runs in those gaps: Python call stacks and named ranges around data preparation, "
                   "evaluation and logging; then diagnose again.";
   f.fix.pytorch =
