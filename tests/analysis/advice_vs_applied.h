@@ -32,7 +32,10 @@ inline std::vector<std::string> AdviceRepeatingApplied(const Report& r) {
       {applied("autocast"), "mixed precision", true, "GradScaler"},
       {applied("DataLoader worker processes"), "worker processes", true, "num_workers=min("},
       {applied("tf.data prefetch"), "prefetch", false, ".prefetch("},
+      {applied("XLA"), "XLA", false, "set_jit(True)"},
       {applied("TensorFlow graph execution"), "graph execution", false, "# one compiled graph per step"},
+      {applied("TensorFlow graph execution"), "graph execution", false, "@tf.function"},
+      {applied("TensorFlow graph execution"), "graph execution", false, "tf.function("},
   };
   std::vector<std::string> out;
   for (const Finding& f : r.findings)

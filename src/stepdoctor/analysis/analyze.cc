@@ -332,7 +332,10 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   // Right after the replay, so the model is freed before anything else is built.
   if (steps.step_count > 0 && !steps.cpu_only && !steps.device_missing) {
     if (!captured_model) captured_model = TraceToStepModel(trace, worker, windows, DeviceCoverage::kCaptured);
-    r.critical_path = TraceToCriticalPath(trace, worker, *captured_model, PathSegments::kMedian);
+    if (std::string why = NoCriticalPathReason(*captured_model); !why.empty())
+      r.notes.push_back(std::move(why));
+    else
+      r.critical_path = TraceToCriticalPath(trace, worker, *captured_model, PathSegments::kMedian);
   }
   captured_model.reset();
   r.verdict = MakeVerdict(r.findings, sig.steps);

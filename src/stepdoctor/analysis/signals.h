@@ -75,6 +75,10 @@ struct StepSignals {
   // Mean ms per step of host_compute spent in the framework's bookkeeping ops
   // (EventKind::kFrameworkOverhead: TF's NoOp/_SOURCE, _Arg, Const, ...), a part of that category.
   double framework_overhead_ms = 0;
+  // Mean ms per step of host_compute that is gaps under kUntracedGapNs between recorded host
+  // events, with nothing recorded in them (overhead between operators, or what the profiler did
+  // not record): the part of that category no event explains.
+  double host_short_gap_ms = 0;
   int64_t top_level_ops_per_step = 0;
   // Precision (devices that have TensorCores): share of kernel time in fp32 vs 16-bit kernels.
   double fp16_kernel_pct = 0;      // reduced precision (16-bit, fp8, fp4: model/device_work_classify) share

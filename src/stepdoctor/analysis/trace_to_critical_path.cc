@@ -5,6 +5,8 @@
 #include <numeric>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 #include "stepdoctor/model/runtime_calls.h"
 
 namespace stepdoctor {
@@ -345,6 +347,14 @@ CriticalPathSummary TraceToCriticalPath(const Trace& trace, WorkerId worker, con
     out.steps.push_back(Summarise(trace, w.Walk(s.start_ns, s.end_ns), s, model.lo(), segs));
   }
   return out;
+}
+
+std::string NoCriticalPathReason(const StepModel& model) {
+  if (model.device.empty() || model.ops_with_launch > 0) return {};
+  return fmt::format(
+      "no critical path: the trace links none of its {} device operations to the call that launched it (no "
+      "correlation ids; TF1 timelines record none), so a path cannot follow the host into the device",
+      model.device.size());
 }
 
 CriticalPathSummary TraceToReportCriticalPath(const Trace& trace, WorkerId worker, const StepWindows& windows) {

@@ -22,6 +22,8 @@
 // did not launch or start are not on the model, so a wait on them reads as the host's wait.
 #pragma once
 
+#include <string>
+
 #include "stepdoctor/analysis/step_model.h"
 #include "stepdoctor/model/trace.h"
 #include "stepdoctor/report/critical_path.h"
@@ -41,6 +43,11 @@ enum class PathSegments : uint8_t {
 // REQUIRED: `model` is TraceToStepModel(trace, worker, ...). Empty without steps, or where the
 // model has no device work (CPU-only, device activity not recorded).
 CriticalPathSummary TraceToCriticalPath(const Trace& trace, WorkerId worker, const StepModel& model, PathSegments keep);
+
+// Why no path can be walked over `model`, or empty: where device work was recorded but none of it
+// is linked to its launch (no correlation ids: a TF1 timeline), the walk could never leave the
+// host and would call the whole step host time while the device works.
+std::string NoCriticalPathReason(const StepModel& model);
 
 // For a diagnosis: the model of `windows` built with device work captured, the median step's
 // segments kept. REQUIRED: `windows` are TraceToSteps(trace, worker).

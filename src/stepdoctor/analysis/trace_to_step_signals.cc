@@ -329,6 +329,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   };
   // Causes that go to `other` and outrank the host categories (see the header).
   IntervalSet sync_x, queued_x, startup_x, untraced_x, peer_x;
+  IntervalSet short_gap_x;  // host_compute's gaps under kUntracedGapNs with nothing recorded
   // The steps themselves contain what runs in them: time inside a step with nothing recorded is
   // the host's, untraced (long gaps) or overhead between operators (short ones).
   for (const StepWindow& w : windows.steps) annotation_raw.push_back({w.start_ns, w.end_ns});
@@ -357,8 +358,9 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     IntervalSet python = Intersect(gaps, MakeIntervalSet(std::move(python_raw)));
     gaps = Subtract(gaps, python);
     IntervalSet long_gaps = LongGaps(gaps, kUntracedGapNs);
+    short_gap_x = Subtract(gaps, long_gaps);
     exclusive[int(StepCategory::kHostCompute)] =
-        Union(exclusive[int(StepCategory::kHostCompute)], Union(python, Subtract(gaps, long_gaps)));
+        Union(exclusive[int(StepCategory::kHostCompute)], Union(python, short_gap_x));
     claimed = Union(claimed, Union(python, Subtract(gaps, long_gaps)));
     claim_other(long_gaps, &untraced_x);
   } else {
@@ -377,6 +379,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     IntervalSet gaps = Subtract(Subtract(MakeIntervalSet(std::move(annotation_raw)), claimed), derived);
     IntervalSet long_gaps = LongGaps(gaps, kUntracedGapNs);
     IntervalSet short_gaps = Subtract(gaps, long_gaps);
+    short_gap_x = short_gaps;
     exclusive[int(StepCategory::kHostCompute)] = Union(exclusive[int(StepCategory::kHostCompute)], short_gaps);
     claimed = Union(claimed, short_gaps);
     claim_other(long_gaps, &untraced_x);
@@ -407,7 +410,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   s.step_count = int(n);
   s.per_step_category_ms.assign(n, std::vector<double>(kStepCategoryCount, 0.0));
   double input_wait_ns = 0, busy_ns = 0, total_ns = 0;
-  double sync_ns = 0, queued_ns = 0, startup_ns = 0, untraced_ns = 0, peer_ns = 0;
+  double sync_ns = 0, queued_ns = 0, startup_ns = 0, untraced_ns = 0, peer_ns = 0, short_gap_ns = 0;
   for (size_t w = 0; w < n; ++w) {
     const StepWindow& sw = windows.steps[w];
     double dur = double(sw.dur_ns());
@@ -431,6 +434,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     queued_ns += double(LengthWithin(queued_x, sw.start_ns, sw.end_ns));
     startup_ns += double(LengthWithin(startup_x, sw.start_ns, sw.end_ns));
     untraced_ns += double(LengthWithin(untraced_x, sw.start_ns, sw.end_ns));
+    short_gap_ns += double(LengthWithin(short_gap_x, sw.start_ns, sw.end_ns));
     peer_ns += double(LengthWithin(peer_x, sw.start_ns, sw.end_ns));
     total_ns += dur;
   }
@@ -452,6 +456,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   s.device_queued_ms = queued_ns / double(n) / 1e6;
   s.startup_ms = startup_ns / double(n) / 1e6;
   s.untraced_host_ms = untraced_ns / double(n) / 1e6;
+  s.host_short_gap_ms = short_gap_ns / double(n) / 1e6;
   s.peer_wait_ms = peer_ns / double(n) / 1e6;
   // The device's own span within the steps, and where host and device activity end.
   {

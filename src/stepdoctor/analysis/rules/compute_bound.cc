@@ -31,7 +31,8 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
              : share < kComputeBoundPct
                  ? fmt::format("the device is busy {} of its {} span and the host finished its part at {}: the step is device-bound",
                                Pct(s.device_span_busy_pct), Ms(s.device_span_ms), Ms(s.host_end_ms))
-                 : fmt::format("the device computes {} of {}: the step is compute-bound", Pct(share), EachStepNoun(s));
+                 : fmt::format("the device computes {} of {}: {} compute-bound", Pct(share), EachStepNoun(s),
+                               s.has_steps ? "the step is" : "the work is");
   f.gain_upper_bound = 1.0;
   f.gain_text = amp ? "no idle time to recover; mixed precision moves matrix math onto TensorCores (the gain depends on the model and is not estimated from this trace)"
                     : "no idle time to recover; gains must come from doing the compute faster";
@@ -61,7 +62,9 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
     f.fix.summary = "The CPU is the device: make its operators cheaper (" + levers +
                     ") or move the work to an accelerator.";
     f.fix.tensorflow = "tf.config.threading.set_intra_op_parallelism_threads(os.cpu_count())";
-    if (!(applied && applied->xla))
+    if (applied && applied->tf_graph && !applied->xla)  // graph mode is done: XLA for the graph
+      f.fix.tensorflow += std::string("\n") + kTfGraphXlaCode;
+    else if (!(applied && applied->xla))
       f.fix.tensorflow += "\n@tf.function(jit_compile=True)   # fuse ops with XLA\ndef train_step(x, y): ...";
     f.fix.pytorch = "torch.set_num_threads(os.cpu_count())";
     if (!compiled) f.fix.pytorch += "\nmodel = torch.compile(model)                        # fuse operators";
@@ -102,8 +105,10 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
     return f;
   }
   f.fix.tensorflow = compiled ? "# XLA is already in use: profile the top kernels (tf.profiler) and try a larger batch"
-                              : "@tf.function(jit_compile=True)   # fuse elementwise ops into the big kernels\n"
-                                "def train_step(x, y): ...";
+                     : applied && applied->tf_graph
+                         ? std::string(kTfGraphXlaCode) + "\n# fuses elementwise ops into the big kernels"
+                         : "@tf.function(jit_compile=True)   # fuse elementwise ops into the big kernels\n"
+                           "def train_step(x, y): ...";
   f.fix.pytorch = compiled ? "# compiled already: look at the top kernels, e.g. with\n"
                              "# prof.key_averages().table(sort_by='cuda_time_total', row_limit=10)"
                            : "model = torch.compile(model)   # fuse elementwise ops around the big kernels\n"

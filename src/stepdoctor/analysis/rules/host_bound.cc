@@ -53,6 +53,23 @@ std::optional<Finding> HostBound(const Signals& sig) {
       f.evidence.push_back({"median kernel vs median launch call", fmt::format("{} vs {}{}", Us(s.median_kernel_us), Us(s.median_launch_us), tiny_kernels ? " (kernels are shorter than their launch)" : "")});
     f.evidence.push_back({"device busy during steps", Pct(s.device_busy_pct)});
   }
+  // What the figure holds that no event explains: the gaps between recorded host events.
+  const double host_ms = s.category_ms[int(StepCategory::kKernelLaunch)] + s.category_ms[int(StepCategory::kHostCompute)];
+  const bool mostly_gaps = !s.cpu_only && host_ms > 0 && s.host_short_gap_ms >= kHostUnrecordedGapShare * host_ms;
+  if (!s.cpu_only && s.host_short_gap_ms > 0) {
+    f.evidence.push_back({fmt::format("host time in gaps under {} ms between recorded events, nothing recorded",
+                                      kUntracedGapNs / 1'000'000),
+                          fmt::format("{} {} ({} of the host's time)", Ms(s.host_short_gap_ms), PerStep(s),
+                                      Pct(100.0 * s.host_short_gap_ms / host_ms))});
+    f.evidence.push_back({"host time in recorded events (operators, runtime calls)",
+                          fmt::format("{} {}", Ms(std::max(0.0, host_ms - s.host_short_gap_ms)), PerStep(s))});
+  }
+  if (mostly_gaps)
+    f.title = fmt::format("the device waits on the host {} of {}, mostly in gaps under {} ms between the host's "
+                          "recorded events (nothing recorded there: scheduling between operators, or untraced code)",
+                          Pct(share), EachStep(s), kUntracedGapNs / 1'000'000);
+  // Launch advice needs launches in evidence: kernels, and time in the calls that launch them.
+  const bool launches = !s.cpu_only && s.kernels_per_step > 0 && s.category_ms[int(StepCategory::kKernelLaunch)] > 0;
   if (s.framework_overhead_ms > 0)
     f.evidence.push_back({"in bookkeeping ops that do no math (NoOp incl. the executor's _SOURCE, _Arg, Const ...)",
                           fmt::format("{} {} ({})", Ms(s.framework_overhead_ms), PerStep(s), Pct(bookkeeping))});
@@ -60,7 +77,6 @@ std::optional<Finding> HostBound(const Signals& sig) {
 
   // Most of the host's time is operators computing on CPU tensors: work, not launch overhead.
   // Compiling the step would not remove it; making the data where it is used, or in the loader, does.
-  const double host_ms = s.category_ms[int(StepCategory::kKernelLaunch)] + s.category_ms[int(StepCategory::kHostCompute)];
   if (!s.cpu_only && host_ms > 0 && s.host_cpu_op_ms >= kHostCpuWorkShare * host_ms) {
     std::string names;
     for (const auto& n : s.host_cpu_op_names) names += (names.empty() ? "" : ", ") + n;
@@ -95,8 +111,11 @@ std::optional<Finding> HostBound(const Signals& sig) {
         "    ...  # the per-step host work that remains\n"
         "# avoid host syncs in the loop: no .item()/.cpu() per step; keep tensors on the device";
     f.fix.tensorflow =
-        "# keep the whole step inside one tf.function; avoid .numpy() on tensors inside the loop\n"
-        "model.compile(..., steps_per_execution=32)   # several steps per host round-trip";
+        applied->tf_graph
+            ? "# the step runs as a graph already: fetch fewer tensors per run, keep Python out of the loop\n"
+              "model.compile(..., steps_per_execution=32)   # several steps per host round-trip"
+            : "# keep the whole step inside one tf.function; avoid .numpy() on tensors inside the loop\n"
+              "model.compile(..., steps_per_execution=32)   # several steps per host round-trip";
     return f;
   }
   if (applied && s.cpu_only && applied->any_compilation()) {
@@ -116,20 +135,16 @@ std::optional<Finding> HostBound(const Signals& sig) {
     // The step already runs as a TensorFlow graph (a TF1 session, tf.function): tf.function would
     // change nothing. What is left is fusing the graph's ops with XLA and larger operators.
     f.evidence.push_back({"already in use", "TensorFlow graph execution"});
-    f.fix.summary = s.cpu_only ? "The step already runs as a TensorFlow graph and its operators are too small to "
-                                 "outweigh their scheduling: fuse them with XLA and give each more work (a larger batch)."
-                               : "The step already runs as a TensorFlow graph: fuse its ops into fewer kernels with XLA "
-                                 "auto-clustering, and give each kernel more work with a larger batch.";
-    f.fix.tensorflow =
-        "tf.config.optimizer.set_jit(True)   # XLA auto-clustering of the graph's ops (TF 2.x, and tf.compat.v1 sessions)\n"
-        "# TF1 sessions: config = tf.compat.v1.ConfigProto()\n"
-        "#   config.graph_options.optimizer_options.global_jit_level = tf.compat.v1.OptimizerOptions.ON_1\n"
-        "#   sess = tf.compat.v1.Session(config=config)\n"
-        "# and raise the batch size so each op does more work";
+    f.fix.summary = s.cpu_only || !launches
+                        ? "The step already runs as a TensorFlow graph and its operators are too small to "
+                          "outweigh their scheduling: fuse them with XLA and give each more work (a larger batch)."
+                        : "The step already runs as a TensorFlow graph: fuse its ops into fewer kernels with XLA "
+                          "auto-clustering, and give each kernel more work with a larger batch.";
+    f.fix.tensorflow = std::string(kTfGraphXlaCode) + "\n# and raise the batch size so each op does more work";
     f.fix.pytorch = "model = torch.compile(model)   # the same idea in PyTorch: fuse operators (PyTorch 2)";
     return f;
   }
-  f.fix.summary = s.cpu_only
+  f.fix.summary = !launches
                       ? "Do more work per operator call: larger batches, fused or compiled graphs, fewer Python-level ops."
                       : "Launch fewer, larger kernels: compile the step (graph mode / XLA / torch.compile), capture it "
                         "as a CUDA graph, or give each kernel more work with a larger batch.";
@@ -142,7 +157,7 @@ std::optional<Finding> HostBound(const Signals& sig) {
       "    optimizer.apply_gradients(zip(grads, model.trainable_variables))\n"
       "    return loss\n"
       "# Keras: model.compile(..., jit_compile=True, steps_per_execution=32)";
-  f.fix.pytorch = s.cpu_only ? "model = torch.compile(model)   # fuse operators, less per-op dispatch (PyTorch 2)\n"
+  f.fix.pytorch = !launches ? "model = torch.compile(model)   # fuse operators, less per-op dispatch (PyTorch 2)\n"
                                "# and raise the batch size so each operator call does more work"
                              : "model = torch.compile(model)                 # fuse ops, fewer launches (PyTorch 2)\n"
                                "# or capture a static step as a CUDA graph:\n"

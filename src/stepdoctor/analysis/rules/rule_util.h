@@ -49,6 +49,14 @@ inline std::string GainText(double factor, const char* condition) {
   return fmt::format("up to {:.2f}x faster steps {}", factor, condition);
 }
 
+// XLA for a step that already runs as a TensorFlow graph (a TF1 session, tf.function): turned on
+// for the graph (auto-clustering), not by wrapping the step in tf.function, which is done.
+inline constexpr const char* kTfGraphXlaCode =
+    "tf.config.optimizer.set_jit(True)   # XLA auto-clustering of the graph's ops (TF 2.x, and tf.compat.v1 sessions)\n"
+    "# TF1 sessions: config = tf.compat.v1.ConfigProto()\n"
+    "#   config.graph_options.optimizer_options.global_jit_level = tf.compat.v1.OptimizerOptions.ON_1\n"
+    "#   sess = tf.compat.v1.Session(config=config)";
+
 // The code to record a short profile, for findings whose next step is to look inside the step.
 inline void SetProfileAFewStepsCode(Fix* fix) {
   fix->tensorflow =

@@ -82,6 +82,9 @@ inline constexpr int64_t kEagerMinOps = 10;         // fewer eager ops: a few se
 inline constexpr double kHostModeratePct = 10.0;  // host-bound time >= 10% of the step: moderate
 inline constexpr double kHostHighPct = 30.0;      // >= 30%: high
 inline constexpr double kHostCpuWorkShare = 0.5;  // CPU operators >= half the host's exposed time: data-making advice
+// Gaps under 1 ms with nothing recorded >= half the host's exposed time: the title says the time
+// is in those gaps, not in the operators it lists.
+inline constexpr double kHostUnrecordedGapShare = 0.5;
 
 // --- idle_gpu (unused: kUnusedGpuPeakPct)
 inline constexpr double kHeldMemoryBytes = 1024.0 * 1024 * 1024;  // >= 1 GiB on an unused GPU: a process holds it
