@@ -89,6 +89,29 @@ TEST(NoStepsWording, UntracedTimeThresholdsHoldWithoutSteps) {
   EXPECT_NE(f->title.find("of the 46.0 ms window"), std::string::npos) << f->title;
 }
 
+// The profiler's own span (Kineto's "Trace" event on its own line) much longer than the events:
+// the finding says how long the profiler recorded and how little of it holds anything.
+TEST(NoStepsWording, SaysWhenTheProfilerRecordedFarLongerThanItsEvents) {
+  auto with_span = [](double span_us) {
+    std::string ev;
+    for (int i = 0; i < 10; ++i) ev += X("cuda_runtime", "cudaMalloc", 1, 1, span_us - 20000 + i * 2000.0, 100);
+    ev += ",{\"ph\":\"X\",\"cat\":\"Trace\",\"name\":\"PyTorch Profiler (0)\",\"pid\":\"Spans\",\"tid\":"
+          "\"PyTorch Profiler\",\"ts\":0,\"dur\":" + std::to_string(span_us) + "}";
+    return Doc(ev, kDevice);
+  };
+  auto says = [](const Report& r) {
+    const Finding* f = Find(r, "device_activity_missing");
+    EXPECT_NE(f, nullptr);
+    if (!f) return false;
+    for (const auto& e : f->evidence)
+      if (e.value.find("the profiler recorded for") != std::string::npos) return true;
+    return false;
+  };
+  // Events span 18.1 ms: a 5 s window is mostly empty; a 30 ms one (under 2x) is not remarked on.
+  EXPECT_TRUE(says(AnalyzeJson(with_span(5'000'000))));
+  EXPECT_FALSE(says(AnalyzeJson(with_span(30'000))));
+}
+
 TEST(NoStepsWording, StepsKeepTheirWording) {
   // The same untraced gaps inside ProfilerStep markers, with kernels: "each N ms step", and high.
   std::string ev;

@@ -197,6 +197,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
                       : steps.device_missing ? DeviceCoverage::kMissing
                                              : DeviceCoverage::kCaptured;
     device.evidence = steps.device_evidence;
+    if (!steps.profiler_window.empty()) device.evidence.push_back(steps.profiler_window);
     // One cold pass: the only region analysed is dominated by one-off start-up calls.
     bool cold = (windows.whole_window || windows.single_run) && steps.mean_step_ms > 0 && steps.startup_ms >= kColdWindowStartupPct / 100.0 * steps.mean_step_ms;
     r.coverage = TraceToCoverage(trace, windows, device, applied, cold);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <map>
 #include <vector>
@@ -30,6 +31,32 @@ bool IsAcceleratorOpName(std::string_view name) {
   for (std::string_view lib : {"cudnn", "miopen", "cublas", "hipblas", "nccl", "rccl"})
     if (name.find(lib) != std::string_view::npos) return true;
   return false;
+}
+
+// The profiler's own span over its recording window (Kineto's "Trace" span, kept on a line of the
+// profiler's records alone): an event on a derived line that covers every event of the worker's
+// host threads. Where it is at least kProfilerWindowFactor times their span, the window the
+// profiler recorded is mostly empty, and the line says so; else empty.
+inline constexpr double kProfilerWindowFactor = 2.0;
+std::string ProfilerWindowBeyondEvents(const Trace& trace, WorkerId worker) {
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (const auto& t : trace.timelines)
+    if (t.worker == worker && t.kind == TimelineKind::kHostThread)
+      for (size_t i = 0; i < t.ev.size(); ++i) {
+        lo = std::min(lo, t.ev.start_ns[i]);
+        hi = std::max(hi, t.end_ns(uint32_t(i)));
+      }
+  if (hi <= lo) return {};
+  int64_t span = 0;
+  for (const auto& t : trace.timelines)
+    if (t.worker == worker && t.kind == TimelineKind::kDerived)
+      for (size_t i = 0; i < t.ev.size(); ++i)
+        if (t.ev.kind[i] == EventKind::kOther && t.ev.start_ns[i] <= lo && t.end_ns(uint32_t(i)) >= hi)
+          span = std::max(span, t.ev.dur_ns[i]);
+  if (double(span) < kProfilerWindowFactor * double(hi - lo)) return {};
+  auto text = [](int64_t ns) { return ns >= 1'000'000'000 ? fmt::format("{:.1f} s", ns / 1e9) : fmt::format("{:.1f} ms", ns / 1e6); };
+  return fmt::format("the profiler recorded for {}, but its events span {} of it: nothing was recorded in the other {}",
+                     text(span), text(hi - lo), text(span - (hi - lo)));
 }
 
 }  // namespace
@@ -115,7 +142,10 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
                                          d.name.empty() ? "GPU " + std::to_string(d.index) : d.name));
       break;
     }
-  if (!out.evidence.empty()) out.coverage = DeviceCoverage::kMissing;
+  if (!out.evidence.empty()) {
+    out.coverage = DeviceCoverage::kMissing;
+    out.profiler_window = ProfilerWindowBeyondEvents(trace, worker);
+  }
   return out;
 }
 

@@ -34,6 +34,9 @@ struct DeviceEvidence {
   // kMissing with runtime calls none of which launches work (only waits, allocations, queries):
   // no device work was issued inside the window, so recording device activity would show none.
   bool nothing_launched = false;
+  // kMissing, and the profiler's own span at least twice as long as the host's events: how long
+  // it recorded and how little of that holds anything; else empty.
+  std::string profiler_window;
 };
 
 DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker);

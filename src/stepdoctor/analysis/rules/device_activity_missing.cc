@@ -16,6 +16,7 @@ std::optional<Finding> DeviceActivityMissing(const Signals& sig) {
   f.gain_upper_bound = 1.0;
   f.gain_text = "no gain figure: what the device did is not in the trace";
   for (const auto& e : sig.steps->device_evidence) f.evidence.push_back({"evidence of an accelerator", e});
+  if (!sig.steps->profiler_window.empty()) f.evidence.push_back({"profiled window", sig.steps->profiler_window});
   f.fix.summary = "Record device activity too, then diagnose again.";
   f.fix.pytorch =
       "from torch.profiler import profile, schedule, ProfilerActivity\n"
