@@ -7,7 +7,10 @@
 
 #include "inline_chrome.h"
 #include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
+#include "stepdoctor/analysis/tf_signals.h"
+#include "stepdoctor/analysis/verdict.h"
 #include "stepdoctor/importers/chrome/chrome_json_to_trace.h"
 #include "stepdoctor/io/byte_source.h"
 
@@ -110,6 +113,29 @@ TEST(NoStepsWording, SaysWhenTheProfilerRecordedFarLongerThanItsEvents) {
   // Events span 18.1 ms: a 5 s window is mostly empty; a 30 ms one (under 2x) is not remarked on.
   EXPECT_TRUE(says(AnalyzeJson(with_span(5'000'000))));
   EXPECT_FALSE(says(AnalyzeJson(with_span(30'000))));
+}
+
+// The verdict with no finding, and a TensorFlow rule's title, say "window" without steps.
+TEST(NoStepsWording, VerdictAndTfTitlesSpeakOfTheWindow) {
+  StepSignals s;
+  s.step_count = 1;
+  s.mean_step_ms = s.median_step_ms = 20;
+  TfSignals tf;
+  tf.step_ms = 20;
+  tf.launch_share_pct = kLaunchBoundMinPct + 1;
+  s.kernels_per_step = 10;
+  Signals sig;
+  sig.tf = &tf;
+  sig.steps = &s;
+  for (bool has_steps : {false, true}) {
+    s.has_steps = has_steps;
+    const std::string v = MakeVerdict({}, &s).summary;
+    auto f = rules::KernelLaunchBound(sig);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(v.find("window") != std::string::npos, !has_steps) << v;
+    EXPECT_EQ(f->title.find("of the window") != std::string::npos, !has_steps) << f->title;
+    EXPECT_EQ(f->title.find("of each step") != std::string::npos, has_steps) << f->title;
+  }
 }
 
 TEST(NoStepsWording, StepsKeepTheirWording) {

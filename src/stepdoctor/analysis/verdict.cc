@@ -90,8 +90,10 @@ Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps
       return v;
     }
   if (steps && steps->step_count > 0)
-    v.summary = fmt::format("no clear bottleneck: no rule fired over {} step(s) of median {:.1f} ms",
-                            steps->step_count, steps->median_step_ms);
+    v.summary = steps->has_steps ? fmt::format("no clear bottleneck: no rule fired over {} step(s) of median {:.1f} ms",
+                                               steps->step_count, steps->median_step_ms)
+                                 : fmt::format("no clear bottleneck: no rule fired over the {:.1f} ms window (no steps)",
+                                               steps->median_step_ms);
   else
     v.summary = "no clear bottleneck: the inputs hold no steps or activity to analyse";
   return v;

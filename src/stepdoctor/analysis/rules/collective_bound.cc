@@ -102,7 +102,8 @@ std::optional<Finding> CollectiveBound(const Signals& sig) {
   f.id = "collective_bound";
   f.severity = exposed >= kCollectiveHighSharePct ? FindingSeverity::kHigh : FindingSeverity::kModerate;
   f.share_pct = exposed;
-  f.title = fmt::format("Collectives take {} of each step without overlapping compute", Pct(exposed));
+  f.title = fmt::format("Collectives take {} of {} without overlapping compute", Pct(exposed),
+                        EachStepNoun(sig.steps));
   f.gain_upper_bound = GainIfRemoved(exposed);
   f.gain_text = GainText(f.gain_upper_bound, "if communication were fully hidden behind compute");
   f.evidence.push_back({"collective time per step", fmt::format("{} per replica ({})", Ms(s.total_ms),

@@ -16,7 +16,8 @@ std::optional<Finding> EagerOverhead(const Signals& sig) {
   f.id = "eager_overhead";
   f.severity = share >= kEagerHighSharePct ? FindingSeverity::kHigh : FindingSeverity::kModerate;
   f.share_pct = share;
-  f.title = fmt::format("{} of each step runs TensorFlow ops eagerly, one Python dispatch per op", Pct(share));
+  f.title = fmt::format("{} of {} runs TensorFlow ops eagerly, one Python dispatch per op", Pct(share),
+                        EachStepNoun(sig.steps));
   f.gain_upper_bound = GainIfRemoved(share);
   f.gain_text = GainText(f.gain_upper_bound, "if the eager op time vanished (graph ops still run, so expect less)");
   f.evidence.push_back({"eager ops per step", fmt::format("{} ({} of host op time)", Ms(s.eager_op_ms_per_step),

@@ -16,7 +16,8 @@ std::optional<Finding> KernelLaunchBound(const Signals& sig) {
   f.id = "kernel_launch_bound";
   f.severity = s.launch_share_pct >= kLaunchBoundHighPct ? FindingSeverity::kHigh : FindingSeverity::kModerate;
   f.share_pct = s.launch_share_pct;
-  f.title = fmt::format("{} of each step is kernel launch overhead: the device waits for the host", Pct(s.launch_share_pct));
+  f.title = fmt::format("{} of {} is kernel launch overhead: the device waits for the host", Pct(s.launch_share_pct),
+                        EachStepNoun(sig.steps));
   f.gain_upper_bound = GainIfRemoved(s.launch_share_pct);
   f.gain_text = GainText(f.gain_upper_bound, "if launches never left the device idle");
   f.evidence.push_back({"kernel launch share of the step", Pct(s.launch_share_pct)});

@@ -32,6 +32,8 @@ inline std::string EachStep(const StepSignals& s) {
                      : fmt::format("the {} window", Duration(s.mean_step_ms));
 }
 inline const char* EachStepNoun(const StepSignals& s) { return s.has_steps ? "each step" : "the window"; }
+// The same for rules whose step figures may be absent (TensorFlow's): "each step" then.
+inline const char* EachStepNoun(const StepSignals* s) { return s ? EachStepNoun(*s) : "each step"; }
 inline const char* OfTheStep(const StepSignals& s) { return s.has_steps ? "of the step" : "of the window"; }
 inline const char* PerStep(const StepSignals& s) { return s.has_steps ? "per step" : "in the window"; }
 // "steps measured: 3 (mean 12.0 ms)", or "window analysed: 5.2 s (no step markers)".
