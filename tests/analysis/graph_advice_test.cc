@@ -9,13 +9,12 @@
 
 #include "advice_vs_applied.h"
 #include "inline_chrome.h"
+#include "test_util.h"
 #include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/tf_signals.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
-#include "stepdoctor/importers/chrome/chrome_json_to_trace.h"
-#include "stepdoctor/io/byte_source.h"
 
 namespace stepdoctor {
 namespace {
@@ -180,13 +179,7 @@ std::string LaunchesAndKernels(bool linked) {
   return Doc(ev);
 }
 
-Report AnalyzeJson(const std::string& json) {
-  Trace t;
-  auto src = MemorySource(json, "inline.json");
-  Status st = ImportChromeJson(*src, t, nullptr, {});
-  EXPECT_TRUE(st.ok()) << st.message();
-  return AnalyzeTrace(t);
-}
+Report AnalyzeJson(const std::string& json) { return AnalyzeTrace(testing::ImportChrome(json)); }
 
 TEST(GraphAdvice, NoCriticalPathWithoutLaunchLinks) {
   Report linked = AnalyzeJson(LaunchesAndKernels(true));

@@ -6,13 +6,12 @@
 #include <string>
 
 #include "inline_chrome.h"
+#include "test_util.h"
 #include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/tf_signals.h"
 #include "stepdoctor/analysis/verdict.h"
-#include "stepdoctor/importers/chrome/chrome_json_to_trace.h"
-#include "stepdoctor/io/byte_source.h"
 
 namespace stepdoctor {
 namespace {
@@ -20,13 +19,7 @@ namespace {
 using testing::Doc;
 using testing::X;
 
-Report AnalyzeJson(const std::string& json) {
-  Trace t;
-  auto src = MemorySource(json, "inline.json");
-  Status st = ImportChromeJson(*src, t, nullptr, {});
-  EXPECT_TRUE(st.ok()) << st.message();
-  return AnalyzeTrace(t);
-}
+Report AnalyzeJson(const std::string& json) { return AnalyzeTrace(testing::ImportChrome(json)); }
 
 const Finding* Find(const Report& r, const std::string& id) {
   for (const auto& f : r.findings)
