@@ -205,6 +205,33 @@ TEST(Coverage, MissingDeviceActivityInAColdWindowSaysBoth) {
   EXPECT_NE(r.verdict.summary.find("cold first pass"), std::string::npos) << r.verdict.summary;
 }
 
+// The cold window's note says how to profile after warm-up with the profiler the trace came from.
+TEST(Coverage, ColdWindowAdviceFollowsTheFramework) {
+  std::string ev = X("Operator", "aten::cudnn_convolution", 1, 1, 0, 2000000);
+  for (int i = 0; i < 3; ++i) ev += X("Operator", "aten::cudnn_convolution", 1, 1, 2000000 + i * 6000.0, 5000);
+  auto note = [&](const std::string& process) {
+    Report r = AnalyzeJson("[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"" +
+                           process + "\"}}" + ev + "]");
+    for (const auto& n : r.notes)
+      if (n.find("one cold first pass") != std::string::npos) return n + " [" + r.coverage.framework + "]";
+    return std::string("none [") + r.coverage.framework + "]";
+  };
+  const std::string tf = note("/host:CPU"), other = note("python");
+  EXPECT_NE(tf.find("profile_batch=(10, 15)"), std::string::npos) << tf;
+  EXPECT_EQ(tf.find("torch.profiler"), std::string::npos) << tf;
+  EXPECT_NE(other.find("PyTorch: torch.profiler.schedule"), std::string::npos) << other;
+  EXPECT_NE(other.find("TensorFlow: profile_batch"), std::string::npos) << other;
+  // Kineto's categories make it PyTorch.
+  std::string kineto = X("cpu_op", "aten::cudnn_convolution", 1, 1, 0, 2000000);
+  for (int i = 0; i < 3; ++i) kineto += X("cpu_op", "aten::cudnn_convolution", 1, 1, 2000000 + i * 6000.0, 5000);
+  Report r = AnalyzeJson("[" + kineto.substr(1) + "]");
+  bool torch = false;
+  for (const auto& n : r.notes)
+    torch |= n.find("one cold first pass") != std::string::npos &&
+             n.find("e.g. torch.profiler.schedule(wait=1, warmup=1, active=3)") != std::string::npos;
+  EXPECT_TRUE(torch) << r.coverage.framework;
+}
+
 // Queries (cudaGetDeviceCount, cudaStreamIsCapturing) launch nothing: not kernel-launch time.
 TEST(Coverage, RuntimeQueriesAreNotLaunchOverhead) {
   Builder b;

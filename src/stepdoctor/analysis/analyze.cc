@@ -31,6 +31,21 @@
 namespace stepdoctor {
 namespace {
 
+// How to record steady-state steps with the profiler the trace came from.
+const char* WarmProfileExample(Framework f) {
+  switch (f) {
+    case Framework::kPyTorch: return "torch.profiler.schedule(wait=1, warmup=1, active=3)";
+    case Framework::kTensorFlow:
+      return "tf.keras.callbacks.TensorBoard(profile_batch=(10, 15)), or tf.profiler.experimental.start() after the "
+             "first steps (TF1: a later sess.run's RunMetadata)";
+    case Framework::kJax: return "jax.profiler.start_trace() after the first, compiling, step";
+    default:
+      return "skip the first iterations (PyTorch: torch.profiler.schedule(wait=1, warmup=1, active=3); "
+             "TensorFlow: profile_batch=(10, 15))";
+  }
+}
+
+
 void FillSteps(const StepWindows& w, const StepSignals& s, StepSummary* out) {
   out->source = w.source;
   out->whole_window = w.whole_window;
@@ -211,9 +226,8 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
                                         : "no trace events: samples or event files only"};
     }
     if (cold)
-      r.notes.push_back(fmt::format(
-          "the window is one cold first pass: {:.0f} ms of one-off start-up calls; profile after warm-up, e.g. "
-          "torch.profiler.schedule(wait=1, warmup=1, active=3)", steps.startup_ms));
+      r.notes.push_back(fmt::format("the window is one cold first pass: {:.0f} ms of one-off start-up calls; profile "
+                                    "after warm-up, e.g. {}", steps.startup_ms, WarmProfileExample(trace.framework)));
     if (applied.capture_calls > 0)
       r.notes.push_back(fmt::format(
           "the window includes a CUDA/HIP graph capture pass ({} capture calls): kernels launched while capturing are "
