@@ -245,6 +245,9 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     FillSteps(windows, steps, &r.steps);
     if (windows.whole_window && !windows.steps.empty())
       r.notes.push_back("no step markers found: the whole window is analysed as one region");
+    if (windows.profiler_calls_ns > 0)
+      r.notes.push_back(fmt::format("the profiler's own start and stop calls ({:.0f} ms) are left out: the window is "
+                                    "what ran between them", double(windows.profiler_calls_ns) / 1e6));
     // Samples files alone have no step figures: what they are judged on is said below.
     if (trace.workers.size() > 1 && trace.EventCount() > 0)
       r.notes.push_back(fmt::format("{} workers read; step figures are for {} (the one with the most events)",

@@ -49,6 +49,16 @@ bool IsStepAnnotationName(std::string_view n) {
   return false;
 }
 
+ProfilerControl ProfilerControlOf(std::string_view n) {
+  const size_t file = n.rfind("profiler.py");
+  const size_t space = n.rfind(' ');
+  if (file == std::string_view::npos || space == std::string_view::npos || space < file) return ProfilerControl::kNone;
+  std::string_view fn = n.substr(space + 1);
+  if (fn == "start_trace" || fn == "_start_trace") return ProfilerControl::kStart;
+  if (fn == "stop_trace" || fn == "_stop_trace") return ProfilerControl::kStop;
+  return ProfilerControl::kNone;
+}
+
 bool StepAnnotationNames::operator()(StringId id) {
   if (id.v >= memo_.size()) return IsStepAnnotationName(trace_.str(id));
   if (memo_[id.v] < 0) memo_[id.v] = IsStepAnnotationName(trace_.str(id)) ? 1 : 0;
@@ -259,6 +269,22 @@ StepWindows TraceToSteps(const Trace& trace, WorkerId worker) {
   if (out.steps.empty()) {
     out.whole_window = true;
     out.source = "whole window (no step markers)";
+    // The profiler's own start and stop calls bound what the job did while it recorded.
+    int64_t from = lo, to = hi;
+    for (const auto& t : trace.timelines) {
+      if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
+      for (size_t i = 0; i < t.ev.size(); ++i) {
+        const ProfilerControl c = ProfilerControlOf(trace.str(t.ev.name[i]));
+        if (c == ProfilerControl::kStart) from = std::max(from, t.ev.start_ns[i] + t.ev.dur_ns[i]);
+        if (c == ProfilerControl::kStop) to = std::min(to, t.ev.start_ns[i]);
+      }
+    }
+    if ((from > lo || to < hi) && to > from) {
+      out.profiler_calls_ns = (from - lo) + (hi - to);
+      lo = from;
+      hi = to;
+      out.source = "whole window (no step markers) between the profiler's own start and stop calls";
+    }
     if (hi > lo) out.steps.push_back({0, lo, hi});
   }
   SplitWarmup(&out);

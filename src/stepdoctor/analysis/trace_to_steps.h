@@ -31,6 +31,7 @@ struct StepWindows {
   std::vector<StepWindow> warmup; // leading steps excluded as warm-up (see kWarmupStepFactor)
   std::string source;             // what the steps came from, for the report
   bool whole_window = false;      // no markers: one region spanning the trace
+  int64_t profiler_calls_ns = 0;  // whole window: the profiler's start/stop calls' time left out of it
   bool inferred = false;          // no markers: iterations inferred from repeated host structure,
                                   // or the one run the trace records (single_run)
   bool single_run = false;        // no markers: the window is the one run the trace records
@@ -47,6 +48,13 @@ StepWindows TraceToSteps(const Trace& trace, WorkerId worker);
 // SageMaker's Step:ModeKeys.TRAIN, and the ranges users name after a step ("train_step",
 // "training_step_12", "Iteration 3", "step#4"). They bound a step; they are not operators inside it.
 bool IsStepAnnotationName(std::string_view name);
+
+// The profiler's own start and stop calls as a Python tracer records them: a frame of a
+// `profiler.py` whose function is start_trace / stop_trace (JAX: "$profiler.py:91 start_trace";
+// the autograd profiler: "torch/autograd/profiler.py(381): _start_trace"). Without step markers
+// the window analysed is what lies between them: their time is the profiler's, not the job's.
+enum class ProfilerControl : uint8_t { kNone, kStart, kStop };
+ProfilerControl ProfilerControlOf(std::string_view name);
 
 // IsStepAnnotationName by name id, each distinct name judged once.
 class StepAnnotationNames {
