@@ -270,11 +270,18 @@ StepWindows TraceToSteps(const Trace& trace, WorkerId worker) {
     out.whole_window = true;
     out.source = "whole window (no step markers)";
     // The profiler's own start and stop calls bound what the job did while it recorded.
+    // Each distinct name judged once: a long trace repeats few names.
     int64_t from = lo, to = hi;
+    std::vector<int8_t> control(trace.strings.size(), -1);
+    auto control_of = [&](StringId id) {
+      if (id.v >= control.size()) return ProfilerControlOf(trace.str(id));
+      if (control[id.v] < 0) control[id.v] = int8_t(ProfilerControlOf(trace.str(id)));
+      return ProfilerControl(control[id.v]);
+    };
     for (const auto& t : trace.timelines) {
       if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
       for (size_t i = 0; i < t.ev.size(); ++i) {
-        const ProfilerControl c = ProfilerControlOf(trace.str(t.ev.name[i]));
+        const ProfilerControl c = control_of(t.ev.name[i]);
         if (c == ProfilerControl::kStart) from = std::max(from, t.ev.start_ns[i] + t.ev.dur_ns[i]);
         if (c == ProfilerControl::kStop) to = std::min(to, t.ev.start_ns[i]);
       }
