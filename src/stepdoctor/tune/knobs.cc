@@ -90,8 +90,7 @@ Result<TrialSpec> ApplySetting(const std::vector<std::string>& command, const st
         break;
       case KnobKind::kArgv: {
         const std::string placeholder = "{" + k.name + "}";
-        for (auto& a : spec.argv)
-          for (size_t at; (at = a.find(placeholder)) != std::string::npos;) a.replace(at, placeholder.size(), v);
+        for (auto& a : spec.argv) a = ReplaceAll(a, placeholder, v);
         break;
       }
       case KnobKind::kAffinity: {
@@ -104,6 +103,14 @@ Result<TrialSpec> ApplySetting(const std::vector<std::string>& command, const st
     }
   }
   return spec;
+}
+
+std::string ReplaceAll(const std::string& text, const std::string& token, const std::string& with) {
+  std::string out;
+  size_t from = 0;
+  for (size_t at; (at = text.find(token, from)) != std::string::npos; from = at + token.size())
+    out += text.substr(from, at - from) + with;
+  return out + text.substr(from);
 }
 
 }  // namespace stepdoctor::tune

@@ -54,6 +54,9 @@ Result<TrialSpec> ApplySetting(const std::vector<std::string>& command, const st
 // "NAME=value" for display; an inherited baseline is "NAME unset" (or "cpu-affinity inherited").
 std::string KnobValueText(const Knob& k, size_t index);
 
+// `text` with every `token` replaced by `with` (the replacements are not searched again).
+std::string ReplaceAll(const std::string& text, const std::string& token, const std::string& with);
+
 // "0-3,8" -> {0,1,2,3,8}; an error for anything else.
 Result<std::vector<int>> ParseCpuList(const std::string& text);
 

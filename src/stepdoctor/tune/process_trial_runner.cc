@@ -67,12 +67,7 @@ void FeedLines(std::string& pending, const char* data, size_t n, int64_t t_ns, L
 }  // namespace
 
 std::string SubstituteScratch(const std::string& text, const std::string& scratch) {
-  std::string out;
-  const std::string token = kScratchToken;
-  size_t from = 0;
-  for (size_t at; (at = text.find(token, from)) != std::string::npos; from = at + token.size())
-    out += text.substr(from, at - from) + scratch;
-  return out + text.substr(from);
+  return ReplaceAll(text, kScratchToken, scratch);
 }
 
 ProcessTrialRunner::~ProcessTrialRunner() {
