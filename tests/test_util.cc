@@ -13,6 +13,39 @@
 #include "stepdoctor/importers/chrome/chrome_json_to_trace.h"
 
 namespace stepdoctor::testing {
+namespace {
+
+// Every temporary file a test makes (MakeTempDir, ::testing::TempDir(), TMPDIR for the CLI it
+// runs) lands in one folder per test process, removed when the tests end: a run leaves nothing
+// behind in /tmp. STEPDOCTOR_KEEP_TEST_TMP=1 keeps it for a look after a failure.
+class TempRoot : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    std::string base = ::testing::TempDir();  // TEST_TMPDIR, TMPDIR or /tmp/, with a '/'
+    std::string tmpl = base + "sd_tests_XXXXXX";
+    if (!mkdtemp(tmpl.data())) return;  // tests then use the base folder as before
+    root_ = tmpl;
+    setenv("TEST_TMPDIR", root_.c_str(), 1);
+    setenv("TMPDIR", root_.c_str(), 1);
+  }
+  void TearDown() override {
+    if (root_.empty()) return;
+    const char* keep = std::getenv("STEPDOCTOR_KEEP_TEST_TMP");
+    if (keep && *keep == '1') {
+      std::fprintf(stderr, "test files kept in %s\n", root_.c_str());
+      return;
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(root_, ec);
+  }
+
+ private:
+  std::string root_;
+};
+
+[[maybe_unused]] ::testing::Environment* const kTempRoot = ::testing::AddGlobalTestEnvironment(new TempRoot);
+
+}  // namespace
 
 Trace ImportChrome(const std::string& json) {
   Trace t;
