@@ -216,6 +216,54 @@ TEST(ChromeImportEdges, InvalidUtf8IsReplacedNotDropped) {
   EXPECT_EQ(r.trace.diagnostics.count(ImportIssue::kMalformedEvent), 0u);
 }
 
+// A name or text argument past kMaxTextBytes is kept cut, on a whole UTF-8 sequence, and
+// counted: it costs no copy of its full size (a 200 MB name had cost 400 MB on top of the file).
+TEST(ChromeImportEdges, OverlongTextIsCutAndCounted) {
+  // Two-byte characters after one ASCII byte: byte kMaxTextBytes falls inside a character.
+  const std::string name = "k" + [] {
+    std::string s;
+    for (size_t i = 0; i < kMaxTextBytes; ++i) s += "\xC3\xA9";
+    return s;
+  }();
+  const std::string arg(kMaxTextBytes + 1, 'a');
+  const std::string fits(kMaxTextBytes, 'b');
+  auto r = Import(R"({"traceEvents": [{"name":")" + name + R"(","ph":"X","pid":1,"tid":1,"ts":0,"dur":5,"args":{"tf_op":")" +
+                  arg + R"(","Collective name":")" + fits + R"("}}]})");
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  const Timeline& t = r.trace.timelines[0];
+  ASSERT_EQ(t.ev.size(), 1u);
+  const std::string_view kept = r.trace.str(t.ev.name[0]);
+  EXPECT_EQ(kept.size(), kMaxTextBytes - 1);  // 'k' and whole two-byte characters only
+  EXPECT_EQ(kept, std::string_view(name).substr(0, kMaxTextBytes - 1));
+  const Arg* long_arg = t.FindArg(0, r.trace.strings.Find("tf_op"));
+  const Arg* fits_arg = t.FindArg(0, r.trace.strings.Find("Collective name"));
+  ASSERT_TRUE(long_arg && fits_arg);
+  EXPECT_EQ(r.trace.str(long_arg->s).size(), kMaxTextBytes);
+  EXPECT_EQ(r.trace.str(fits_arg->s), fits);
+  EXPECT_EQ(r.trace.diagnostics.count(ImportIssue::kLongTextCut), 2u);
+}
+
+// An event over 1 MiB whose args hold a huge array (deep nesting costs simdjson 4 bytes per
+// bracket) is kept without that value, counted; the events around it and its other args stay.
+TEST(ChromeImportEdges, LargeArrayInsideAnEventIsDroppedNotTheEvent) {
+  const size_t depth = 600000;
+  const std::string nested = std::string(depth, '[') + std::string(depth, ']');
+  auto r = Import(R"({"traceEvents": [{"name":"before","ph":"X","pid":1,"tid":1,"ts":0,"dur":1},
+    {"name":"big","ph":"X","pid":1,"tid":1,"ts":2,"dur":3,"args":{"x":)" + nested + R"(,"tf_op":"kept"}},
+    {"name":"after","ph":"X","pid":1,"tid":1,"ts":6,"dur":1}]})");
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  const Timeline& t = r.trace.timelines[0];
+  ASSERT_EQ(t.ev.size(), 3u);
+  EXPECT_EQ(r.trace.str(t.ev.name[1]), "big");
+  EXPECT_EQ(t.ev.dur_ns[1], 3000);
+  const Arg* op = t.FindArg(1, r.trace.strings.Find("tf_op"));
+  ASSERT_TRUE(op);
+  EXPECT_EQ(r.trace.str(op->s), "kept");
+  EXPECT_EQ(r.trace.str(t.ev.name[2]), "after");
+  EXPECT_EQ(r.trace.diagnostics.count(ImportIssue::kLargeValueDropped), 1u);
+  EXPECT_EQ(r.trace.diagnostics.count(ImportIssue::kMalformedEvent), 0u);
+}
+
 // Times past the range are named as such (not as missing or unreadable), and ts + dur can
 // never overflow.
 TEST(ChromeImportEdges, TimesOutOfRangeAreBadNotMissing) {

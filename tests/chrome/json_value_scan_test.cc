@@ -120,5 +120,34 @@ TEST(JsonValueScan, BlocksAgreeWithTheByteRuleOnRandomText) {
   }
 }
 
+// Values over the limit that are not strings become null, in the event and in its args; strings,
+// small values and everything else are copied as they are.
+std::string Slim(std::string json, size_t max) {
+  const size_t n = json.size();
+  json.append(64, ' ');  // the readable bytes the scan may look at
+  std::string out = "unchanged";
+  const size_t replaced = CopyWithoutLargeValues(json.data(), n, max, &out);
+  return std::to_string(replaced) + ":" + out;
+}
+
+TEST(CopyWithoutLargeValues, ReplacesLargeContainersOnly) {
+  EXPECT_EQ(Slim(R"({"name":"a","args":{"x":[1,2,3,4,5],"s":"long string","y":[1]}})", 6),
+            R"(1:{"name":"a","args":{"x":null,"s":"long string","y":[1]}})");
+  EXPECT_EQ(Slim(R"({"big":{"k":[1,2,3]}, "ts":1})", 4), R"(1:{"big":null, "ts":1})");
+  // Nested deeper than args: the whole args value is one value of args.
+  EXPECT_EQ(Slim(R"({"args":{"x":{"y":[[[[]]]]}}})", 8), R"(1:{"args":{"x":null}})");
+  EXPECT_EQ(Slim(R"({"args":{"a":[[[]]],"b":[[[]]]}})", 4), R"(2:{"args":{"a":null,"b":null}})");
+  // Escaped quotes inside keys and strings do not end them early.
+  EXPECT_EQ(Slim(R"({"k\"":"v\"","args":{"q\"x":[1,2,3,4]}})", 4), R"(1:{"k\"":"v\"","args":{"q\"x":null}})");
+}
+
+TEST(CopyWithoutLargeValues, NothingToReplaceOrUnfollowableLeavesTheOutputAlone) {
+  EXPECT_EQ(Slim(R"({"name":"a","args":{"x":[1]}})", 64), "0:unchanged");
+  EXPECT_EQ(Slim(R"({"name":"a long string value here"})", 4), "0:unchanged");
+  EXPECT_EQ(Slim(R"([1,2,3,4,5,6])", 2), "0:unchanged");            // not an object
+  EXPECT_EQ(Slim(R"({"a" [1,2,3,4,5]})", 2), "0:unchanged");        // no colon
+  EXPECT_EQ(Slim(R"({"a":[1,2,3,4,5],"b":[1,2,3)", 2), "0:unchanged");  // cut short
+}
+
 }  // namespace
 }  // namespace stepdoctor::chrome

@@ -35,6 +35,8 @@ constexpr ImportIssueInfo kInfo[] = {
     {"shared_timestamp", Severity::kInfo, "samples sharing a time with another of the same GPU: spread evenly up to the next time"},
     {"assumed_unit", Severity::kInfo, "columns without a unit read in the one unit their values fit"},
     {"joined_captures", Severity::kInfo, "process(es) whose successive profiling cycles, one file each, were read as one worker"},
+    {"long_text_cut", Severity::kInfo, "names or text arguments over 64 KiB, cut to their first 64 KiB"},
+    {"large_value_dropped", Severity::kInfo, "arrays or objects over 64 KiB inside events, dropped (the events kept)"},
 };
 static_assert(sizeof(kInfo) / sizeof(kInfo[0]) == static_cast<size_t>(ImportIssue::kCount_));
 
@@ -59,6 +61,14 @@ void ImportDiagnostics::Merge(const ImportDiagnostics& other) {
   for (size_t i = 0; i < static_cast<size_t>(ImportIssue::kCount_); ++i) counts_[i] += other.counts_[i];
   for (const auto& n : other.notes_)
     if (notes_.size() < kMaxNotes) notes_.push_back(n);
+}
+
+std::string_view CapText(std::string_view text, ImportDiagnostics& diag) {
+  if (text.size() <= kMaxTextBytes) return text;
+  diag.Count(ImportIssue::kLongTextCut);
+  size_t n = kMaxTextBytes;
+  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;  // a continuation byte
+  return text.substr(0, n);
 }
 
 }  // namespace stepdoctor

@@ -2,6 +2,7 @@
 // declared severity and description, and every report shows the non-zero ones.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -10,6 +11,11 @@
 namespace stepdoctor {
 
 enum class Severity : uint8_t { kInfo, kWarning, kError };
+
+// The longest name or text argument an importer keeps; longer ones are cut to this many bytes
+// (at a UTF-8 boundary) and counted under kLongTextCut. The longest real kernel names (CUTLASS
+// templates) run to about 10 KB; a 200 MB name would otherwise be copied into the string pool.
+inline constexpr size_t kMaxTextBytes = 64 * 1024;
 
 // Every reason an importer may skip, repair or note something. Keep the table in
 // import_diagnostics.cc in the same order.
@@ -43,6 +49,8 @@ enum class ImportIssue : uint8_t {
   kSharedTimestamp,       // samples of one series sharing a time (a clock coarser than the polling): spread
   kAssumedUnit,           // a column without a unit whose values fit only one unit: read in that unit
   kJoinedCaptures,        // files of one process's successive profiling cycles: read as one worker
+  kLongTextCut,           // a name or text argument over kMaxTextBytes: kept, cut to its first kMaxTextBytes
+  kLargeValueDropped,     // an array or object over kMaxTextBytes inside an event: dropped, the event kept
   kCount_
 };
 
@@ -68,5 +76,9 @@ class ImportDiagnostics {
   uint64_t counts_[static_cast<size_t>(ImportIssue::kCount_)] = {};
   std::vector<std::pair<ImportIssue, std::string>> notes_;
 };
+
+// `text`, or its first kMaxTextBytes ending on a whole UTF-8 sequence, counted in `diag` under
+// kLongTextCut.
+std::string_view CapText(std::string_view text, ImportDiagnostics& diag);
 
 }  // namespace stepdoctor

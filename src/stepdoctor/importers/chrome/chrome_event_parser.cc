@@ -412,12 +412,16 @@ struct ChromeEventParser::Impl {
   od::parser parser;
   ParsedEvent ev;
   std::string scratch;  // an event with its invalid UTF-8 replaced, while it is parsed
+  std::string slim;     // a large event without its large values, while it is parsed
 };
 
 ChromeEventParser::ChromeEventParser() : impl_(std::make_unique<Impl>()) {}
 ChromeEventParser::~ChromeEventParser() = default;
 
 namespace {
+
+// An event larger than this is checked for values too large to read (CopyWithoutLargeValues).
+constexpr size_t kLargeElementBytes = 1u << 20;
 
 // Parses one element; false when it is not a readable event object.
 bool ParseElement(od::parser& parser, ParsedEvent& ev, const char* p, size_t n, size_t readable) {
@@ -436,8 +440,8 @@ bool RepairedCopy(const char* p, size_t n, std::string* scratch) {
 }
 
 // Parses elements one by one, from element `skip` on: the slow path after a batch error.
-void ParseOneByOne(od::parser& parser, ParsedEvent& ev, std::string& scratch, const char* json, size_t len,
-                   size_t skip, EventSink& sink) {
+void ParseOneByOne(od::parser& parser, ParsedEvent& ev, std::string& scratch, std::string& slim, const char* json,
+                   size_t len, size_t skip, EventSink& sink) {
   // json is "[e1,e2,...]"; walk the elements with the structural scanner.
   size_t p = 1, end = len - 1, index = 0;
   while (p < end) {
@@ -447,12 +451,20 @@ void ParseOneByOne(od::parser& parser, ParsedEvent& ev, std::string& scratch, co
     if (e == kIncomplete) e = end;
     if (e <= p) e = p + 1;  // not the start of a value: step over the byte (the parse below fails)
     if (index++ >= skip) {
-      if (ParseElement(parser, ev, json + p, e - p, e - p + simdjson::SIMDJSON_PADDING)) {
+      size_t dropped = 0;
+      if (e - p > kLargeElementBytes &&
+          (dropped = CopyWithoutLargeValues(json + p, e - p, kMaxTextBytes, &slim)) > 0) {
+        slim.append(simdjson::SIMDJSON_PADDING, ' ');
+      }
+      if (dropped > 0 && ParseElement(parser, ev, slim.data(), slim.size() - simdjson::SIMDJSON_PADDING, slim.size())) {
+        sink.OnRepaired(ImportIssue::kLargeValueDropped, dropped);  // `ev` views `slim`
+        sink.OnEvent(ev);
+      } else if (ParseElement(parser, ev, json + p, e - p, e - p + simdjson::SIMDJSON_PADDING)) {
         sink.OnEvent(ev);
       } else if (RepairedCopy(json + p, e - p, &scratch) &&
                  ParseElement(parser, ev, scratch.data(), scratch.size() - simdjson::SIMDJSON_PADDING, scratch.size())) {
         // Invalid UTF-8 (a mangled name) costs the bad bytes, not the event. `ev` views `scratch`.
-        sink.OnInvalidUtf8Repaired();
+        sink.OnRepaired(ImportIssue::kInvalidUtf8, 1);
         sink.OnEvent(ev);
       } else {
         sink.OnMalformed();
@@ -467,6 +479,12 @@ void ParseOneByOne(od::parser& parser, ParsedEvent& ev, std::string& scratch, co
 void ChromeEventParser::ParseBatch(const char* json, size_t len, EventSink& sink) {
   auto& parser = impl_->parser;
   auto& ev = impl_->ev;
+  // The tokenizer's batches end after the event that passes 512 KiB: a longer one ends in a large
+  // event, read on its own without its large values.
+  if (len > kLargeElementBytes) {
+    ParseOneByOne(parser, ev, impl_->scratch, impl_->slim, json, len, 0, sink);
+    return;
+  }
   size_t delivered = 0;
   od::document doc;
   od::array arr;
@@ -491,7 +509,7 @@ void ChromeEventParser::ParseBatch(const char* json, size_t len, EventSink& sink
   }
   // Something in the batch is not valid JSON: parse the rest one event at a time so only
   // the broken events are lost. The first undelivered element is where it failed.
-  ParseOneByOne(parser, ev, impl_->scratch, json, len, delivered, sink);
+  ParseOneByOne(parser, ev, impl_->scratch, impl_->slim, json, len, delivered, sink);
 }
 
 void ForEachScalarField(std::string_view raw, void (*fn)(void*, int, std::string_view, std::string_view),

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "stepdoctor/importers/chrome/chrome_event.h"
+#include "stepdoctor/model/import_diagnostics.h"
 
 namespace stepdoctor::chrome {
 
@@ -16,8 +17,9 @@ class EventSink {
   virtual ~EventSink() = default;
   virtual void OnEvent(const ParsedEvent& e) = 0;
   virtual void OnMalformed() = 0;  // one element that is not a readable event object
-  // The next OnEvent's text had invalid UTF-8, each bad sequence now U+FFFD.
-  virtual void OnInvalidUtf8Repaired() = 0;
+  // The next OnEvent's text was repaired before it was read: invalid UTF-8, each bad sequence
+  // now U+FFFD (kInvalidUtf8), or `n` values too large to read dropped (kLargeValueDropped).
+  virtual void OnRepaired(ImportIssue issue, uint64_t n) = 0;
 };
 
 class ChromeEventParser {

@@ -122,6 +122,8 @@ struct ChromeTraceBuilder::State {
     return tls[it->second];
   }
 
+  std::string_view Capped(std::string_view text) { return CapText(text, trace.diagnostics); }
+
   // Counts an event that is not kept, remembering the first reason for the import's message.
   void Skip(ImportIssue why) {
     if (skipped++ == 0) first_skip = why;
@@ -134,11 +136,11 @@ struct ChromeTraceBuilder::State {
       // Known keys are interned once per file; correlation and device ids live in columns.
       if (a.known != KnownArg::kUnknown && !KnownArgIsStored(a.known)) continue;
       Arg out;
-      out.key = a.known != KnownArg::kUnknown ? known_keys[int(a.known)] : trace.strings.Intern(a.key);
+      out.key = a.known != KnownArg::kUnknown ? known_keys[int(a.known)] : trace.strings.Intern(Capped(a.key));
       out.type = a.type;
       out.i = a.i;
       out.d = a.d;
-      if (a.type == ArgType::kString) out.s = trace.strings.Intern(a.s);
+      if (a.type == ArgType::kString) out.s = trace.strings.Intern(Capped(a.s));
       t.AddArg(idx, out);
     }
   }
@@ -176,12 +178,13 @@ struct ChromeTraceBuilder::State {
     if (e.name == "process_name" && a && a->type == ArgType::kString) {
       // Names not starting with '/' are canonical already: a repeated one costs no copy.
       std::string& slot = process_name[pid];
-      if (!a->s.empty() && a->s[0] == '/') slot = CanonicalTfDeviceName(a->s);
-      else if (slot != a->s) slot.assign(a->s);
+      const std::string_view v = Capped(a->s);
+      if (!v.empty() && v[0] == '/') slot = CanonicalTfDeviceName(v);
+      else if (slot != v) slot.assign(v);
     } else if (e.name == "process_labels" && (a = e.arg("labels")) && a->type == ArgType::kString)
-      process_label[pid] = std::string(a->s);
+      process_label[pid] = std::string(Capped(a->s));
     else if (e.name == "thread_name" && a && a->type == ArgType::kString)
-      thread_name[{pid, Key(e.tid)}] = std::string(a->s);
+      thread_name[{pid, Key(e.tid)}] = std::string(Capped(a->s));
   }
 
   void OnMemoryInstant(const ParsedEvent& e) {
@@ -258,7 +261,7 @@ bool ChromeTraceBuilder::WantsTopLevelField(std::string_view key) const {
 
 void ChromeTraceBuilder::OnMalformed() { s_->Skip(ImportIssue::kMalformedEvent); }
 
-void ChromeTraceBuilder::OnInvalidUtf8Repaired() { s_->trace.diagnostics.Count(ImportIssue::kInvalidUtf8); }
+void ChromeTraceBuilder::OnRepaired(ImportIssue issue, uint64_t n) { s_->trace.diagnostics.Count(issue, n); }
 
 uint64_t ChromeTraceBuilder::events_skipped() const { return s_->skipped; }
 ImportIssue ChromeTraceBuilder::first_skip_reason() const { return s_->first_skip; }
@@ -302,8 +305,9 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
           return;
         }
       }
-      const StringId name_id = s.trace.strings.Intern(e.name);
-      EventKind kind = s.kinds.Classify(e.cat, name_id, e.name);
+      const std::string_view name = s.Capped(e.name);
+      const StringId name_id = s.trace.strings.Intern(name);
+      EventKind kind = s.kinds.Classify(e.cat, name_id, name);
       bool device_cat = false;
       if (!e.cat.empty()) {
         const std::string_view c = e.cat;
@@ -355,8 +359,8 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
       IdKey pid = s.Key(e.pid);
       // Catapult: a counter's series is its name and id ("name[id]"), so counters that share a
       // name but not an id stay apart.
-      std::string series(e.name);
-      if (e.has_id) series += "[" + std::string(e.id) + "]";
+      std::string series(s.Capped(e.name));
+      if (e.has_id) series += "[" + std::string(s.Capped(e.id)) + "]";
       for (int k = 0; k < e.nargs; ++k) {
         const ParsedArg& a = e.args[k];
         if (a.type == ArgType::kString) {
@@ -364,7 +368,7 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
           continue;
         }
         std::string name = series;
-        if (e.nargs > 1 || (a.key != "value" && a.key != e.name)) name += "." + std::string(a.key);
+        if (e.nargs > 1 || (a.key != "value" && a.key != e.name)) name += "." + std::string(s.Capped(a.key));
         s.AddCounterSample(pid, std::move(name), e.ts_ns, a.d, "");
       }
       return;

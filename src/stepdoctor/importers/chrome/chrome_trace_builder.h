@@ -24,7 +24,7 @@ class ChromeTraceBuilder final : public EventSink {
   void OnTopLevelField(std::string_view key, std::string_view raw_value);
   void OnEvent(const ParsedEvent& e) override;
   void OnMalformed() override;
-  void OnInvalidUtf8Repaired() override;
+  void OnRepaired(ImportIssue issue, uint64_t n) override;
   // Closes open ranges, assigns devices and names. REQUIRED: called once, after all events.
   void Finish(const TokenizerStats& stats);
 

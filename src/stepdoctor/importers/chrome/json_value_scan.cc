@@ -1,6 +1,7 @@
 #include "stepdoctor/importers/chrome/json_value_scan.h"
 
 #include <cstdint>
+#include <string_view>
 
 #if defined(__AVX2__)
 #include <immintrin.h>
@@ -172,6 +173,60 @@ size_t ScanValueEnd(const char* data, size_t begin, size_t end, bool at_eof) {
     if (d == ',' || d == ']' || d == '}' || IsJsonSpace(d)) return i;
   }
   return at_eof ? end : kIncomplete;
+}
+
+namespace {
+
+// Walks the object starting at data[p] ('{'), appending to *out from *copied on; values over
+// `max` that are not strings become null, and the "args" object of an event (depth 0) is walked
+// the same way. Returns one past the object, or kIncomplete where the structure is not followed.
+size_t SlimObject(const char* data, size_t p, size_t n, size_t max, int depth, size_t* copied, std::string* out,
+                  size_t* replaced) {
+  ++p;  // '{'
+  for (;;) {
+    while (p < n && (IsJsonSpace(data[p]) || data[p] == ',')) ++p;
+    if (p >= n) return kIncomplete;
+    if (data[p] == '}') return p + 1;
+    if (data[p] != '"') return kIncomplete;
+    const size_t key_end = ScanValueEnd(data, p, n, true);
+    if (key_end == kIncomplete || key_end <= p) return kIncomplete;
+    const bool is_args = depth == 0 && key_end - p == 6 && std::string_view(data + p, 6) == "\"args\"";
+    p = key_end;
+    while (p < n && IsJsonSpace(data[p])) ++p;
+    if (p >= n || data[p] != ':') return kIncomplete;
+    ++p;
+    while (p < n && IsJsonSpace(data[p])) ++p;
+    if (p >= n) return kIncomplete;
+    size_t value_end;
+    if (is_args && data[p] == '{') {
+      value_end = SlimObject(data, p, n, max, depth + 1, copied, out, replaced);
+    } else {
+      value_end = ScanValueEnd(data, p, n, true);
+      if (value_end != kIncomplete && value_end > p && value_end - p > max && data[p] != '"') {
+        out->append(data + *copied, p - *copied);
+        out->append("null");
+        *copied = value_end;
+        ++*replaced;
+      }
+    }
+    if (value_end == kIncomplete || value_end <= p) return kIncomplete;
+    p = value_end;
+  }
+}
+
+}  // namespace
+
+size_t CopyWithoutLargeValues(const char* data, size_t n, size_t max_bytes, std::string* out) {
+  size_t p = 0;
+  while (p < n && IsJsonSpace(data[p])) ++p;
+  if (p >= n || data[p] != '{') return 0;
+  std::string copy;
+  size_t copied = 0, replaced = 0;
+  const size_t end = SlimObject(data, p, n, max_bytes, 0, &copied, &copy, &replaced);
+  if (end == kIncomplete || replaced == 0) return 0;
+  copy.append(data + copied, n - copied);
+  *out = std::move(copy);
+  return replaced;
 }
 
 }  // namespace stepdoctor::chrome

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 namespace stepdoctor::chrome {
 
@@ -28,6 +29,14 @@ struct ValueScanState {
 // kIncomplete once every byte up to `end` is scanned (the state then remembers where it was,
 // and the next call passes the bytes that follow). REQUIRED: the value is not a scalar.
 size_t ScanValueResume(const char* data, size_t begin, size_t end, ValueScanState* st);
+
+// Copies the JSON object data[0, n) to *out with every value longer than `max_bytes` that is not a
+// string replaced by null: the event's own fields and those of its "args" object. A huge array or
+// object inside an event (1 GiB of nested '[') then costs its bytes, not simdjson's 4-byte index
+// per bracket. Returns how many values were replaced; 0, with *out unchanged, when there were none
+// or data is not an object whose structure the scan can follow (the parser then judges it).
+// REQUIRED: 64 readable bytes after data[n-1].
+size_t CopyWithoutLargeValues(const char* data, size_t n, size_t max_bytes, std::string* out);
 
 inline bool IsJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
