@@ -83,7 +83,7 @@ TEST(Coverage, NothingLaunchedInTheWindowIsSaid) {
   const Finding* f = Find(r, "device_activity_missing");
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->title.find("no device work was issued"), std::string::npos) << f->title;
-  // With a launch among the calls, device tracing was off: the other advice.
+  // With a launch among the calls, the tracer was on and lost the records: the other advice.
   Report launched = AnalyzeJson(Doc(ev + X("cuda_runtime", "cudaLaunchKernel", 1, 1, 1500, 10, Corr(2))));
   EXPECT_EQ(launched.verdict.summary.rfind("device activity not captured", 0), 0u) << launched.verdict.summary;
 }

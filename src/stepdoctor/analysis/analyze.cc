@@ -237,7 +237,11 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
       r.notes.push_back(fmt::format("step {} ({:.1f} ms) is warm-up: shown, kept out of the figures and the verdict",
                                     windows.warmup.front().number, windows.warmup.front().dur_ns() / 1e6));
     // A GPU log samples the device: there is no host side to fall back on, and no trace to record.
-    if (device.coverage == DeviceCoverage::kMissing && !gpu_series)
+    if (device.coverage == DeviceCoverage::kMissing && !gpu_series && steps.device_tracer_on)
+      r.notes.push_back("device activity was not captured, though the device tracer was on (it recorded the launch "
+                        "calls): the kernel records were lost, and only the host side is diagnosed (the "
+                        "device_activity_missing finding names the usual causes)");
+    else if (device.coverage == DeviceCoverage::kMissing && !gpu_series)
       r.notes.push_back("device activity was not captured: only the host side is diagnosed. Record it with "
                         "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) or "
                         "TensorFlow's profiler with its device tracer (tf.profiler.experimental.ProfilerOptions(device_tracer_level=1))");

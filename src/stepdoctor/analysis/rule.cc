@@ -41,10 +41,10 @@ std::vector<Finding> RunRules(const std::vector<RuleDef>& rules, const Signals& 
   // What the input lacks leads: the rest is judged without it, on the host side only.
   auto gap = [](const Finding& f) {
     const RuleDef* r = FindRule(f.id);
-    return r && r->input_gap;
+    return r && r->input_gap && f.severity >= FindingSeverity::kModerate;
   };
   const bool any_gap = std::any_of(out.begin(), out.end(), gap);
-  if (any_gap && device_missing)
+  if (any_gap)
     for (Finding& f : out)
       if (!gap(f) && f.severity > FindingSeverity::kModerate) f.severity = FindingSeverity::kModerate;
   std::stable_sort(out.begin(), out.end(), [&](const Finding& a, const Finding& b) {

@@ -36,8 +36,9 @@ struct RuleDef {
   Bottleneck bottleneck = Bottleneck::kUnknown;
   RuleResult (*evaluate)(const Signals& s) = nullptr;
   unsigned needs = kNeedsNothing;  // RuleNeeds bits
-  // Its finding says what the input lacks (device activity), on which every other finding rests:
-  // it ranks first, and the others are a partial view, at most moderate.
+  // Its finding says what the input lacks (device activity, steady-state steps), on which every
+  // other finding rests: at moderate or above it ranks first, and the others are a partial view,
+  // at most moderate.
   bool input_gap = false;
 };
 
@@ -56,7 +57,7 @@ const RuleDef* FindRule(std::string_view id);
 
 // Runs every rule; a rule that cannot evaluate records a line in `diagnostics` and the others
 // still run. Findings come back ranked: a finding of an input_gap rule first, then severity, then
-// share of step time. Where device activity is missing, no other finding is more than moderate.
+// share of step time. Where such a finding is moderate or above, no other is more than moderate.
 std::vector<Finding> RunRules(const Signals& s, std::vector<std::string>* diagnostics);
 // The same over a given list of rules (tests hand in their own).
 std::vector<Finding> RunRules(const std::vector<RuleDef>& rules, const Signals& s, std::vector<std::string>* diagnostics);

@@ -40,6 +40,7 @@ struct StepSignals {
   bool device_missing = false;     // an accelerator was used but its activity was not recorded
   std::vector<std::string> device_evidence;  // what shows an accelerator was used (DeviceEvidence)
   bool device_nothing_launched = false;  // device_missing, and no call in the window issued device work
+  bool device_tracer_on = false;  // device_missing, though the device tracer was on (DeviceEvidence::tracer_on)
   std::string profiler_window;     // device_missing: the profiler's span far beyond the events (DeviceEvidence)
   int step_count = 0;
   std::vector<int64_t> step_numbers;

@@ -122,6 +122,7 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
     // Calls that only wait or allocate: the window launched nothing (its work ran before it, or
     // the window holds set-up alone), which recording device activity would not change.
     out.nothing_launched = work_calls == 0;
+    out.tracer_on = work_calls > 0;
     if (out.nothing_launched)
       out.evidence.push_back("none of those calls launches a kernel or a copy: no device work was issued inside the window");
   }

@@ -34,6 +34,10 @@ struct DeviceEvidence {
   // kMissing with runtime calls none of which launches work (only waits, allocations, queries):
   // no device work was issued inside the window, so recording device activity would show none.
   bool nothing_launched = false;
+  // kMissing with runtime calls that launch work recorded: the device tracer was on (Kineto's and
+  // TensorFlow's runtime records come from the same CUPTI/roctracer session as the kernels'), so
+  // the kernel records were lost, not left unrequested.
+  bool tracer_on = false;
   // kMissing, and the profiler's own span at least twice as long as the host's events: how long
   // it recorded and how little of that holds anything; else empty.
   std::string profiler_window;

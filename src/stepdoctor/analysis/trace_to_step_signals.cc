@@ -164,6 +164,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   s.device_missing = device.coverage == DeviceCoverage::kMissing;
   s.device_evidence = std::move(device.evidence);
   s.device_nothing_launched = device.nothing_launched;
+  s.device_tracer_on = device.tracer_on;
   s.profiler_window = std::move(device.profiler_window);
   if (windows.steps.empty()) return s;
 

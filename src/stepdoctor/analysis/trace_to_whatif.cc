@@ -1,5 +1,7 @@
 #include "stepdoctor/analysis/trace_to_whatif.h"
 
+#include <algorithm>
+
 #include "stepdoctor/analysis/resource_signals.h"
 #include "stepdoctor/analysis/trace_to_coverage.h"
 #include "stepdoctor/analysis/trace_to_critical_path.h"
@@ -59,11 +61,23 @@ const char* FixForFinding(std::string_view id) {
 void AttachPredictions(const StepModel& model, const WhatIfOptions& opts, std::vector<Finding>* findings) {
   if (model.steps.empty()) return;
   for (Finding& f : *findings) {
-    const char* fix = FixForFinding(f.id);
+    const char* fix = f.whatif_fix.empty() ? FixForFinding(f.id) : f.whatif_fix.c_str();
     if (!fix || f.prediction) continue;  // a rule that set one said why its fix is not replayed
     auto spec = ParseFix(fix);
     if (!spec.ok()) continue;
     f.prediction = PredictFix(model, *spec, opts);
+    // The finding's upper bound is the step with its cause gone for free: no prediction beats it.
+    Prediction& p = *f.prediction;
+    if (p.predicted && f.gain_upper_bound > 1 && p.speedup > f.gain_upper_bound) {
+      const double floor_ms = p.baseline_step_ms / f.gain_upper_bound;
+      p.predicted_median_ms *= floor_ms / p.predicted_step_ms;
+      p.predicted_step_ms = floor_ms;
+      p.low_ms = std::max(p.low_ms, floor_ms);
+      p.high_ms = std::max(p.high_ms, floor_ms);
+      p.speedup = f.gain_upper_bound;
+      p.assumptions.push_back("held at the finding's upper bound: the replay predicted more than removing the cause "
+                              "entirely could give");
+    }
   }
 }
 

@@ -68,6 +68,18 @@ Bottleneck BottleneckOfFinding(const std::string& id) {
 }
 
 Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps) {
+  // The only window is one cold first pass: that leads, and what else bounds it follows.
+  for (const Finding& cold : ranked)
+    if (cold.id == "cold_start" && cold.severity >= FindingSeverity::kModerate) {
+      Verdict v;
+      v.summary = "no single bottleneck identified: " + cold.title;
+      for (const Finding& f : ranked)
+        if (f.severity >= FindingSeverity::kModerate && BottleneckOfFinding(f.id) != Bottleneck::kUnknown) {
+          v.summary += fmt::format("; in the rest, {}: {}", BottleneckPhrase(BottleneckOfFinding(f.id)), f.title);
+          break;
+        }
+      return v;
+    }
   for (const Finding& f : ranked)
     if (f.severity == FindingSeverity::kHigh && BottleneckOfFinding(f.id) != Bottleneck::kUnknown)
       return From(f, BottleneckOfFinding(f.id));
@@ -105,6 +117,13 @@ Verdict HostOnlyVerdict(const std::vector<Finding>& ranked, bool nothing_launche
     if (f.severity >= FindingSeverity::kModerate && BottleneckOfFinding(f.id) == Bottleneck::kInput) {
       out.bottleneck = Bottleneck::kInput;
       out.summary = fmt::format("input-bound (host-side view; device activity not captured): {}", f.title);
+      return out;
+    }
+  // The host's own CPU work bounds the step from below, whatever the device did.
+  for (const Finding& f : ranked)
+    if (f.severity >= FindingSeverity::kModerate && f.id == "host_bound") {
+      out.bottleneck = Bottleneck::kHost;
+      out.summary = fmt::format("host-bound (host-side view): {}", f.title);
       return out;
     }
   out.bottleneck = Bottleneck::kUnknown;

@@ -34,10 +34,15 @@ constexpr double kOverlapComputeSlowdown = 0.15;
 // The pessimistic end when the training process and loader workers share few cores: packing is
 // never perfect (context switches, the GIL, cache misses).
 constexpr double kSharedCoresSlack = 0.10;
+// The pessimistic end of the CPU-work fix: this share of the operators' CPU time stays on the
+// step's path (the input pipeline's workers share the cores, or the device's version of the work
+// is not free).
+constexpr double kCpuWorkLeftHigh = 0.5;
 
 struct Edit {
   double input_scale = 1;          // input waits x this
   double work_scale = 1;           // the host's own work x this
+  double cpu_work_scale = 1;       // operators computing on CPU tensors (HostPart::kCpuWork) x this
   int64_t work_floor_ns = 0;       // added once at each step's start (the launch that remains)
   double (*device_factor)(const DeviceOp&, int which) = nullptr;  // speed-up of an op (>= 1)
   int which = 0;                   // passed to device_factor: 0 low, 1 high, 2 mid
@@ -51,7 +56,12 @@ struct Replayed {
   double work_ms = 0, input_ms = 0, sync_ms = 0, startup_ms = 0, untraced_ms = 0, device_busy_ms = 0;  // per step
 };
 
-int64_t Key(const DeviceOp& op) { return op.launch_ns != DeviceOp::kNoLaunch ? op.launch_ns : op.start_ns; }
+// When an op becomes ready on the host's clock: its launch call's end, or its own start where it
+// began inside that call (a blocking copy runs while its call waits; a kernel may start before
+// its launch call returns).
+int64_t Key(const DeviceOp& op) {
+  return op.launch_ns != DeviceOp::kNoLaunch ? std::min(op.launch_ns, op.start_ns) : op.start_ns;
+}
 
 Replayed Replay(const StepModel& m, const Edit& e) {
   Replayed r;
@@ -85,12 +95,14 @@ Replayed Replay(const StepModel& m, const Edit& e) {
   std::vector<int64_t> s2(seg.size()), d2(seg.size());
   int64_t t2 = lo;
   // Maps an original host time to the replay's. REQUIRED: segments before `t` are replayed.
-  auto map = [&](int64_t t) -> int64_t {
+  // A device op that began inside a wait is the work waited for (a blocking copy): it keeps its
+  // place in the wait (`inside_wait`); anything else there happens as the wait ends.
+  auto map = [&](int64_t t, bool inside_wait = false) -> int64_t {
     if (t < lo) return t;
     auto it = std::upper_bound(seg.begin(), seg.end(), t, [](int64_t x, const HostSegment& h) { return x < h.start_ns; });
     size_t k = size_t(it - seg.begin()) - 1;
     if (t >= seg[k].end_ns) return s2[k] + d2[k] + (t - seg[k].end_ns);  // past the last segment
-    if (seg[k].part == HostPart::kSync) return s2[k] + d2[k];           // launched as the wait ends
+    if (seg[k].part == HostPart::kSync && !inside_wait) return s2[k] + d2[k];
     const int64_t d = seg[k].end_ns - seg[k].start_ns;
     return s2[k] + int64_t(double(t - seg[k].start_ns) * double(d2[k]) / double(d));
   };
@@ -107,7 +119,7 @@ Replayed Replay(const StepModel& m, const Edit& e) {
   auto replay_op = [&](uint32_t i) {
     const DeviceOp& op = m.device[i];
     const int64_t key = Key(op);
-    const int64_t start = std::max(map(key), free2[op.stream]) + lat[i];
+    const int64_t start = std::max(map(key, key == op.start_ns), free2[op.stream]) + lat[i];
     const double f = e.device_factor ? e.device_factor(op, e.which) : 1.0;
     const int64_t end = start + int64_t(double(op.dur_ns) / f);
     free2[op.stream] = end;
@@ -130,9 +142,9 @@ Replayed Replay(const StepModel& m, const Edit& e) {
     switch (h.part) {
       case HostPart::kWork: dd = int64_t(double(d) * e.work_scale); break;
       case HostPart::kInput: dd = int64_t(double(d) * e.input_scale); break;
+      case HostPart::kCpuWork: dd = int64_t(double(d) * e.cpu_work_scale); break;
       case HostPart::kStartup:
-      case HostPart::kUntraced:  // unknown work: no fix is known to remove it
-      case HostPart::kCpuWork: break;
+      case HostPart::kUntraced: break;  // unknown work: no fix is known to remove it
       case HostPart::kSync: {
         // The work this wait could have waited for: what was launched before it and ended by its end.
         while (!pending.empty() && pending.top().first <= h.end_ns) {
@@ -193,6 +205,21 @@ double Mean(const std::vector<double>& v) {
   return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
 }
 
+// A replay on the measured scale. The replay of the trace as recorded misses the measured step by
+// up to kReplayMaxErrorPct; a fix's effect is the ratio of two replays, so that error cancels (a
+// fix that changes nothing predicts the measured step, never a slowdown). Figures measured
+// outside the replay (a batch's load time) are not scaled.
+Replayed Calibrated(const StepModel& m, const Edit& e, const Prediction& p) {
+  Replayed r = Replay(m, e);
+  if (p.model_baseline_ms <= 0 || p.baseline_step_ms <= 0) return r;
+  const double k = p.baseline_step_ms / p.model_baseline_ms;
+  // The device's work keeps its measured length: steps scaled down stop at it.
+  const double floor_ms = r.device_busy_ms;
+  for (double& ms : r.step_ms) ms = std::max(ms * k, std::min(ms, floor_ms));
+  for (double* ms : {&r.work_ms, &r.input_ms, &r.sync_ms, &r.startup_ms, &r.untraced_ms}) *ms *= k;
+  return r;
+}
+
 // Speed-up of one op under mixed precision: `which` 0 = the low factor, 1 = the high, 2 = between.
 double AmpFactor(const DeviceOp& op, int which) {
   if (op.role != DeviceWorkRole::kCompute || IsReducedPrecision(op.precision)) return 1.0;
@@ -247,7 +274,7 @@ void PredictInput(const StepModel& m, const FixSpec& fix, int cores, Prediction*
   }
   Edit e;
   e.input_scale = 0;
-  const Replayed r = Replay(m, e);
+  const Replayed r = Calibrated(m, e, *p);
   SetPoint(r, p);
   p->assumptions.push_back(fmt::format("the input wait ({} per step) disappears: each batch is ready when the step asks for it",
                                        Ms(m.input_ms_per_step)));
@@ -303,11 +330,11 @@ void PredictLaunch(const StepModel& m, Prediction* p) {
   Edit e;
   e.work_scale = 0;
   e.work_floor_ns = kOneLaunchNs;
-  const Replayed r = Replay(m, e);
+  const Replayed r = Calibrated(m, e, *p);
   SetPoint(r, p);
   e.work_scale = kLaunchWorkLeftHigh;
   e.work_floor_ns = 0;
-  p->high_ms = Mean(Replay(m, e).step_ms);
+  p->high_ms = Mean(Calibrated(m, e, *p).step_ms);
   p->assumptions.push_back(fmt::format("the host's own work ({} per step of launches, operators and Python) shrinks to "
                                        "one graph launch per step; at worst half of it remains",
                                        Ms(m.work_ms_per_step)));
@@ -315,6 +342,26 @@ void PredictLaunch(const StepModel& m, Prediction* p) {
   if (m.untraced_ms_per_step > 0)
     p->assumptions.push_back(fmt::format("the host's untraced time ({} per step, nothing recorded) stays: what runs "
                                          "there is unknown", Ms(m.untraced_ms_per_step)));
+}
+
+void PredictCpuWork(const StepModel& m, Prediction* p) {
+  int64_t cpu_ns = 0;
+  for (const auto& h : m.host)
+    if (h.part == HostPart::kCpuWork) cpu_ns += h.end_ns - h.start_ns;
+  if (cpu_ns == 0) {
+    p->why_not = "no operator computes on CPU tensors inside the steps: there is no CPU work to move";
+    return;
+  }
+  Edit e;
+  e.cpu_work_scale = 0;
+  SetPoint(Calibrated(m, e, *p), p);
+  e.cpu_work_scale = kCpuWorkLeftHigh;
+  p->high_ms = Mean(Calibrated(m, e, *p).step_ms);
+  p->assumptions.push_back(fmt::format(
+      "the operators computing on CPU tensors ({} per step) leave the step's path: made on the device, or ahead of "
+      "the step by the input pipeline's workers; at worst half of their time remains",
+      Ms(double(cpu_ns) / double(m.steps.size()) / 1e6)));
+  p->assumptions.push_back("the device's own work is unchanged: what the moved work costs there is not counted");
 }
 
 void PredictStalls(const StepModel& m, Prediction* p) {
@@ -368,11 +415,11 @@ void PredictAmp(const StepModel& m, Prediction* p) {
   Edit e;
   e.device_factor = AmpFactor;
   e.which = 2;
-  SetPoint(Replay(m, e), p);
+  SetPoint(Calibrated(m, e, *p), p);
   e.which = 1;
-  p->low_ms = Mean(Replay(m, e).step_ms);
+  p->low_ms = Mean(Calibrated(m, e, *p).step_ms);
   e.which = 0;
-  p->high_ms = Mean(Replay(m, e).step_ms);
+  p->high_ms = Mean(Calibrated(m, e, *p).step_ms);
   p->assumptions.push_back(fmt::format("{:.0f}% of kernel time is in kernels not yet in 16-bit math; matrix kernels speed up "
                                        "{:.1f}-{:.1f}x (TF32 ones {:.1f}-{:.1f}x), others {:.1f}-{:.1f}x",
                                        100 * eligible / total, kAmpMatrixFp32[0], kAmpMatrixFp32[1], kAmpMatrixTf32[0],
@@ -395,10 +442,10 @@ void PredictOverlap(const StepModel& m, Prediction* p) {
   e.drop_comm_waits = true;
   auto step = [&](int which) {
     e.which = which;
-    return std::max(Mean(Replay(m, e).step_ms), comm_ms);
+    return std::max(Mean(Calibrated(m, e, *p).step_ms), comm_ms);
   };
   e.which = 2;
-  const Replayed r = Replay(m, e);
+  const Replayed r = Calibrated(m, e, *p);
   SetPoint(r, p);
   if (comm_ms > p->predicted_step_ms) {
     p->predicted_median_ms *= comm_ms / p->predicted_step_ms;
@@ -442,11 +489,12 @@ Result<FixSpec> ParseFix(std::string_view text) {
   else if (head == "stalls") f.kind = FixKind::kStalls;
   else if (head == "amp") f.kind = FixKind::kAmp;
   else if (head == "overlap") f.kind = FixKind::kOverlap;
+  else if (head == "cpuwork") f.kind = FixKind::kCpuWork;
   else return {ErrorCode::kInvalidArgument, "--fix " + f.text + ": unknown fix (expected " + FixSyntaxHelp() + ")"};
   return f;
 }
 
-std::string FixSyntaxHelp() { return "input, input:workers=N, launch, stalls, amp or overlap"; }
+std::string FixSyntaxHelp() { return "input, input:workers=N, launch, stalls, amp, overlap or cpuwork"; }
 
 Prediction PredictFix(const StepModel& m, const FixSpec& fix, const WhatIfOptions& opts) {
   Prediction p;
@@ -482,6 +530,7 @@ Prediction PredictFix(const StepModel& m, const FixSpec& fix, const WhatIfOption
     case FixKind::kStalls: PredictStalls(m, &p); break;
     case FixKind::kAmp: PredictAmp(m, &p); break;
     case FixKind::kOverlap: PredictOverlap(m, &p); break;
+    case FixKind::kCpuWork: PredictCpuWork(m, &p); break;
   }
   if (p.predicted && std::abs(p.model_baseline_ms - p.baseline_step_ms) > p.baseline_step_ms * kReplayTolerancePct / 100)
     p.assumptions.push_back(fmt::format("the replay of the trace as recorded gives {} per step against {} measured",

@@ -21,6 +21,7 @@ enum class FixKind : uint8_t {
   kStalls,  // periodic stalls (checkpoint, evaluation, logging steps) removed or made asynchronous
   kAmp,     // mixed precision on the kernels that can use it
   kOverlap, // communication overlapped with compute (DDP buckets, FSDP prefetch): off the step's path
+  kCpuWork, // operators computing on CPU tensors inside the step made on the device or in the input pipeline
 };
 
 struct FixSpec {
@@ -29,7 +30,8 @@ struct FixSpec {
   std::string text;  // as written
 };
 
-// "input", "input:workers=N", "launch", "stalls", "amp", "overlap"; an error naming what is accepted.
+// "input", "input:workers=N", "launch", "stalls", "amp", "overlap", "cpuwork"; an error naming what is
+// accepted.
 [[nodiscard]] Result<FixSpec> ParseFix(std::string_view text);
 // The fixes ParseFix accepts, for help text.
 std::string FixSyntaxHelp();

@@ -66,6 +66,9 @@ struct Finding {
   // The step time the what-if replay predicts once the fix this finding advises is made
   // (analysis/trace_to_whatif); absent where the replay has no such fix.
   std::optional<Prediction> prediction;
+  // The what-if fix its advice describes where that is not its id's usual one (a host_bound
+  // finding advising to move CPU work: "cpuwork", not "launch"); empty: the usual one.
+  std::string whatif_fix;
   std::vector<EvidenceItem> evidence;
   std::vector<TopEvent> top_events;
   // Named figures for machines (JSON `figures`): the straggler's rank, late_ms_per_step, ...

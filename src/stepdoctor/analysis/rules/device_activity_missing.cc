@@ -30,6 +30,33 @@ std::optional<Finding> DeviceActivityMissing(const Signals& sig) {
       "tf.profiler.experimental.start('./log', options=options)\n"
       "# ... a few training steps ...\n"
       "tf.profiler.experimental.stop()";
+  if (sig.steps->device_tracer_on && !sig.steps->device_nothing_launched) {
+    // The runtime calls that launched the work were recorded by the tracer session that also
+    // records kernels: asking for device activity again would change nothing.
+    f.title = "the device tracer was on but no kernel or copy records came back: the verdict rests on the host side only";
+    f.evidence.push_back({"recorded, then lost",
+                          "the launch calls are recorded by the same tracer session that records the kernels, so "
+                          "device activity was requested"});
+    f.fix.summary =
+        "Kernel records are lost when the profiler stops before the device has finished and handed them over, when "
+        "another tool holds the GPU's tracing interface (Nsight Systems or Compute, DCGM profiling), under WSL 2 or "
+        "drivers whose tracer delivers no activity records, or with a CUPTI newer than the driver. Let the device "
+        "finish inside the window, trace with nothing else attached, then diagnose again.";
+    f.fix.pytorch =
+        "with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],\n"
+        "             schedule=schedule(wait=1, warmup=1, active=3),\n"
+        "             on_trace_ready=torch.profiler.tensorboard_trace_handler('./log')) as prof:\n"
+        "    for step, batch in enumerate(loader):\n"
+        "        train_step(batch)\n"
+        "        torch.cuda.synchronize()   # while profiling: the step's kernels finish, and are recorded, in the window\n"
+        "        prof.step()";
+    f.fix.tensorflow =
+        "# the log names a tracer failure if there was one (CUPTI_ERROR_...): fix that first, with no other profiler attached\n"
+        "options = tf.profiler.experimental.ProfilerOptions(host_tracer_level=2, device_tracer_level=1)\n"
+        "tf.profiler.experimental.start('./log', options=options)\n"
+        "# ... a few training steps ...\n"
+        "tf.profiler.experimental.stop()";
+  }
   if (sig.steps->device_nothing_launched) {
     // Recording device activity would show nothing: the window missed the training steps.
     f.title = "no device work was issued inside the profiled window: it holds set-up or a wait on earlier work";

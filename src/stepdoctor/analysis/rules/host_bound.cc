@@ -8,9 +8,56 @@
 #include "stepdoctor/analysis/trace_to_step_signals.h"
 
 namespace stepdoctor::rules {
+namespace {
+
+constexpr const char* kMakeOnDevicePyTorch =
+    "x = torch.randn(shape, device='cuda')        # make tensors where they are used, not on the CPU\n"
+    "# CPU preprocessing belongs in Dataset.__getitem__, run ahead by DataLoader(num_workers=N)";
+constexpr const char* kMakeOnDeviceTensorFlow =
+    "ds = ds.map(preprocess, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)\n"
+    "# or run it on the GPU inside the tf.function step";
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// Device activity not recorded: what the device did is unknown, but operators computing on CPU
+// tensors inside the step run on the host thread that issues the device's work, so their time
+// is a floor under the step whatever the device does.
+std::optional<Finding> HostCpuWorkWithoutDevice(const StepSignals& s) {
+  if (s.mean_step_ms <= 0 || s.host_cpu_op_ms <= 0) return std::nullopt;
+  const double share = 100.0 * s.host_cpu_op_ms / s.mean_step_ms;
+  if (share < kHostModeratePct) return std::nullopt;
+  Finding f;
+  f.id = "host_bound";
+  f.severity = FindingSeverity::kModerate;  // judged without the device's side
+  f.share_pct = share;
+  f.gain_upper_bound = GainIfRemoved(share);
+  f.title = fmt::format("the host computes on CPU tensors {} of {} ({}): a floor under the step whatever the device "
+                        "does (device activity not recorded)",
+                        Pct(share), EachStep(s), JoinNames(s.host_cpu_op_names));
+  f.gain_text = GainText(f.gain_upper_bound, "if that work moved to the device or ahead into the input pipeline, "
+                                             "and the device's own work (not recorded) took no longer");
+  f.evidence.push_back({"in operators computing on the CPU (no launch inside, each >= 1 ms)",
+                        fmt::format("{} {}", Ms(s.host_cpu_op_ms), PerStep(s))});
+  f.evidence.push_back({"device activity", "not recorded: how long the device's own work takes is unknown"});
+  for (size_t i = 0; i < s.top_ops.size() && i < kTopEventsShown; ++i) f.top_events.push_back(s.top_ops[i]);
+  f.fix.summary = "The step computes on CPU tensors on the thread that drives the device: create or transform that "
+                  "data on the device, or move it into the input pipeline where workers prepare it ahead of the step.";
+  f.fix.pytorch = kMakeOnDevicePyTorch;
+  f.fix.tensorflow = kMakeOnDeviceTensorFlow;
+  f.whatif_fix = "cpuwork";
+  return f;
+}
+
+}  // namespace
+
 std::optional<Finding> HostBound(const Signals& sig) {
   if (!sig.steps || sig.steps->step_count == 0) return std::nullopt;
   const StepSignals& s = *sig.steps;
+  if (s.device_missing) return HostCpuWorkWithoutDevice(s);
   // A CPU trace with no operators at all (a Horovod timeline, a bare annotation file) records
   // nothing of the host's work: its unclaimed time is unknown, not overhead between operators.
   if (s.cpu_only && s.top_level_ops_per_step == 0) return std::nullopt;
@@ -78,21 +125,16 @@ std::optional<Finding> HostBound(const Signals& sig) {
   // Most of the host's time is operators computing on CPU tensors: work, not launch overhead.
   // Compiling the step would not remove it; making the data where it is used, or in the loader, does.
   if (!s.cpu_only && host_ms > 0 && s.host_cpu_op_ms >= kHostCpuWorkShare * host_ms) {
-    std::string names;
-    for (const auto& n : s.host_cpu_op_names) names += (names.empty() ? "" : ", ") + n;
     f.title = fmt::format("the device waits on the host {} of {}, mostly CPU work inside it ({})",
-                          Pct(share), EachStep(s), names);
+                          Pct(share), EachStep(s), JoinNames(s.host_cpu_op_names));
     f.evidence.push_back({"in operators computing on the CPU (no launch inside, each >= 1 ms)",
                           fmt::format("{} {} ({} of the host's time)", Ms(s.host_cpu_op_ms), PerStep(s),
                                       Pct(100.0 * s.host_cpu_op_ms / host_ms))});
     f.fix.summary = "The step computes on CPU tensors while the device waits: create or transform that data on the "
                     "device, or move it into the input pipeline where workers prepare it ahead of the step.";
-    f.fix.pytorch =
-        "x = torch.randn(shape, device='cuda')        # make tensors where they are used, not on the CPU\n"
-        "# CPU preprocessing belongs in Dataset.__getitem__, run ahead by DataLoader(num_workers=N)";
-    f.fix.tensorflow =
-        "ds = ds.map(preprocess, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)\n"
-        "# or run it on the GPU inside the tf.function step";
+    f.fix.pytorch = kMakeOnDevicePyTorch;
+    f.fix.tensorflow = kMakeOnDeviceTensorFlow;
+    f.whatif_fix = "cpuwork";
     return f;
   }
 

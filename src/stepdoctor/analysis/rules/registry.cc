@@ -9,9 +9,11 @@ namespace stepdoctor {
 const std::vector<RuleDef>& AllRules() {
   using B = Bottleneck;
   static const std::vector<RuleDef> kRules = {
+      // Steady-state steps are what the input lacks: a cold pass says little about them.
       {.id = "cold_start",
        .summary = "the only window analysed is one cold first pass (one-off start-up calls)",
-       .evaluate = &Infallible<rules::ColdStart>},
+       .evaluate = &Infallible<rules::ColdStart>,
+       .input_gap = true},
       {.id = "collective_bound",
        .summary = "collectives take a large share of the step without overlapping compute",
        .bottleneck = B::kCommunication,
@@ -60,11 +62,11 @@ const std::vector<RuleDef>& AllRules() {
       {.id = "gpus_unused",
        .summary = "GPU samples in which no GPU ran work (utilisation, or memory where there is none)",
        .evaluate = &Infallible<rules::GpusUnused>},
+      // Without device records it judges only the host's own CPU work, a floor on the step.
       {.id = "host_bound",
        .summary = "the device idles while the host launches kernels or runs framework code",
        .bottleneck = B::kHost,
-       .evaluate = &Infallible<rules::HostBound>,
-       .needs = kNeedsDeviceActivity},
+       .evaluate = &Infallible<rules::HostBound>},
       {.id = "idle_gpu", .summary = "a GPU sits unused while others work", .evaluate = &Infallible<rules::IdleGpu>},
       {.id = "input_bound",
        .summary = "the step waits on the input pipeline",

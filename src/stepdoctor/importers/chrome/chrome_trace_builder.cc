@@ -525,6 +525,7 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
             t.ev.kind[i] = ClassifyDeviceLineEvent(trace.str(t.ev.name[i]));
     }
     const Tf1Lane tf1 = tensorflow && !tl.device_category ? ClassifyTf1Lane(pname) : Tf1Lane::kNone;
+    if (gpu >= 0 && Tf1OpLevelIsHost(tf1, tf1_gpu_lanes[gpu])) gpu = -1;  // a host lane (see there)
     if (tf1 != Tf1Lane::kNone && tf1 != Tf1Lane::kHostOps && gpu >= 0) {
       t.device = trace.GetOrAddDevice(s.worker, DeviceKind::kGpu, gpu);
       t.kind = Tf1LaneIsDeviceStream(tf1, tf1_gpu_lanes[gpu]) ? TimelineKind::kDeviceStream : TimelineKind::kDerived;
@@ -549,10 +550,10 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
       bool derived = tl.only_bookkeeping;
       t.kind = derived ? TimelineKind::kDerived : TimelineKind::kHostThread;
       t.name = !tname.empty()                 ? tname
-               : tf1 == Tf1Lane::kHostOps ? pname.substr(0, pname.size() - std::string_view(" Compute").size())
+               : tf1 == Tf1Lane::kHostOps || tf1 == Tf1Lane::kOpLevel ? pname.substr(0, pname.size() - 8)  // " Compute"
                                           : "thread " + s.KeyText(tl.tid);
       if (!derived) events_per_host_pid[tl.pid] += t.ev.size();
-      if (tf1 == Tf1Lane::kHostOps && tf1_tasks.size() <= 1)
+      if ((tf1 == Tf1Lane::kHostOps || tf1 == Tf1Lane::kOpLevel) && tf1_tasks.size() <= 1)
         for (size_t i = 0; i < t.ev.size(); ++i)
           if (t.ev.kind[i] == EventKind::kFrameworkOp && ClassifyTfOp(trace.str(t.ev.name[i])) == TfOpRole::kRendezvous)
             t.ev.kind[i] = EventKind::kFrameworkOverhead;
