@@ -178,7 +178,7 @@ TEST(GpuLogRules, LogWithoutTimesStatesTheIntervalIsUnknown) {
   EXPECT_NE(EvidenceOf(*f).find("samples: 10 in file order (the log does not time them: their interval is unknown)"),
             std::string::npos)
       << EvidenceOf(*f);
-  EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kDeviceCompute);
+  EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kUnknown);  // utilisation alone names no bottleneck
 }
 
 TEST(GpuLogRules, PeriodicUtilisationDipsRuleNeedsTimes) {

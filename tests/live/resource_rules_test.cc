@@ -222,7 +222,7 @@ TEST(ResourceRules, TooFewSamplesGiveNoSignals) {
 
 
 TEST(ResourceRules, GpuWellFedGpuPartlyIdleAndLowGpuUtilisationBothSides) {
-  // kGpuWellFedPct: at 80% the GPU is well fed (a compute verdict); under it, partly idle.
+  // kGpuWellFedPct: at 80% the GPU is well fed (a busy note naming no bottleneck); under it, partly idle.
   ResourceSignals r = WithGpu(kGpuWellFedPct);
   r.tree_cpu_mean_pct.reset();  // a GPU log alone
   r.cpu_mean_pct.reset();

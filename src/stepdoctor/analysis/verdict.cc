@@ -83,17 +83,30 @@ Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps
   for (const Finding& f : ranked)
     if (f.severity == FindingSeverity::kHigh && BottleneckOfFinding(f.id) != Bottleneck::kUnknown)
       return From(f, BottleneckOfFinding(f.id));
-  // A healthy note that the device is busy: from a profile's steps, or from a GPU log alone.
+  // A healthy note that the device is busy: a profile's steps show it computing (compute_bound);
+  // a GPU log alone shows only that a kernel was resident (gpu_well_fed), which names no
+  // bottleneck, so its note is the headline as it stands.
   const Finding* compute = nullptr;
-  for (const Finding& f : ranked)
-    if (f.id == "compute_bound" || f.id == "gpu_well_fed") compute = &f;
+  const Finding* busy = nullptr;
+  for (const Finding& f : ranked) {
+    if (f.id == "compute_bound") compute = &f;
+    if (f.id == "gpu_well_fed") busy = &f;
+  }
+  Verdict v;
+  v.bottleneck = Bottleneck::kUnknown;
   if (compute && compute->share_pct >= kComputeVerdictPct) return From(*compute, Bottleneck::kDeviceCompute);
+  if (busy && busy->share_pct >= kComputeVerdictPct) {
+    v.summary = busy->title;
+    return v;
+  }
   for (const Finding& f : ranked)
     if (f.severity == FindingSeverity::kModerate && BottleneckOfFinding(f.id) != Bottleneck::kUnknown)
       return From(f, BottleneckOfFinding(f.id));
   if (compute) return From(*compute, Bottleneck::kDeviceCompute);
-  Verdict v;
-  v.bottleneck = Bottleneck::kUnknown;
+  if (busy) {
+    v.summary = busy->title;
+    return v;
+  }
   // A finding that names no bottleneck (a GPU log that only shows the GPU waiting) still
   // says the most useful thing we know.
   for (const Finding& f : ranked)

@@ -16,9 +16,11 @@ Bottleneck BottleneckOfFinding(const std::string& id);
 //   1. the first (highest-ranked) high-severity finding that names a bottleneck;
 //   2. device compute, when the device computes >= kComputeVerdictPct of the step;
 //   3. the first moderate finding that names a bottleneck;
-//   4. device compute, when a compute_bound note (or, for a GPU log without a profile, a
-//      gpu_well_fed note) was made; else unknown (its summary quoting the
-//      first moderate or high finding that names no bottleneck, if any).
+//   4. device compute, when a compute_bound note was made; else unknown, its summary the
+//      gpu_well_fed note of a GPU log without a profile (busy GPUs, at step 2's place when
+//      their utilisation is >= kComputeVerdictPct: utilisation cannot tell compute from
+//      collective waits), else quoting the first moderate or high finding that names no
+//      bottleneck, if any.
 // An actionable bottleneck that takes a large share beats a busy device: it is what to fix.
 Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps);
 

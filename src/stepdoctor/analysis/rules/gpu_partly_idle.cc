@@ -17,15 +17,18 @@ std::optional<Finding> GpuPartlyIdle(const Signals& sig) {
   f.id = "gpu_partly_idle";
   f.severity = FindingSeverity::kModerate;
   f.share_pct = 100.0 - *r.gpu_util_mean_pct;
-  f.title = fmt::format("the GPU is busy {} of the time{} and idle the other {}: partly fed, not starved; {}",
+  const GpusSubject gpus = GpusAre(r);
+  f.title = fmt::format("{} busy {} of the time{} and idle the other {}: partly fed, not starved; {}", gpus.text,
                         Pct(*r.gpu_util_mean_pct), StartupSuffix(r), Pct(f.share_pct),
-                        host_data ? "the host samples show nothing saturated" : "a utilisation log cannot say what it waits on");
+                        host_data ? "the host samples show nothing saturated"
+                                  : fmt::format("a utilisation log cannot say what {} on", gpus.plural ? "they wait" : "it waits"));
   f.gain_upper_bound = GainIfRemoved(f.share_pct);
   f.gain_text = fmt::format("up to {:.1f}x if the GPU were kept busy; {}", f.gain_upper_bound,
                             host_data ? "the host data shows no saturated CPU or disk, so the wait is elsewhere "
                                         "(small kernels, synchronisation, the network, evaluation phases)"
                                       : "a utilisation log cannot say what the GPU waits on");
   AddGpuUtilEvidence(r, &f.evidence);
+  AddGpuMemoryEvidence(r, &f.evidence);
   if (r.dips && r.dips->count > 0)
     f.evidence.push_back({"drops below half the median", fmt::format("{} over the log", r.dips->count)});
   f.evidence.push_back(SamplesEvidence(r));

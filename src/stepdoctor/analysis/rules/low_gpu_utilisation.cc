@@ -16,17 +16,14 @@ std::optional<Finding> LowGpuUtilisation(const Signals& sig) {
   f.id = "low_gpu_utilisation";
   f.severity = FindingSeverity::kHigh;
   f.share_pct = 100.0 - util;
-  f.title = fmt::format("the GPU is busy only {} of the time{}", Pct(util), StartupSuffix(r));
+  f.title = fmt::format("{} busy only {} of the time{}", GpusAre(r).text, Pct(util), StartupSuffix(r));
   f.gain_upper_bound = GainIfRemoved(f.share_pct);
   f.gain_text = fmt::format("up to {:.1f}x if the GPU were kept busy; {}", f.gain_upper_bound,
                             host_data ? "the host data shows no saturated CPU or disk, so the wait is elsewhere "
                                         "(small kernels, synchronisation, the network)"
                                       : "the log has no CPU or disk data to say what it waits on");
   AddGpuUtilEvidence(r, &f.evidence);
-  for (const auto& g : r.gpus)
-    if (g.mem_total_bytes)  // with a total, used and its share are known too
-      f.evidence.push_back({fmt::format("GPU {} memory peak", g.index),
-                            fmt::format("{} of {} ({})", GiB(*g.mem_used_peak_bytes), GiB(*g.mem_total_bytes), Pct(*g.mem_used_peak_pct))});
+  AddGpuMemoryEvidence(r, &f.evidence);
   if (r.tree_cpu_mean_pct) f.evidence.push_back({"job's CPU use", Cores(*r.tree_cpu_mean_pct)});
   f.evidence.push_back(SamplesEvidence(r));
   f.fix.summary =

@@ -49,14 +49,14 @@ const std::vector<RuleDef>& AllRules() {
        .summary = "GPUs mostly idle while the job's CPU is saturated: preprocessing-bound",
        .bottleneck = B::kInput,
        .evaluate = &Infallible<rules::GpuStarvedCpuBound>},
-      // A GPU log holding memory and power but no utilisation: no bottleneck can be named.
+      // A GPU log holding memory or power but no utilisation: no bottleneck can be named.
       {.id = "gpu_utilisation_not_logged",
-       .summary = "GPU samples without utilisation whose memory shows the GPUs in use",
+       .summary = "GPU samples without utilisation (memory or power only) that do not show the GPUs unused",
        .evaluate = &Infallible<rules::GpuUtilisationNotLogged>},
-      // A GPU log: the GPU busy, its input keeping up.
+      // A GPU log: the GPUs busy, their input keeping up. Utilisation counts any resident kernel
+      // (collective waits too), so no bottleneck is named; the verdict states the note as it is.
       {.id = "gpu_well_fed",
-       .summary = "the GPUs in use are kept busy (no profile): their own work sets the pace",
-       .bottleneck = B::kDeviceCompute,
+       .summary = "the GPUs in use are kept busy (no profile): what bounds them needs a trace",
        .evaluate = &Infallible<rules::GpuWellFed>},
       // Nothing ran on the GPUs: not starved (no bottleneck), unused.
       {.id = "gpus_unused",

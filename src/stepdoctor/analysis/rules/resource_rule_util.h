@@ -73,15 +73,58 @@ inline void AddGpuUtilEvidence(const ResourceSignals& r, std::vector<EvidenceIte
   }
 }
 
+// The GPUs the utilisation figures are over, as the subject of a sentence: "the GPU is", "the
+// 8 GPUs are", "the 3 GPUs in use are" (ResourceSignals: unused GPUs beside busy ones are not in
+// the mean); `plural` for the pronouns that follow.
+struct GpusSubject {
+  std::string text;
+  bool plural = false;
+};
+inline GpusSubject GpusAre(const ResourceSignals& r) {
+  int sampled = 0, in_use = 0;
+  for (const auto& g : r.gpus)
+    if (g.util_mean_pct) ++sampled, in_use += !g.unused;
+  if (sampled <= 1) return {"the GPU is", false};
+  if (in_use == 0 || in_use == sampled) return {fmt::format("the {} GPUs are", sampled), true};
+  if (in_use == 1) return {"the GPU in use is", false};
+  return {fmt::format("the {} GPUs in use are", in_use), true};
+}
+
+// "10.6 GiB of 24.0 GiB (44.2%)", "10.6 GiB" without a total, "44.2%" from a share-only series;
+// empty where the log holds no memory figure for the GPU.
+inline std::string GpuMemoryPeakText(const GpuResource& g) {
+  if (g.mem_used_peak_bytes && g.mem_total_bytes)
+    return fmt::format("{} of {} ({})", MemText(*g.mem_used_peak_bytes), MemText(*g.mem_total_bytes),
+                       Pct(g.mem_used_peak_pct.value_or(0)));
+  if (g.mem_used_peak_bytes) return MemText(*g.mem_used_peak_bytes);
+  if (g.mem_used_peak_pct) return Pct(*g.mem_used_peak_pct);
+  return "";
+}
+
+// "GPU 0 memory peak" lines for the GPUs the utilisation figures are over (those in use, or all
+// when none is), whatever form the log gives memory in; none where it holds no memory column.
+inline void AddGpuMemoryEvidence(const ResourceSignals& r, std::vector<EvidenceItem>* ev) {
+  const bool any_in_use = r.gpus_in_use > 0;
+  size_t shown = 0, more = 0;
+  for (const auto& g : r.gpus) {
+    if (any_in_use && g.unused) continue;
+    std::string s = GpuMemoryPeakText(g);
+    if (s.empty()) continue;
+    if (shown == 8) { ++more; continue; }
+    ev->push_back({fmt::format("GPU {} memory peak", g.index), s});
+    ++shown;
+  }
+  if (more) ev->push_back({"GPU memory peaks", fmt::format("{} more GPUs not listed", more)});
+}
+
 // "memory used peak 4 MiB of 79.6 GiB, power 73.2 W (of 700 W)": what a GPU log without
 // utilisation says about one GPU.
 inline std::string GpuMemoryAndPowerText(const GpuResource& g) {
   std::string s;
-  if (g.mem_used_peak_bytes)
-    s = g.mem_total_bytes ? fmt::format("memory used peak {} of {}", MemText(*g.mem_used_peak_bytes), MemText(*g.mem_total_bytes))
-                          : fmt::format("memory used peak {}", MemText(*g.mem_used_peak_bytes));
-  else if (g.mem_used_peak_pct)
-    s = fmt::format("memory used peak {}", Pct(*g.mem_used_peak_pct));
+  if (std::string m = GpuMemoryPeakText(g); !m.empty())
+    s = g.mem_used_peak_bytes && g.mem_total_bytes
+            ? fmt::format("memory used peak {} of {}", MemText(*g.mem_used_peak_bytes), MemText(*g.mem_total_bytes))
+            : "memory used peak " + m;
   if (g.power_mean_w)
     s += fmt::format("{}power {:.1f} W{}", s.empty() ? "" : ", ", *g.power_mean_w,
                      g.power_limit_w ? fmt::format(" of its {:.0f} W limit", *g.power_limit_w) : "");
