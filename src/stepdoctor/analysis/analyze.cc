@@ -227,12 +227,18 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     r.coverage = TraceToCoverage(trace, windows, device, applied, cold);
     bool gpu_series = false;  // samples or a GPU log alone, with GPU series
     if (!HasProgramEvents(trace)) {
-      // Samples or a GPU log alone: how busy each device was, not what it did. Else nothing was
-      // recorded (a trace of metadata alone): no claim about a device either way.
-      for (const auto& c : trace.counters) gpu_series |= series::GpuIndexOf(c.name) >= 0;
-      r.coverage.device_activity = gpu_series ? "sampled" : "no_events";
+      // Samples or a GPU log alone: how busy each device was, not what it did. Samples with no
+      // GPU series stay CPU-only, as before: the sampler saw no GPU. With neither events nor
+      // samples (a trace of metadata alone) nothing was recorded: no claim about a device.
+      bool samples = false;
+      for (const auto& c : trace.counters) {
+        gpu_series |= series::GpuIndexOf(c.name) >= 0;
+        samples |= !c.value.empty();
+      }
+      r.coverage.device_activity = gpu_series ? "sampled" : samples ? "cpu_only" : "no_events";
       r.coverage.confidence = "low";
       r.coverage.evidence = {gpu_series ? "utilisation samples only: how busy the device was, not what it ran"
+                             : samples  ? "no trace events: samples or event files only"
                                         : "no events recorded: nothing shows whether an accelerator was used"};
     }
     if (cold)
