@@ -115,6 +115,19 @@ TEST(Coverage, OperatorsAloneAreCpuOnly) {
   EXPECT_EQ(Find(r, "device_activity_missing"), nullptr);
 }
 
+// Metadata and the profiler's own instant alone (an empty tensorboard_trace_handler window):
+// nothing was recorded, so there is no claim about a device and confidence is low. One operator
+// more and the same document is CPU-only again.
+TEST(Coverage, NoEventsMakeNoDeviceClaim) {
+  const std::string meta = ",{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"t\"}}"
+                           ",{\"ph\":\"i\",\"s\":\"g\",\"name\":\"Record Window End\",\"pid\":\"\",\"tid\":\"\",\"ts\":5}";
+  Report empty = AnalyzeJson(Doc(meta));
+  EXPECT_EQ(empty.coverage.device_activity, "no_events");
+  EXPECT_EQ(empty.coverage.confidence, "low");
+  Report one = AnalyzeJson(Doc(meta + X("cpu_op", "aten::mm", 1, 1, 0, 900)));
+  EXPECT_EQ(one.coverage.device_activity, "cpu_only");
+}
+
 // Query calls alone (a CPU job asking how many GPUs there are) are no sign of device work.
 TEST(Coverage, RuntimeQueriesAloneAreCpuOnly) {
   std::string ev = X("cpu_op", "aten::mm", 1, 1, 0, 900);

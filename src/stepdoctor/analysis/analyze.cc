@@ -186,6 +186,15 @@ JobRanks TraceToJobRanks(const Trace& trace, WorkerId primary, const StepWindows
   return out;
 }
 
+// Whether the job recorded anything: an event on a host thread or a device stream. The lines
+// a profiler derives may hold only its own records (Kineto's "Record Window End" instant in an
+// otherwise empty window), which say nothing about the job.
+bool HasProgramEvents(const Trace& trace) {
+  return std::any_of(trace.timelines.begin(), trace.timelines.end(), [](const Timeline& t) {
+    return t.kind != TimelineKind::kDerived && t.ev.size() > 0;
+  });
+}
+
 }  // namespace
 
 Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDetail* detail) {
@@ -217,13 +226,20 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     bool cold = (windows.whole_window || windows.single_run) && steps.mean_step_ms > 0 && steps.startup_ms >= kColdWindowStartupPct / 100.0 * steps.mean_step_ms;
     r.coverage = TraceToCoverage(trace, windows, device, applied, cold);
     bool gpu_series = false;  // samples or a GPU log alone, with GPU series
-    if (trace.EventCount() == 0) {
-      // Samples or a GPU log alone: how busy each device was, not what it did.
-      for (const auto& c : trace.counters) gpu_series |= series::GpuIndexOf(c.name) >= 0;
-      r.coverage.device_activity = gpu_series ? "sampled" : "cpu_only";
+    if (!HasProgramEvents(trace)) {
+      // Samples or a GPU log alone: how busy each device was, not what it did. Samples with no
+      // GPU series stay CPU-only, as before: the sampler saw no GPU. With neither events nor
+      // samples (a trace of metadata alone) nothing was recorded: no claim about a device.
+      bool samples = false;
+      for (const auto& c : trace.counters) {
+        gpu_series |= series::GpuIndexOf(c.name) >= 0;
+        samples |= !c.value.empty();
+      }
+      r.coverage.device_activity = gpu_series ? "sampled" : samples ? "cpu_only" : "no_events";
       r.coverage.confidence = "low";
       r.coverage.evidence = {gpu_series ? "utilisation samples only: how busy the device was, not what it ran"
-                                        : "no trace events: samples or event files only"};
+                             : samples  ? "no trace events: samples or event files only"
+                                        : "no events recorded: nothing shows whether an accelerator was used"};
     }
     if (cold)
       r.notes.push_back(fmt::format("the window is one cold first pass: {:.0f} ms of one-off start-up calls; profile "
@@ -256,6 +272,9 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     if (trace.workers.size() > 1 && trace.EventCount() > 0)
       r.notes.push_back(fmt::format("{} workers read; step figures are for {} (the one with the most events)",
                                     trace.workers.size(), trace.worker(worker).hostname));
+    if (steps.no_host_events)
+      r.notes.push_back("no host events: the trace records device work alone, so host-side causes (input, launches, "
+                        "Python) cannot be seen; the device's idle time is all the trace says of the host");
     if (steps.cpu_only && steps.step_count > 0)
       r.notes.push_back("no device activity: the CPU is treated as the device (operators' own work is device compute, their dispatch host overhead)");
   }
@@ -355,7 +374,8 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   if (steps.step_count > 0 && !steps.cpu_only && !steps.device_missing) {
     if (!captured_model) captured_model = TraceToStepModel(trace, worker, windows, DeviceCoverage::kCaptured);
     if (std::string why = NoCriticalPathReason(*captured_model); !why.empty())
-      r.notes.push_back(std::move(why));
+      r.notes.push_back(steps.no_host_events ? "no critical path: there are no host calls for its device operations to "
+                                               "be linked to" : std::move(why));
     else
       r.critical_path = TraceToCriticalPath(trace, worker, *captured_model, PathSegments::kMedian);
   }

@@ -37,6 +37,9 @@ struct StepSignals {
   WorkerId worker;                 // the worker the step figures describe
   bool has_steps = false;          // step markers were found
   bool cpu_only = false;           // no device activity and no sign of one: the CPU is the device
+  // Device work recorded and not one host event (a tracer of device activity alone): host-side
+  // causes (input, launches, Python) cannot be seen, and no gap is the host's overhead.
+  bool no_host_events = false;
   bool device_missing = false;     // an accelerator was used but its activity was not recorded
   std::vector<std::string> device_evidence;  // what shows an accelerator was used (DeviceEvidence)
   bool device_nothing_launched = false;  // device_missing, and no call in the window issued device work

@@ -166,6 +166,10 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   s.device_nothing_launched = device.nothing_launched;
   s.device_tracer_on = device.tracer_on;
   s.profiler_window = std::move(device.profiler_window);
+  s.no_host_events = device.coverage == DeviceCoverage::kCaptured &&
+                     std::none_of(trace.timelines.begin(), trace.timelines.end(), [&](const Timeline& t) {
+                       return t.worker == worker && t.kind == TimelineKind::kHostThread && t.ev.size() > 0;
+                     });
   if (windows.steps.empty()) return s;
 
   std::vector<Interval> raw[kStepCategoryCount];
@@ -377,9 +381,10 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     claim_other(MakeIntervalSet(std::move(startup_raw)), &startup_x);
     for (auto c : {StepCategory::kInput, StepCategory::kKernelLaunch, StepCategory::kHostCompute}) assign(c);
     // Gaps inside host annotations: short ones are framework/Python overhead between
-    // operators; long ones are host time the profiler did not record.
+    // operators; long ones are host time the profiler did not record. With no host event at
+    // all, every gap is unrecorded: nothing shows overhead there.
     IntervalSet gaps = Subtract(Subtract(MakeIntervalSet(std::move(annotation_raw)), claimed), derived);
-    IntervalSet long_gaps = LongGaps(gaps, kUntracedGapNs);
+    IntervalSet long_gaps = s.no_host_events ? gaps : LongGaps(gaps, kUntracedGapNs);
     IntervalSet short_gaps = Subtract(gaps, long_gaps);
     short_gap_x = short_gaps;
     exclusive[int(StepCategory::kHostCompute)] = Union(exclusive[int(StepCategory::kHostCompute)], short_gaps);

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <string>
 
+#include "stepdoctor/model/runtime_calls.h"
+
 namespace stepdoctor {
 namespace {
 
@@ -70,6 +72,40 @@ constexpr std::array kLibrary = {
     Pattern{"ck_tile", "composable_kernel"}, Pattern{"triton_", "triton"}, Pattern{"at::native::", "aten"},
 };
 
+// Kernel names by shape, matched anywhere in the lower-cased name: what CUDA/HIP kernels are
+// called that no host function is (GPU architecture prefixes of cuBLAS/cuDNN kernels, Triton's
+// generated names, matrix-unit instruction names).
+constexpr std::array kKernelShape = {std::string_view{"kernel"},  std::string_view{"ampere_"}, std::string_view{"volta_"},
+                                     std::string_view{"turing_"}, std::string_view{"hopper_"}, std::string_view{"maxwell_"},
+                                     std::string_view{"sm80_"},   std::string_view{"sm90_"},   std::string_view{"sm75_"},
+                                     std::string_view{"sm70_"},   std::string_view{"sm86_"},   std::string_view{"sm89_"},
+                                     std::string_view{"sm100_"},  std::string_view{"triton_"}, std::string_view{"cutlass"},
+                                     std::string_view{"xmma"},    std::string_view{"gemm"},    std::string_view{"nvjet"},
+                                     std::string_view{"cudnn"},   std::string_view{"cijk_"}};
+// Host-side names that may contain the words above: framework operators and their namespaces.
+constexpr std::array kHostOperatorPrefix = {std::string_view{"aten::"}, std::string_view{"c10d::"},
+                                            std::string_view{"torch::"}, std::string_view{"autograd::"}};
+
+// Host API calls of the device libraries: the library's prefix and an upper-case letter
+// (cublasSgemm_v2, cudnnConvolutionForward, ncclAllReduce). Their kernels are spelled otherwise.
+constexpr std::array kLibraryApiPrefix = {std::string_view{"cublas"}, std::string_view{"cudnn"},
+                                          std::string_view{"cufft"},  std::string_view{"curand"},
+                                          std::string_view{"cusparse"}, std::string_view{"nccl"},
+                                          std::string_view{"rccl"},   std::string_view{"miopen"},
+                                          std::string_view{"rocblas"}, std::string_view{"hipblas"}};
+
+bool IsLibraryApiCall(std::string_view name) {
+  for (std::string_view p : kLibraryApiPrefix) {
+    if (name.compare(0, p.size(), p) != 0) continue;
+    std::string_view rest = name.substr(p.size());
+    if (rest.compare(0, 2, "Lt") == 0) rest.remove_prefix(2);  // cublasLtMatmul
+    if (!rest.empty() && rest[0] >= 'A' && rest[0] <= 'Z' && rest.compare(0, 6, "Kernel") != 0 &&
+        rest.compare(0, 9, "DevKernel") != 0)
+      return true;
+  }
+  return false;
+}
+
 template <typename Table>
 bool Any(std::string_view lower, const Table& t) {
   for (std::string_view p : t)
@@ -122,6 +158,28 @@ DeviceWorkClass ClassifyDeviceWork(std::string_view name) {
         break;
       }
   return out;
+}
+
+bool IsDeviceWorkShapedName(std::string_view name) {
+  if (name.empty() || IsAcceleratorApiName(name) || IsLibraryApiCall(name)) return false;
+  std::string lower(name);
+  for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+  for (std::string_view p : kHostOperatorPrefix)
+    if (lower.compare(0, p.size(), p) == 0) return false;
+  // Copies and memsets: the name starts with the operation, maybe after a bracket and the API
+  // ("[MEMCPY] HtoD", "[CUDA memcpy Host-to-Device]", "Memset (Device)").
+  std::string_view rest = lower;
+  if (rest.front() == '[') rest.remove_prefix(1);
+  for (std::string_view api : {std::string_view{"cuda "}, std::string_view{"hip "}})
+    if (rest.compare(0, api.size(), api) == 0) rest.remove_prefix(api.size());
+  for (std::string_view p : kCopy)
+    if (rest.compare(0, p.size(), p) == 0) return true;
+  for (std::string_view p : kMemset)
+    if (rest.compare(0, p.size(), p) == 0) return true;
+  // A demangled kernel signature: "void name<...>(...)".
+  if (lower.compare(0, 5, "void ") == 0 && lower.find('(') != std::string::npos && lower.back() == ')') return true;
+  if (Any(lower, kKernelShape)) return true;
+  return ClassifyDeviceWork(name).role == DeviceWorkRole::kCollective;
 }
 
 bool IsCommunicationKernelName(std::string_view n) { return ClassifyDeviceWork(n).role == DeviceWorkRole::kCollective; }

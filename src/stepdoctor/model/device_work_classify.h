@@ -38,6 +38,16 @@ struct DeviceWorkClass {
 
 DeviceWorkClass ClassifyDeviceWork(std::string_view kernel_name);
 
+// True for a name shaped like device work, read without any category: a copy or memset as the
+// runtimes and tracers name them ("Memcpy HtoD (Pageable -> Device)", "[MEMCPY] DtoH",
+// "[CUDA memset]", "Memset (Device)"), a demangled kernel signature ("void ns::name<...>(...)"),
+// a name with "kernel" in it (elementwise_kernel, ncclDevKernel_..., cutlass::Kernel<...>), or a
+// GEMM/convolution/communication/Triton kernel by its library's naming (ampere_sgemm_*,
+// sm80_xmma_*, nvjet_*, triton_poi_*). Runtime and driver calls (cudaLaunchKernel,
+// cudaMemcpyAsync) and framework operators ("aten::...") are not. One name proves nothing about a
+// lane: the importers weigh the share of such names over a whole lane.
+bool IsDeviceWorkShapedName(std::string_view name);
+
 // Shorthands over ClassifyDeviceWork.
 bool IsCommunicationKernelName(std::string_view kernel_name);
 KernelPrecision KernelPrecisionOf(std::string_view kernel_name);

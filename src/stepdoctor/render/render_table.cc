@@ -22,6 +22,7 @@ std::string CoverageLine(const Coverage& c) {
   std::string device = c.device_activity == "captured" ? "device activity captured"
                        : c.device_activity == "missing" ? "device activity NOT captured"
                        : c.device_activity == "sampled" ? "utilisation samples only (no trace)"
+                       : c.device_activity == "no_events" ? "no events recorded"
                                                         : "CPU only (no accelerator seen)";
   std::string steps = c.steps == "markers" ? "steps from markers" : c.steps == "inferred" ? "steps inferred" : "no steps (whole window)";
   std::string out = "Coverage: " + c.framework + "; " + device + "; " + steps + "; confidence " + c.confidence;

@@ -172,7 +172,8 @@ struct TimeSeries {            // a sampled metric for charts (live samples, GPU
 struct Coverage {
   std::string framework = "unknown";  // pytorch, tensorflow, jax, horovod, unknown
   // captured: device work recorded; missing: the job used an accelerator but no device work was
-  // recorded; cpu_only: no sign of an accelerator.
+  // recorded; cpu_only: no sign of an accelerator; sampled: utilisation samples alone; no_events:
+  // nothing recorded, so no claim either way.
   std::string device_activity = "cpu_only";
   std::string steps = "whole_window";  // markers, inferred, whole_window
   std::string confidence = "low";      // high, medium, low

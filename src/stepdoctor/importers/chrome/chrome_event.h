@@ -26,7 +26,9 @@ struct PidTid {
 enum class KnownArg : int8_t {
   kUnknown = -1,
   kName, kLabels, kSortIndex,                                       // metadata (M) events
-  kCorrelation, kCorrelationId, kDevice, kDeviceId, kDeviceType,    // read, folded into columns
+  // correlation (Kineto), correlation_id (TensorFlow), correlationId (CUPTI's own record field,
+  // which custom CUPTI tracers copy): read, folded into columns, like the device keys.
+  kCorrelation, kCorrelationId, kCorrelationCupti, kDevice, kDeviceId, kDeviceType,
   kTotalAllocated, kTotalReserved,                                  // memory counters
   kBytes, kStream, kGrid, kBlock, kCollectiveName, kInMsgNelems,    // kept on the event
   kOutMsgNelems, kGroupSize, kProcessGroupName, kDtype, kStepNum, kGroupId, kTfOp, kIsEager,
@@ -38,6 +40,10 @@ inline constexpr int kKnownArgCount = static_cast<int>(KnownArg::kCount_);
 extern const std::string_view kKnownArgKeys[kKnownArgCount];
 // Whether the builder keeps a KnownArg on the event (the others are folded into columns).
 bool KnownArgIsStored(KnownArg a);
+// A correlation id's key, whichever spelling.
+inline bool IsCorrelationArg(KnownArg a) {
+  return a == KnownArg::kCorrelation || a == KnownArg::kCorrelationId || a == KnownArg::kCorrelationCupti;
+}
 
 struct ParsedArg {
   std::string_view key;

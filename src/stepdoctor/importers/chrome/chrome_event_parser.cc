@@ -207,7 +207,7 @@ simdjson::error_code ReadMicros(od::value v, TimeParse* field, int64_t* ns) {
 
 const std::string_view kKnownArgKeys[kKnownArgCount] = {
     "name", "labels", "sort_index",
-    "correlation", "correlation_id", "device", "Device Id", "Device Type",
+    "correlation", "correlation_id", "correlationId", "device", "Device Id", "Device Type",
     "Total Allocated", "Total Reserved",
     "bytes", "stream", "grid", "block", "Collective name", "In msg nelems",
     "Out msg nelems", "Group size", "Process Group Name", "dtype", "step_num", "group_id", "tf_op", "is_eager",
@@ -257,7 +257,8 @@ KnownArg ClassifyArgKey(std::string_view k) {
         if (is(a)) return a;
       break;
     case 13:
-      if (is(KnownArg::kInMsgNelems)) return KnownArg::kInMsgNelems;
+      for (KnownArg a : {KnownArg::kInMsgNelems, KnownArg::kCorrelationCupti})
+        if (is(a)) return a;
       break;
     case 14:
       for (KnownArg a : {KnownArg::kCorrelationId, KnownArg::kTotalReserved, KnownArg::kOutMsgNelems,

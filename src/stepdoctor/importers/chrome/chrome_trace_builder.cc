@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "stepdoctor/core/checked_time.h"
+#include "stepdoctor/importers/chrome/chrome_device_lanes.h"
 #include "stepdoctor/importers/chrome/chrome_event_classify.h"
 #include "stepdoctor/importers/chrome/chrome_flows.h"
 #include "stepdoctor/importers/chrome/chrome_process_names.h"
@@ -52,6 +53,7 @@ struct TlState {
   std::vector<uint32_t> open_b;   // indices of B events not yet ended
   bool device_category = false;   // saw kernel/memcpy/memset/gpu annotation categories
   bool host_category = false;     // saw host-side categories (cpu_op, *_runtime, python_function ...)
+  bool any_category = false;      // some event has a category
   bool flow_target = false;       // ends async host-to-device flows (Kineto's ac2g arrows)
   int device_arg = -1;            // "device" arg of its device events
   bool only_bookkeeping = true;   // every event is the profiler's own record, none the program's
@@ -148,7 +150,7 @@ struct ChromeTraceBuilder::State {
   static int64_t Correlation(const ParsedEvent& e) {
     for (int k = 0; k < e.nargs; ++k) {
       const auto& a = e.args[k];
-      if ((a.known == KnownArg::kCorrelation || a.known == KnownArg::kCorrelationId) && a.type != ArgType::kString)
+      if (IsCorrelationArg(a.known) && a.type != ArgType::kString)
         return a.i;
     }
     return 0;
@@ -327,7 +329,8 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
       if (e.cat == "Op")
         if (const ParsedArg* node = e.arg("name"); node && node->type == ArgType::kString && node->s == "_SOURCE")
           ++s.tf1_source_ops[tl.pid];
-      if (!e.cat.empty() && IsHostCategory(e.cat)) tl.host_category = true;
+      tl.any_category |= !e.cat.empty();
+      if (tl.any_category && IsHostCategory(e.cat)) tl.host_category = true;
       if (device_cat) {
         tl.device_category = true;
         if (tl.device_arg < 0)
@@ -404,11 +407,9 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   if (stats.value_too_large)
     trace.diagnostics.Note(ImportIssue::kOversizedValue,
                            s.source + ": one value is larger than the size cap; reading stopped there");
-  if (s.horovod) {
-    std::vector<TimelineId> ids;
-    for (const auto& tl : s.tls) ids.push_back(tl.id);
-    ReadHorovodPhases(trace, ids, s.source);
-  }
+  std::vector<TimelineId> timelines;  // this file's, all made by now
+  for (const auto& tl : s.tls) timelines.push_back(tl.id);
+  if (s.horovod) ReadHorovodPhases(trace, timelines, s.source);
   if (stats.trailing_garbage) trace.diagnostics.Count(ImportIssue::kTrailingGarbage);
 
   // Close ranges that never ended at the end of their thread's activity (the latest start or
@@ -516,6 +517,8 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
       } else if (tl.flow_target) {
         other = tl.pid.v >= 0 && tl.pid.v < kMaxPlausibleGpuPid ? int(tl.pid.v) : 0;
         other_name = "accelerator " + std::to_string(other);
+      } else if (!s.horovod && ClaimDeviceShapedLane(trace, t, {tl.any_category, pname, plabel, tname})) {
+        gpu = 0;  // copies and kernels named as CUDA's and HIP's are: a GPU's (chrome_device_lanes.h)
       }
       if (gpu >= 0 || tpu >= 0 || other >= 0) tl.device_category = true;
       // Their events carry vendor categories (mtia_ccp_events, ...): classify by name.
@@ -559,8 +562,6 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
             t.ev.kind[i] = EventKind::kFrameworkOverhead;
     }
   }
-  std::vector<TimelineId> timelines;  // this file's, all made by now
-  for (const auto& tl : s.tls) timelines.push_back(tl.id);
   if (tensorflow) {
     std::vector<std::string_view> names;
     for (const auto& [pid, name] : s.process_name) names.push_back(name);
@@ -590,9 +591,7 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   } else {
     trace.format = "chrome-json";
   }
-
   trace.Finalize();
-
   BindFlows(trace, s.flows);
 }
 
