@@ -33,7 +33,7 @@ std::function<int()> SetupWhatIf(CLI::App& sub) {
       return kExitBadInput;
     }
     std::vector<std::string> texts = a->fixes;
-    if (texts.empty()) texts = {"input", "launch", "stalls", "amp"};
+    if (texts.empty()) texts = {"input", "launch", "cpuwork", "stalls", "amp", "overlap"};
     std::vector<FixSpec> fixes;
     for (const auto& t : texts) {
       auto f = ParseFix(t);

@@ -140,5 +140,22 @@ TEST(HostSideView, NoCpuWorkNoPrediction) {
   EXPECT_NE(w.predictions[0].why_not.find("no operator computes on CPU tensors"), std::string::npos);
 }
 
+// Operators nest (aten::to holds aten::_to_copy ...): a share of their summed time would say
+// randn is a third of the step when it is four fifths. Each is a share of the span they cover.
+TEST(HostSideView, TopOperatorSharesAreOfTheSpanTheyCover) {
+  Report r = Analyze(RandnLoop(4, 40, 8, /*device=*/true));
+  const TopEvent* randn = nullptr;
+  for (const auto& o : r.top_ops)
+    if (o.name == "aten::randn") randn = &o;
+  ASSERT_NE(randn, nullptr);
+  EXPECT_NEAR(randn->total_ms, 160.0, 0.1);
+  // The operators span four steps of 49 ms less the first 10 us and the last step's tail.
+  EXPECT_NEAR(randn->share_pct, 100.0 * 40 / 49, 1.0);
+  // Kernels keep their share of the summed kernel time.
+  double kernels = 0;
+  for (const auto& k : r.top_kernels) kernels += k.share_pct;
+  EXPECT_NEAR(kernels, 100.0, 0.1);
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -13,7 +13,7 @@ std::vector<TopEvent> TotalsByName(const Trace& trace, TotalsScope scope, Worker
     int64_t count = 0;
   };
   std::unordered_map<StringId, Acc> acc;
-  int64_t total = 0;
+  int64_t total = 0, lo = INT64_MAX, hi = INT64_MIN;
   for (const auto& t : trace.timelines) {
     if (worker.valid() && t.worker != worker) continue;
     bool device = t.kind == TimelineKind::kDeviceStream;
@@ -29,8 +29,13 @@ std::vector<TopEvent> TotalsByName(const Trace& trace, TotalsScope scope, Worker
       a.ns = SaturatingAdd(a.ns, t.ev.dur_ns[i]);
       ++a.count;
       total = SaturatingAdd(total, t.ev.dur_ns[i]);
+      lo = std::min(lo, t.ev.start_ns[i]);
+      hi = std::max(hi, t.end_ns(uint32_t(i)));
     }
   }
+  // Host operators nest, so their summed time means nothing: each is a share of the span the
+  // operators cover (a top-level operator's share of the window).
+  if (scope == TotalsScope::kHostOps) total = hi > lo ? hi - lo : 0;
   std::vector<TopEvent> out;
   out.reserve(acc.size());
   for (const auto& [name, a] : acc) {

@@ -14,7 +14,9 @@ enum class TotalsScope {
                    // (every level: totals are inclusive)
 };
 
-// Sorted by total time, descending; share_pct is of the summed total. `worker` invalid = all.
+// Sorted by total time, descending. share_pct: kernels, of the summed kernel time; host operators
+// (which nest), of the span from the first operator's start to the last one's end. `worker`
+// invalid = all.
 std::vector<TopEvent> TotalsByName(const Trace& trace, TotalsScope scope, WorkerId worker = {});
 
 }  // namespace stepdoctor
