@@ -241,6 +241,10 @@ TEST(GpuLogVerdict, CorpusOpenadTwoA6000) {
   const Finding* idle = FindIn(r, "idle_gpu");
   ASSERT_NE(idle, nullptr);
   EXPECT_NE(idle->title.find("GPU 1 "), std::string::npos) << idle->title;
+  // Its 15 MiB reading is stated as read, not rounded to "0.0 GiB".
+  std::string evidence;
+  for (const auto& e : idle->evidence) evidence += e.value + "\n";
+  EXPECT_NE(evidence.find("memory used peak 15 MiB of 48.0 GiB"), std::string::npos) << evidence;
   ASSERT_NE(FindIn(r, "gpu_well_fed"), nullptr);
   EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kUnknown) << r.verdict.summary;
   EXPECT_EQ(r.verdict.summary.find("compute-bound"), std::string::npos) << r.verdict.summary;

@@ -7,7 +7,12 @@
 namespace stepdoctor {
 namespace {
 
-enum class Applied : uint8_t { kNone, kGraphLaunch, kCapture, kCompiled, kTorchScript, kXla, kTfGraph, kLoaderWorkers, kPrefetch };
+enum class Applied : uint8_t {
+  kNone, kGraphLaunch, kCapture, kCompiled, kTorchScript, kXla, kTfGraph, kLoaderWorkers, kPrefetch,
+  kBackward,  // PyTorch's backward pass or optimizer step: the window trains
+  kDropout,   // dropout drawing its random mask (training mode): eval mode calls neither
+  kAtenOp,    // any other ATen operator: PyTorch operators are recorded
+};
 
 struct NamePattern {
   std::string_view text;
@@ -42,6 +47,14 @@ constexpr NamePattern kPatterns[] = {
     // A tf.function's graph, run as one function call (TF2 names its concrete functions so).
     {"__inference_", false, Applied::kTfGraph},
     {"_MultiProcessingDataLoaderIter", false, Applied::kLoaderWorkers},
+    // Autograd nodes ("AddmmBackward0", "autograd::engine::evaluate_function: ...") and optimizers.
+    {"Backward", false, Applied::kBackward},
+    {"autograd::engine::", true, Applied::kBackward},
+    {"Optimizer.step#", true, Applied::kBackward},
+    {"Optimizer.zero_grad#", true, Applied::kBackward},
+    {"aten::bernoulli_", true, Applied::kDropout},
+    {"aten::native_dropout", true, Applied::kDropout},
+    {"aten::", true, Applied::kAtenOp},
     {"::Prefetch", false, Applied::kPrefetch},
     {"PrefetchDataset", false, Applied::kPrefetch},
 };
@@ -133,6 +146,7 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
   AppliedOptimizations a;
   std::vector<int8_t> memo(trace.strings.size(), -1);  // Applied per name id, classified once
   std::vector<int8_t> autocast_memo(trace.strings.size(), -1);
+  bool backward = false, aten = false;
   for (const auto& t : trace.timelines) {
     if (t.worker != worker) continue;
     if (t.kind == TimelineKind::kDeviceStream) continue;
@@ -149,11 +163,16 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
         case Applied::kTfGraph: a.tf_graph = true; break;
         case Applied::kLoaderWorkers: a.loader_workers = true; break;
         case Applied::kPrefetch: a.prefetch = true; break;
+        case Applied::kBackward: backward = true; break;
+        case Applied::kDropout: ++a.dropout_ops; aten = true; break;
+        case Applied::kAtenOp: aten = true; break;
         case Applied::kNone: break;
       }
     }
     if (t.kind == TimelineKind::kHostThread) a.autocast_ops += AutocastOps(trace, t, autocast_memo);
   }
+  a.forward_only = trace.framework == Framework::kPyTorch && aten && !backward;
+  if (!a.forward_only) a.dropout_ops = 0;  // training: dropout belongs there
   // JAX programs are jit-compiled by XLA whatever their names say.
   if (trace.framework == Framework::kJax) a.xla = true;
   if (worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).tf1_session) a.tf_graph = true;

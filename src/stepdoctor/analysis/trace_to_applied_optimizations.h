@@ -26,6 +26,12 @@ struct AppliedOptimizations {
   int64_t autocast_ops = 0;
   bool loader_workers = false;  // a multi-process DataLoader
   bool prefetch = false;        // tf.data prefetch in the input pipeline
+  // PyTorch operators recorded and neither a backward pass nor an optimizer step: the window
+  // runs the model forward only (inference, evaluation).
+  bool forward_only = false;
+  // forward_only, and dropout drew random masks (aten::bernoulli_, aten::native_dropout): the
+  // model runs in training mode (no model.eval()), so dropout and batch norm act as in training.
+  int64_t dropout_ops = 0;
 
   bool graphs() const { return graph_launches > 0; }
   // Compilation that fuses operators or replays launches; TensorFlow's graph mode alone does neither.

@@ -55,20 +55,34 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
     for (const auto& l : applied->Labels()) done += (done.empty() ? "" : ", ") + l;
     f.evidence.push_back({"already in use", done});
   }
+  const bool forward_only = applied && applied->forward_only;
+  const bool train_mode = applied && applied->dropout_ops > 0;
+  if (train_mode)
+    f.evidence.push_back({"dropout drawing random masks in a pass with no backward (training mode)",
+                          fmt::format("{} call{} (aten::bernoulli_ / aten::native_dropout)", applied->dropout_ops,
+                                      applied->dropout_ops == 1 ? "" : "s")});
   if (s.cpu_only) {
     // What is left to try: only the levers the trace does not show in use.
     std::string levers = compiled ? "use all cores" : "compile and fuse them, use all cores";
     if (!autocast) levers += ", bf16 where the CPU has AMX/AVX-512 BF16";
     f.fix.summary = "The CPU is the device: make its operators cheaper (" + levers +
                     ") or move the work to an accelerator.";
+    if (train_mode)
+      f.fix.summary = "The model runs forward only but in training mode: call model.eval() (no dropout masks, batch "
+                      "norm on its running statistics) under torch.inference_mode(). " + f.fix.summary;
     f.fix.tensorflow = "tf.config.threading.set_intra_op_parallelism_threads(os.cpu_count())";
     if (applied && applied->tf_graph && !applied->xla)  // graph mode is done: XLA for the graph
       f.fix.tensorflow += std::string("\n") + kTfGraphXlaCode;
     else if (!(applied && applied->xla))
       f.fix.tensorflow += "\n@tf.function(jit_compile=True)   # fuse ops with XLA\ndef train_step(x, y): ...";
     f.fix.pytorch = "torch.set_num_threads(os.cpu_count())";
+    if (forward_only) f.fix.pytorch += "\nmodel.eval()                                        # inference: no dropout, fixed batch norm";
     if (!compiled) f.fix.pytorch += "\nmodel = torch.compile(model)                        # fuse operators";
-    if (!autocast)
+    if (!autocast && forward_only)
+      f.fix.pytorch +=
+          "\nwith torch.inference_mode(), torch.autocast(device_type='cpu', dtype=torch.bfloat16):  # AMX / AVX-512 BF16\n"
+          "    out = model(x)";
+    else if (!autocast)
       f.fix.pytorch +=
           "\nwith torch.autocast(device_type='cpu', dtype=torch.bfloat16):  # on CPUs with AMX / AVX-512 BF16\n"
           "    loss = loss_fn(model(x), y)";
@@ -84,11 +98,13 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
         "tf.keras.mixed_precision.set_global_policy('mixed_float16')\n"
         "# keep the last layer in float32 for numeric stability:\n"
         "outputs = tf.keras.layers.Activation('softmax', dtype='float32')(logits)";
-    f.fix.pytorch =
-        "scaler = torch.cuda.amp.GradScaler()\n"
-        "with torch.autocast(device_type='cuda', dtype=torch.float16):\n"
-        "    loss = loss_fn(model(x), y)\n"
-        "scaler.scale(loss).backward(); scaler.step(optimizer); scaler.update()";
+    f.fix.pytorch = forward_only ? "model.eval()\n"
+                                   "with torch.inference_mode(), torch.autocast(device_type='cuda', dtype=torch.float16):\n"
+                                   "    out = model(x)   # forward only: no GradScaler needed"
+                                 : "scaler = torch.cuda.amp.GradScaler()\n"
+                                   "with torch.autocast(device_type='cuda', dtype=torch.float16):\n"
+                                   "    loss = loss_fn(model(x), y)\n"
+                                   "scaler.scale(loss).backward(); scaler.step(optimizer); scaler.update()";
     return f;
   }
   // Already in reduced precision (or no TensorCores): the levers are the kernels themselves.

@@ -41,7 +41,7 @@ std::optional<Finding> IdleGpu(const Signals& sig) {
       continue;
     }
     std::string mem = g->mem_used_peak_bytes && g->mem_total_bytes
-                          ? fmt::format(", memory used peak {} of {}", GiB(*g->mem_used_peak_bytes), GiB(*g->mem_total_bytes))
+                          ? fmt::format(", memory used peak {} of {}", MemText(*g->mem_used_peak_bytes), MemText(*g->mem_total_bytes))
                           : "";
     std::string held = g->mem_used_peak_bytes.value_or(0) >= kHeldMemoryBytes
                            ? ": a process holds memory there but runs nothing (a rank waiting, or weights placed "
