@@ -121,6 +121,18 @@ std::string MakeTempDir(const std::string& prefix) {
   return tmpl;
 }
 
+const Finding* FindFinding(const Report& r, const std::string& id) {
+  for (const auto& f : r.findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+std::string EvidenceText(const Finding& f) {
+  std::string s;
+  for (const auto& e : f.evidence) s += e.label + ": " + e.value + "\n";
+  return s;
+}
+
 StepSignals StepsFromMs(std::vector<double> ms) {
   StepSignals s;
   s.has_steps = true;

@@ -11,6 +11,7 @@
 #include "stepdoctor/core/result.h"
 #include "stepdoctor/importers/import_paths.h"
 #include "stepdoctor/model/trace.h"
+#include "stepdoctor/report/report.h"
 
 namespace stepdoctor::testing {
 
@@ -41,6 +42,11 @@ struct CliResult {
 // Runs the built stepdoctor binary with `args` (a shell-quoted string) from the repository
 // root, capturing output.
 CliResult RunCli(const std::string& args, const std::string& env = "");
+
+// The finding with this id in a report, or nullptr.
+const Finding* FindFinding(const Report& r, const std::string& id);
+// A finding's evidence as "label: value" lines.
+std::string EvidenceText(const Finding& f);
 
 // Step signals of steps taking `ms` (numbered from 1): median, mean, and the outliers over
 // kOutlierStepFactor x the median, as trace_to_step_signals finds them; nothing else set.

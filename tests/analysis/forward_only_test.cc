@@ -35,11 +35,7 @@ std::string CpuForward(int passes, bool dropout_mask, bool backward) {
   return Doc(ev);
 }
 
-const Finding* Find(const Report& r, const std::string& id) {
-  for (const auto& f : r.findings)
-    if (f.id == id) return &f;
-  return nullptr;
-}
+const Finding* Find(const Report& r, const std::string& id) { return testing::FindFinding(r, id); }
 
 TEST(ForwardOnly, InferenceInTrainingModeIsSaid) {
   Trace t = testing::ImportChrome(CpuForward(4, true, false));

@@ -22,11 +22,7 @@ using testing::X;
 constexpr const char* kGpu =
     ",\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA GeForce RTX 4060\",\"computeMajor\":8,\"computeMinor\":9}]";
 
-const Finding* Find(const Report& r, const std::string& id) {
-  for (const auto& f : r.findings)
-    if (f.id == id) return &f;
-  return nullptr;
-}
+const Finding* Find(const Report& r, const std::string& id) { return testing::FindFinding(r, id); }
 
 // Steps of `step_ms`: aten::randn computes `cpu_ms` on the CPU (no launch inside), then the
 // tensor is copied with a blocking cudaMemcpyAsync of `copy_ms` and one kernel is launched.

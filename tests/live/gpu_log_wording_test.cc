@@ -18,16 +18,8 @@ namespace {
 
 using testing::ImportText;
 
-const Finding* FindIn(const Report& r, const std::string& id) {
-  for (const auto& f : r.findings)
-    if (f.id == id) return &f;
-  return nullptr;
-}
-std::string EvidenceOf(const Finding& f) {
-  std::string s;
-  for (const auto& e : f.evidence) s += e.label + ": " + e.value + "\n";
-  return s;
-}
+const Finding* FindIn(const Report& r, const std::string& id) { return testing::FindFinding(r, id); }
+std::string EvidenceOf(const Finding& f) { return testing::EvidenceText(f); }
 Report Diagnose(const std::string& csv) {
   Trace t;
   Status st = ImportText(csv, "gpu.csv", &t);

@@ -17,6 +17,16 @@ constexpr const char* kMakeOnDeviceTensorFlow =
     "ds = ds.map(preprocess, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)\n"
     "# or run it on the GPU inside the tf.function step";
 
+// The advice for work computed on CPU tensors inside the step, predicted by the cpuwork fix.
+void AdviseMovingCpuWork(Finding* f, const char* why) {
+  f->fix.summary = std::string("The step computes on CPU tensors ") + why +
+                   ": create or transform that data on the device, or move it into the input pipeline where "
+                   "workers prepare it ahead of the step.";
+  f->fix.pytorch = kMakeOnDevicePyTorch;
+  f->fix.tensorflow = kMakeOnDeviceTensorFlow;
+  f->whatif_fix = "cpuwork";
+}
+
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
@@ -44,11 +54,7 @@ std::optional<Finding> HostCpuWorkWithoutDevice(const StepSignals& s) {
                         fmt::format("{} {}", Ms(s.host_cpu_op_ms), PerStep(s))});
   f.evidence.push_back({"device activity", "not recorded: how long the device's own work takes is unknown"});
   for (size_t i = 0; i < s.top_ops.size() && i < kTopEventsShown; ++i) f.top_events.push_back(s.top_ops[i]);
-  f.fix.summary = "The step computes on CPU tensors on the thread that drives the device: create or transform that "
-                  "data on the device, or move it into the input pipeline where workers prepare it ahead of the step.";
-  f.fix.pytorch = kMakeOnDevicePyTorch;
-  f.fix.tensorflow = kMakeOnDeviceTensorFlow;
-  f.whatif_fix = "cpuwork";
+  AdviseMovingCpuWork(&f, "on the thread that drives the device");
   return f;
 }
 
@@ -130,11 +136,7 @@ std::optional<Finding> HostBound(const Signals& sig) {
     f.evidence.push_back({"in operators computing on the CPU (no launch inside, each >= 1 ms)",
                           fmt::format("{} {} ({} of the host's time)", Ms(s.host_cpu_op_ms), PerStep(s),
                                       Pct(100.0 * s.host_cpu_op_ms / host_ms))});
-    f.fix.summary = "The step computes on CPU tensors while the device waits: create or transform that data on the "
-                    "device, or move it into the input pipeline where workers prepare it ahead of the step.";
-    f.fix.pytorch = kMakeOnDevicePyTorch;
-    f.fix.tensorflow = kMakeOnDeviceTensorFlow;
-    f.whatif_fix = "cpuwork";
+    AdviseMovingCpuWork(&f, "while the device waits");
     return f;
   }
 
