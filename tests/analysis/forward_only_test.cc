@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
@@ -59,6 +60,8 @@ TEST(ForwardOnly, EvalModeInferenceGetsInferenceCodeWithoutTheTrainingModeNote) 
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->fix.pytorch.find("torch.inference_mode()"), std::string::npos) << f->fix.pytorch;
   EXPECT_EQ(f->fix.summary.find("training mode"), std::string::npos) << f->fix.summary;
+  // Dropout drew no mask: eval mode is on already, so it is not advised.
+  EXPECT_EQ(f->fix.pytorch.find("model.eval()"), std::string::npos) << f->fix.pytorch;
 }
 
 TEST(ForwardOnly, ABackwardPassIsTraining) {
@@ -73,13 +76,32 @@ TEST(ForwardOnly, ABackwardPassIsTraining) {
   EXPECT_EQ(f->fix.summary.find("model.eval()"), std::string::npos) << f->fix.summary;
 }
 
-// Without PyTorch operators (a TensorFlow timeline names op types, not autograd nodes) nothing
-// tells a forward pass from a training step: no claim either way.
-TEST(ForwardOnly, OnlyPyTorchOperatorsAreJudged) {
-  std::string tf = R"({"traceEvents":[{"ph":"M","name":"process_name","pid":1,"args":{"name":"/job:localhost/replica:0/task:0/device:CPU:0 Compute"}},)"
-                   R"({"ph":"X","name":"Conv2D","pid":1,"tid":0,"ts":0,"dur":8000,"args":{"name":"conv","op":"Conv2D"}}]})";
-  Trace t = testing::ImportChrome(tf);
-  EXPECT_FALSE(TraceToAppliedOptimizations(t, PrimaryWorker(t)).forward_only);
+// A TF1 session timeline names each op by its type: gradients and optimizer updates show a
+// training step; a run of only forward ops is an evaluation or inference.
+std::string Tf1Session(const std::vector<std::string>& ops) {
+  std::string j = R"({"traceEvents":[{"ph":"M","name":"process_name","pid":1,"args":{"name":"/job:localhost/replica:0/task:0/device:CPU:0 Compute"}})";
+  double t = 0;
+  j += R"(,{"ph":"X","name":"NoOp","pid":1,"tid":0,"ts":0,"dur":5,"args":{"name":"_SOURCE","op":"NoOp"}})";
+  for (const auto& op : ops) {
+    t += 10;
+    j += ",{\"ph\":\"X\",\"name\":\"" + op + "\",\"pid\":1,\"tid\":0,\"ts\":" + std::to_string(t) +
+         ",\"dur\":3000,\"args\":{\"name\":\"n" + std::to_string(int(t)) + "\",\"op\":\"" + op + "\"}}";
+    t += 3000;
+  }
+  return j + "]}";
+}
+
+TEST(ForwardOnly, Tf1SessionsAreJudgedByTheirOpTypes) {
+  for (const char* training : {"Conv2DBackpropFilter", "ReluGrad", "ApplyAdam", "ResourceApplyGradientDescent"}) {
+    Trace t = testing::ImportChrome(Tf1Session({"Conv2D", "Relu", training}));
+    EXPECT_FALSE(TraceToAppliedOptimizations(t, PrimaryWorker(t)).forward_only) << training;
+  }
+  Trace fwd = testing::ImportChrome(Tf1Session({"Conv2D", "Relu", "Mean", "Sub"}));
+  EXPECT_TRUE(TraceToAppliedOptimizations(fwd, PrimaryWorker(fwd)).forward_only);
+  Report r = AnalyzeTrace(fwd);
+  const Finding* f = Find(r, "compute_bound");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->fix.tensorflow.find("train_step"), std::string::npos) << f->fix.tensorflow;
 }
 
 }  // namespace

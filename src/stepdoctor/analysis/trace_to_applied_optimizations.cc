@@ -65,6 +65,13 @@ Applied Classify(std::string_view n) {
   return Applied::kNone;
 }
 
+// TensorFlow op types that only a training step runs: gradients and optimizer updates.
+bool IsTfTrainingOpType(std::string_view n) {
+  const bool apply = n.substr(0, 5) == "Apply" || n.substr(0, 13) == "ResourceApply" ||
+                     n.substr(0, 11) == "SparseApply" || n.substr(0, 19) == "ResourceSparseApply";
+  return apply || n.find("Grad") != std::string_view::npos || n.find("Backprop") != std::string_view::npos;
+}
+
 // The casts autocast inserts before re-dispatching an operator to itself.
 bool IsCastName(std::string_view n) { return n == "aten::to" || n == "aten::_to_copy"; }
 
@@ -171,7 +178,23 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
     }
     if (t.kind == TimelineKind::kHostThread) a.autocast_ops += AutocastOps(trace, t, autocast_memo);
   }
-  a.forward_only = trace.framework == Framework::kPyTorch && aten && !backward;
+  // A TF1 session timeline names every op by its type: gradients (ReluGrad, Conv2DBackpropFilter)
+  // and optimizer updates (ApplyAdam, ResourceApplyGradientDescent) show a training step.
+  const bool tf1 = worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).tf1_session;
+  if (tf1) {
+    bool any_op = false;
+    for (const auto& t : trace.timelines) {
+      if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
+      for (size_t i = 0; i < t.ev.size() && !backward; ++i) {
+        if (t.ev.kind[i] != EventKind::kFrameworkOp) continue;
+        any_op = true;
+        backward = IsTfTrainingOpType(trace.str(t.ev.name[i]));
+      }
+    }
+    a.forward_only = any_op && !backward;
+  } else {
+    a.forward_only = trace.framework == Framework::kPyTorch && aten && !backward;
+  }
   if (!a.forward_only) a.dropout_ops = 0;  // training: dropout belongs there
   // JAX programs are jit-compiled by XLA whatever their names say.
   if (trace.framework == Framework::kJax) a.xla = true;

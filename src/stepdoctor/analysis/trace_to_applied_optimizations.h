@@ -26,8 +26,9 @@ struct AppliedOptimizations {
   int64_t autocast_ops = 0;
   bool loader_workers = false;  // a multi-process DataLoader
   bool prefetch = false;        // tf.data prefetch in the input pipeline
-  // PyTorch operators recorded and neither a backward pass nor an optimizer step: the window
-  // runs the model forward only (inference, evaluation).
+  // PyTorch operators recorded and neither a backward pass nor an optimizer step, or a TF1
+  // session's ops without gradients or optimizer updates: the window runs the model forward only
+  // (inference, evaluation).
   bool forward_only = false;
   // forward_only, and dropout drew random masks (aten::bernoulli_, aten::native_dropout): the
   // model runs in training mode (no model.eval()), so dropout and batch norm act as in training.

@@ -160,11 +160,15 @@ Coverage TraceToCoverage(const Trace& trace, const StepWindows& windows, const D
   int score = 2;
   if (device.coverage == DeviceCoverage::kMissing) score = 0;
   if (windows.whole_window || windows.inferred) --score;
+  // One step has no others to be compared with: a warm-up pass cannot be told from a steady one.
+  const bool one_step = !windows.whole_window && windows.steps.size() == 1;
+  if (one_step) --score;
   if (cold_window) score = 0;
   c.confidence = score >= 2 ? "high" : score == 1 ? "medium" : "low";
   c.evidence = device.evidence;
   if (windows.inferred) c.evidence.push_back("steps: " + windows.source);
   if (windows.whole_window) c.evidence.push_back("no step markers and no repeated iteration structure: one region");
+  if (one_step) c.evidence.push_back("one step: whether it is a warm-up pass cannot be told without others to compare");
   if (!windows.warmup.empty())
     c.evidence.push_back(fmt::format("{} warm-up step{} kept out of the figures ({:.1f} ms)", windows.warmup.size(),
                                      windows.warmup.size() == 1 ? "" : "s", windows.warmup.front().dur_ns() / 1e6));

@@ -130,7 +130,11 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
   }
 
   if (!r.devices.empty()) {
-    out += "\n" + st.bold("Devices") + " (over the device's active span, HTA's definitions)\n";
+    // HTA's span runs from the device's first to its last activity, over the work launched before
+    // the last ProfilerStep: it can cover far less than the steps (their idle is in the breakdown).
+    out += "\n" + st.bold("Devices") +
+           " (HTA's definitions: the device's active span, from its first to its last activity launched before "
+           "the last ProfilerStep; its share of each step is in the breakdown above)\n";
     out += fmt::format("  {:<22} {:<32} {:>9} {:>6} {:>8} {:>7} {:>8}\n", "worker", "device", "span ms", "idle%",
                        "compute%", "other%", "overlap%");
     const std::vector<size_t> shown = DeviceRowsShown(r);

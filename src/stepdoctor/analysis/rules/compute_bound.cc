@@ -74,9 +74,11 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
     if (applied && applied->tf_graph && !applied->xla)  // graph mode is done: XLA for the graph
       f.fix.tensorflow += std::string("\n") + kTfGraphXlaCode;
     else if (!(applied && applied->xla))
-      f.fix.tensorflow += "\n@tf.function(jit_compile=True)   # fuse ops with XLA\ndef train_step(x, y): ...";
+      f.fix.tensorflow += forward_only ? "\n@tf.function(jit_compile=True)   # fuse ops with XLA\n"
+                                         "def predict_step(x):\n    return model(x, training=False)"
+                                       : "\n@tf.function(jit_compile=True)   # fuse ops with XLA\ndef train_step(x, y): ...";
     f.fix.pytorch = "torch.set_num_threads(os.cpu_count())";
-    if (forward_only) f.fix.pytorch += "\nmodel.eval()                                        # inference: no dropout, fixed batch norm";
+    if (train_mode) f.fix.pytorch += "\nmodel.eval()                                        # inference: no dropout, fixed batch norm";
     if (!compiled) f.fix.pytorch += "\nmodel = torch.compile(model)                        # fuse operators";
     if (!autocast && forward_only)
       f.fix.pytorch +=

@@ -99,10 +99,16 @@ std::optional<Finding> HostBound(const Signals& sig) {
     f.title = fmt::format("the device waits on the host {} of {} (launches, framework code)", Pct(share),
                           EachStep(s));
     f.gain_text = GainText(f.gain_upper_bound, "if the host kept the device fed");
-    f.evidence.push_back({"kernel launch / runtime while the device idles", fmt::format("{} {} ({})", Ms(s.category_ms[int(StepCategory::kKernelLaunch)]), PerStep(s), Pct(launch))});
-    f.evidence.push_back({"framework/Python while the device idles", fmt::format("{} {} ({})", Ms(s.category_ms[int(StepCategory::kHostCompute)]), PerStep(s), Pct(host))});
+    // No launch call recorded at all (TF1 timelines write none): not a zero, an unknown.
+    const bool launches_recorded = s.median_launch_us > 0 || launch > 0;
+    if (launches_recorded)
+      f.evidence.push_back({"kernel launch / runtime while the device idles", fmt::format("{} {} ({})", Ms(s.category_ms[int(StepCategory::kKernelLaunch)]), PerStep(s), Pct(launch))});
+    else
+      f.evidence.push_back({"kernel launch / runtime calls", "not recorded by this profiler: their time is inside the host's figure"});
+    const bool graph = sig.applied && sig.applied->tf_graph;  // a graph executor, not Python, runs the ops
+    f.evidence.push_back({graph ? "framework (the graph executor) while the device idles" : "framework/Python while the device idles", fmt::format("{} {} ({})", Ms(s.category_ms[int(StepCategory::kHostCompute)]), PerStep(s), Pct(host))});
     f.evidence.push_back({fmt::format("kernels {}", PerStep(s)), fmt::format("{}", s.kernels_per_step)});
-    if (s.median_kernel_us > 0)
+    if (s.median_kernel_us > 0 && launches_recorded)
       f.evidence.push_back({"median kernel vs median launch call", fmt::format("{} vs {}{}", Us(s.median_kernel_us), Us(s.median_launch_us), tiny_kernels ? " (kernels are shorter than their launch)" : "")});
     f.evidence.push_back({"device busy during steps", Pct(s.device_busy_pct)});
   }

@@ -44,9 +44,12 @@ bool IsRuntimeCategory(std::string_view cat) {
 
 bool IsInputWaitName(std::string_view n) {
   // PyTorch: enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__ and the
-  // multiprocessing variant; TensorFlow: IteratorGetNext (graph op), dataset::GetNext (smdebug).
+  // multiprocessing variant; TensorFlow: IteratorGetNext (graph op), dataset::GetNext (smdebug),
+  // and TF1's input queues (QueueDequeueV2, QueueDequeueManyV2, QueueDequeueUpToV2: the step
+  // blocks there until the queue runners have filled the queue).
   if (Contains(n, "DataLoader") && Contains(n, "__next__")) return true;
   if (StartsWith(n, "IteratorGetNext") || StartsWith(n, "MultiDeviceIteratorGetNextFromShard")) return true;
+  if (StartsWith(n, "QueueDequeue")) return true;
   if (n == "dataset::GetNext") return true;
   return false;
 }

@@ -73,7 +73,8 @@ TimelineKind TimelineKindOf(LineClass c) {
 
 bool IsTfInputOpType(std::string_view t) {
   return t == "IteratorGetNext" || t == "IteratorGetNextSync" || t == "IteratorGetNextAsOptional" ||
-         t == "MultiDeviceIteratorGetNextFromShard" || t == "InfeedEnqueueTuple";
+         t == "MultiDeviceIteratorGetNextFromShard" || t == "InfeedEnqueueTuple" ||
+         t.substr(0, 12) == "QueueDequeue";  // TF1 input queues: QueueDequeueV2, QueueDequeueManyV2, ...
 }
 
 EventKind MemcpyKindOf(std::string_view name, std::string_view line) {
