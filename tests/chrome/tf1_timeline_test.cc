@@ -404,5 +404,27 @@ TEST(Tf1Timeline, KittiboxDeviceBusyIsTheStreamsNotTheOpLane) {
   EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kUnknown) << r.verdict.summary;
 }
 
+// TF1 input queues: the step blocks in QueueDequeue*V2 until the queue runners have filled the
+// queue, which is an input wait like IteratorGetNext (a queue that keeps up costs little there).
+TEST(Tf1Timeline, QueueDequeueIsAnInputWait) {
+  auto run = [](int dequeue_us) {
+    std::string j = R"({"traceEvents": [)";
+    j += Process(1, "/job:localhost/replica:0/task:0/device:CPU:0 Compute");
+    j += Op(1, "_SOURCE", 0, 5);
+    j += Op(1, "QueueDequeueManyV2", 10, dequeue_us);
+    j += Op(1, "Conv2D", 20 + dequeue_us, 4000);
+    j += "{}]}";
+    return AnalyzeTrace(ImportInline(j));
+  };
+  Report starved = run(6000);
+  double input = 0;
+  for (const auto& b : starved.breakdown)
+    if (b.category == "input") input = b.pct;
+  EXPECT_NEAR(input, 100.0 * 6000 / 10020, 1.0);
+  EXPECT_EQ(starved.verdict.bottleneck, Bottleneck::kInput) << starved.verdict.summary;
+  Report fed = run(200);
+  EXPECT_NE(fed.verdict.bottleneck, Bottleneck::kInput) << fed.verdict.summary;
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -96,11 +96,13 @@ std::optional<Finding> HostBound(const Signals& sig) {
                                       kTinyOpNs / 1000),
                           Pct(s.tiny_op_share_pct)});
   } else {
-    f.title = fmt::format("the device waits on the host {} of {} (launches, framework code)", Pct(share),
-                          EachStep(s));
-    f.gain_text = GainText(f.gain_upper_bound, "if the host kept the device fed");
     // No launch call recorded at all (TF1 timelines write none): not a zero, an unknown.
     const bool launches_recorded = s.median_launch_us > 0 || launch > 0;
+    f.title = fmt::format("the device waits on the host {} of {} ({})", Pct(share), EachStep(s),
+                          launches_recorded ? "launches, framework code"
+                          : sig.applied && sig.applied->tf_graph ? "the graph executor's per-op work"
+                                                                 : "framework code");
+    f.gain_text = GainText(f.gain_upper_bound, "if the host kept the device fed");
     if (launches_recorded)
       f.evidence.push_back({"kernel launch / runtime while the device idles", fmt::format("{} {} ({})", Ms(s.category_ms[int(StepCategory::kKernelLaunch)]), PerStep(s), Pct(launch))});
     else
