@@ -112,6 +112,22 @@ TEST(Tf1Timeline, PerStreamLanesAreTheDeviceAndTheRestDerived) {
   EXPECT_NEAR(DevicePct(r), 100.0 * 110 / 1010, 0.5);
 }
 
+// Without the GPU tracer's lanes the op-level lane is the only record of the GPU's ops: it stays
+// with the device (not a host thread), and the device's own activity counts as not recorded.
+TEST(Tf1Timeline, OpLevelLaneWithoutTracerLanesStaysWithTheDevice) {
+  std::string j = R"({"traceEvents": [)";
+  j += Process(1, "/job:localhost/replica:0/task:0/device:GPU:0 Compute");
+  j += Process(6, "/job:localhost/replica:0/task:0/device:CPU:0 Compute");
+  j += Op(1, "Conv2D", 0, 1000);
+  j += Op(6, "_SOURCE", 0, 5);
+  j += "{}]}";
+  Trace t = ImportInline(j);
+  const Timeline* op_level = Lane(t, "/job:localhost/replica:0/task:0/device:GPU:0");
+  ASSERT_TRUE(op_level);
+  EXPECT_NE(op_level->kind, TimelineKind::kHostThread);
+  EXPECT_EQ(t.device(op_level->device).kind, DeviceKind::kGpu);
+}
+
 TEST(Tf1Timeline, StreamAllIsTheDeviceWhereThereAreNoPerStreamLanes) {
   Trace t = ImportInline(Tf1GpuTrace(false));
   const Timeline* all = Lane(t, "/device:GPU:0/stream:all");
