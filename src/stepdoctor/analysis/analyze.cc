@@ -365,6 +365,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     StepModel model = TraceToStepModel(trace, worker, windows, coverage);
     model.loader_workers = applied.loader_workers || applied.prefetch;
     model.compiled = applied.any_compilation();
+    model.tf_graph = applied.tf_graph;
     model.cores = wo.cores;
     AttachPredictions(model, wo, &r.findings);
     // The critical path reads none of the three fields set above.

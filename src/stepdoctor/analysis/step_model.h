@@ -64,6 +64,7 @@ struct StepModel {
   double untraced_ms_per_step = 0;   // mean untraced host time per step
   bool loader_workers = false;       // a multi-process DataLoader / parallel tf.data is in use
   bool compiled = false;             // the step already runs compiled: CUDA/HIP graphs, torch.compile, XLA
+  bool tf_graph = false;             // the step runs as a TensorFlow graph (TF1 session, tf.function)
   int cores = 0;                     // CPU cores of the machine that ran the job; 0 unknown
   bool tensor_core_device = false;   // a device with 16-bit matrix units (compute capability >= 7, AMD MFMA)
 

@@ -48,6 +48,7 @@ StepModel TraceToPrimaryStepModel(const Trace& trace, const WhatIfOptions& opts)
   const AppliedOptimizations applied = TraceToAppliedOptimizations(trace, worker);
   m.loader_workers = applied.loader_workers || applied.prefetch;
   m.compiled = applied.any_compilation();
+  m.tf_graph = applied.tf_graph;
   m.cores = opts.cores;
   if (m.cores <= 0 && !trace.counters.empty())
     if (auto res = ComputeResourceSignals(trace)) m.cores = res->cores.value_or(0);

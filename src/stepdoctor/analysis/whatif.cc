@@ -335,9 +335,14 @@ void PredictLaunch(const StepModel& m, Prediction* p) {
   e.work_scale = kLaunchWorkLeftHigh;
   e.work_floor_ns = 0;
   p->high_ms = Mean(Calibrated(m, e, *p).step_ms);
-  p->assumptions.push_back(fmt::format("the host's own work ({} per step of launches, operators and Python) shrinks to "
-                                       "one graph launch per step; at worst half of it remains",
-                                       Ms(m.work_ms_per_step)));
+  p->assumptions.push_back(
+      m.tf_graph ? fmt::format("the graph executor's per-op work ({} per step) shrinks to one launch of the compiled "
+                               "program per step, as XLA auto-clustering fuses the graph's ops into clusters; at worst "
+                               "half of it remains (ops XLA cannot cluster stay)",
+                               Ms(m.work_ms_per_step))
+                 : fmt::format("the host's own work ({} per step of launches, operators and Python) shrinks to one "
+                               "graph launch per step; at worst half of it remains",
+                               Ms(m.work_ms_per_step)));
   p->assumptions.push_back("device work is unchanged; input waits and host waits on the device stay");
   if (m.untraced_ms_per_step > 0)
     p->assumptions.push_back(fmt::format("the host's untraced time ({} per step, nothing recorded) stays: what runs "
