@@ -10,6 +10,7 @@
 
 #include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
+#include "stepdoctor/analysis/trace_to_host_cpu_ops.h"
 #include "stepdoctor/analysis/trace_to_whatif.h"
 #include "stepdoctor/importers/import_paths.h"
 #include "inline_chrome.h"
@@ -83,6 +84,32 @@ TEST(HostSideView, LittleCpuWorkLeavesTheVerdictOpen) {
   EXPECT_EQ(Find(r, "host_bound"), nullptr);
   EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kUnknown);
   EXPECT_EQ(r.verdict.summary.rfind("device activity not captured", 0), 0u) << r.verdict.summary;
+}
+
+// Neither device activity nor launch calls recorded (the device tracer was off): an operator
+// that only queues device work returns in microseconds, so one holding the host for a
+// millisecond or more computes there, unless it can wait on the device (the copy).
+TEST(HostSideView, WithoutLaunchCallsLongOperatorsThatCannotWaitAreCpuWork) {
+  Report r = Analyze(RandnLoop(4, 40, 8, /*device=*/false, /*runtime=*/false));
+  const Finding* host = Find(r, "host_bound");
+  ASSERT_NE(host, nullptr);
+  EXPECT_NEAR(host->share_pct, 100.0 * 40 / 49, 1.0);  // aten::randn; the 8 ms aten::to is left out
+  EXPECT_NE(host->title.find("aten::randn"), std::string::npos) << host->title;
+  EXPECT_EQ(host->title.find("aten::to"), std::string::npos) << host->title;
+  EXPECT_NE(testing::EvidenceText(*host).find("launch calls"), std::string::npos);
+  EXPECT_EQ(r.verdict.summary.rfind("host-bound (host-side view)", 0), 0u) << r.verdict.summary;
+  // Only the copy holds the host: it may be a wait on the device, so no host finding.
+  Report copy = Analyze(RandnLoop(4, 0.5, 40, /*device=*/false, /*runtime=*/false));
+  EXPECT_EQ(Find(copy, "host_bound"), nullptr);
+  EXPECT_EQ(copy.verdict.bottleneck, Bottleneck::kUnknown);
+}
+
+TEST(HostSideView, OperatorsThatCanWaitOnTheDevice) {
+  for (const char* n : {"aten::to", "aten::copy_", "aten::item", "aten::_local_scalar_dense", "aten::nonzero",
+                        "cudaDeviceSynchronize", "Memcpy HtoD"})
+    EXPECT_TRUE(MayWaitOnDeviceOpName(n)) << n;
+  for (const char* n : {"aten::randn", "aten::uniform_", "aten::square", "aten::conv2d", "aten::topk"})
+    EXPECT_FALSE(MayWaitOnDeviceOpName(n)) << n;
 }
 
 // Launch calls are recorded by the tracer session that records kernels: with them present the

@@ -93,7 +93,8 @@ struct StepSignals {
   // Host compute (exposed, ms per step) inside top-level operators that compute on the CPU and
   // launch nothing (analysis/trace_to_host_cpu_ops), and the longest of them by name.
   double host_cpu_op_ms = 0;
-  std::vector<std::string> host_cpu_op_names;    // share of kernel time in GEMMs and convolutions (DeviceWorkClass::matrix)
+  std::vector<std::string> host_cpu_op_names;
+  bool host_cpu_ops_by_name = false;  // no launch call recorded: judged by duration and operator name    // share of kernel time in GEMMs and convolutions (DeviceWorkClass::matrix)
   std::vector<TopEvent> top_kernels;
   std::vector<TopEvent> top_ops;
 };

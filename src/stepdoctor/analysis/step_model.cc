@@ -127,7 +127,7 @@ StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindow
     if (g.end - g.start >= kUntracedGapNs) untraced.push_back(g);
   m.host = SplitAtSteps(CutHostPath(lo, hi, MakeIntervalSet(std::move(input)), MakeIntervalSet(std::move(sync)),
                                     MakeIntervalSet(std::move(startup)), MakeIntervalSet(std::move(untraced)),
-                                    m.cpu_only ? IntervalSet{} : TraceToHostCpuOps(trace, worker, lo, hi).time),
+                                    m.cpu_only ? IntervalSet{} : TraceToHostCpuOps(trace, worker, lo, hi, !m.device_missing).time),
                         m.steps);
   double input_ns = 0, work_ns = 0, untraced_ns = 0;
   for (const auto& h : m.host) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -10,7 +11,18 @@
 
 namespace stepdoctor {
 
-HostCpuOps TraceToHostCpuOps(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi) {
+bool MayWaitOnDeviceOpName(std::string_view name) {
+  // Copies between host and device, reads of a device value, and explicit waits block the host
+  // on the device; a PyTorch operator name ends in the op ("aten::to", "aten::_local_scalar_dense").
+  const size_t colon = name.rfind("::");
+  std::string_view op = colon == std::string_view::npos ? name : name.substr(colon + 2);
+  for (std::string_view w : {"to", "_to_copy", "copy_", "copy", "cpu", "cuda", "item", "_local_scalar_dense",
+                             "nonzero", "masked_select", "unique", "_unique2", "synchronize", "wait", "record_stream"})
+    if (op == w) return true;
+  return name.find("ynchroniz") != std::string_view::npos || name.find("Memcpy") != std::string_view::npos;
+}
+
+HostCpuOps TraceToHostCpuOps(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi, bool device_recorded) {
   // Where the host handed the device work, on any thread of the worker: calls named for it, or
   // any runtime call whose correlation id reaches device work (MTIA's runFunction, XPU enqueues).
   std::unordered_set<int64_t> device_corrs;
@@ -31,9 +43,15 @@ HostCpuOps TraceToHostCpuOps(const Trace& trace, WorkerId worker, int64_t lo, in
   }
   SortRuns(launches);  // each thread's calls come in time order
   HostCpuOps out;
-  // No launch recorded at all (a producer that does not trace runtime calls): nothing tells an
-  // operator that computes on the CPU from one that feeds the device.
-  if (launches.empty()) return out;
+  // No launch recorded at all (a producer that does not trace runtime calls): beside recorded
+  // device work nothing tells an operator that computes on the CPU from one that feeds the device.
+  // With no device record either (the device tracer was off), a PyTorch eager operator that
+  // feeds the device only queues work and returns in microseconds; one that holds the host for a
+  // millisecond or more is computing there, unless it can wait on the device (a copy, a read of a
+  // device value). A graph call (a tf.function) runs its whole graph inside: no such reading.
+  const bool no_launches = launches.empty();
+  if (no_launches && (device_recorded || trace.framework != Framework::kPyTorch)) return out;
+  out.judged_by_name = no_launches;
   std::vector<Interval> raw;
   std::unordered_map<StringId, int64_t> by_name;
   for (const auto& t : trace.timelines) {
@@ -45,6 +63,7 @@ HostCpuOps TraceToHostCpuOps(const Trace& trace, WorkerId worker, int64_t lo, in
       if (s < cur_end) continue;  // nested in an earlier top-level operator
       cur_end = e;
       if (e - s < kCpuOpMinNs || e <= lo || s >= hi) continue;
+      if (no_launches && MayWaitOnDeviceOpName(trace.str(t.ev.name[i]))) continue;
       auto l = std::lower_bound(launches.begin(), launches.end(), s);
       if (l != launches.end() && *l < e) continue;  // it launched device work
       raw.push_back({s, e});

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "stepdoctor/analysis/interval_set.h"
@@ -21,9 +22,15 @@ inline constexpr int64_t kCpuOpMinNs = 1'000'000;
 struct HostCpuOps {
   IntervalSet time;              // their spans
   std::vector<std::string> top;  // their names, the longest total first (at most 3)
+  bool judged_by_name = false;   // no launch call recorded: told apart by duration and name only
 };
 
-// REQUIRED: a worker with device activity (on a CPU-only trace every operator is compute).
-HostCpuOps TraceToHostCpuOps(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi);
+// Whether an operator of this name can hold the host waiting on the device (a copy to or from
+// it, a read of a device value, an explicit wait).
+bool MayWaitOnDeviceOpName(std::string_view name);
+
+// REQUIRED: a worker of a device job (on a CPU-only trace every operator is compute).
+// `device_recorded`: whether the trace holds the worker's device activity.
+HostCpuOps TraceToHostCpuOps(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi, bool device_recorded);
 
 }  // namespace stepdoctor

@@ -406,9 +406,10 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   }
   IntervalSet cpu_ops_x;
   if (!s.cpu_only) {
-    HostCpuOps cpu_ops = TraceToHostCpuOps(trace, worker, lo, hi);
+    HostCpuOps cpu_ops = TraceToHostCpuOps(trace, worker, lo, hi, !s.device_missing);
     cpu_ops_x = Intersect(exclusive[int(StepCategory::kHostCompute)], cpu_ops.time);
     s.host_cpu_op_names = std::move(cpu_ops.top);
+    s.host_cpu_ops_by_name = cpu_ops.judged_by_name;
   }
   const IntervalSet overhead_x = Intersect(exclusive[int(StepCategory::kHostCompute)], MakeIntervalSet(std::move(overhead_raw)));
   double dc16_ns = 0, dir_ns[3] = {0, 0, 0}, comm_ns = 0, overhead_ns = 0, cpu_ops_ns = 0;

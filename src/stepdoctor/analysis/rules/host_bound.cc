@@ -53,6 +53,10 @@ std::optional<Finding> HostCpuWorkWithoutDevice(const StepSignals& s) {
   f.evidence.push_back({"in operators computing on the CPU (no launch inside, each >= 1 ms)",
                         fmt::format("{} {}", Ms(s.host_cpu_op_ms), PerStep(s))});
   f.evidence.push_back({"device activity", "not recorded: how long the device's own work takes is unknown"});
+  if (s.host_cpu_ops_by_name)
+    f.evidence.push_back({"launch calls", "not recorded either: operators that can wait on the device (copies, reads "
+                                          "of a device value) are left out; a launch blocked by a full queue would "
+                                          "look like CPU work"});
   for (size_t i = 0; i < s.top_ops.size() && i < kTopEventsShown; ++i) f.top_events.push_back(s.top_ops[i]);
   AdviseMovingCpuWork(&f, "on the thread that drives the device");
   return f;
