@@ -55,8 +55,10 @@ TEST(GpuCsvColumns, SpellingsOfOneMetricMapOntoOneSeries) {
     EXPECT_EQ(m.kind, ColumnKind::kMetric) << c.header;
     EXPECT_EQ(m.metric, c.metric) << c.header;
   }
-  for (const char* ignored : {"Fan", "memory.free [MiB]", "pstate", "loss", "step"})
+  for (const char* ignored : {"Fan", "pstate", "loss", "step"})
     EXPECT_EQ(ClassifyHeader(ignored).kind, ColumnKind::kIgnore) << ignored;
+  EXPECT_EQ(ClassifyHeader("memory.free [MiB]").kind, ColumnKind::kMemFree);  // a total with memory.used
+  EXPECT_EQ(ClassifyHeader("memory.free [MiB]").scale, 1024.0 * 1024);
 }
 
 TEST(GpuCsvColumns, KeysTimesAndUnits) {

@@ -92,6 +92,31 @@ TEST(GpuLogRules, GpusUnusedFromUtilisationBothSides) {
   ASSERT_NE(FindIn(low, "low_gpu_utilisation"), nullptr);
 }
 
+// An idle GPU whose memory passed kHeldMemoryBytes in `held` of 20 samples (13 MiB otherwise).
+std::string IdleGpuMemoryLog(int held) {
+  std::string s = "timestamp,utilization.gpu,memory.used [MiB],memory.total [MiB]\n";
+  for (int i = 0; i < 20; ++i) s += fmt::format("{},0,{},6144\n", 1000 + i, i >= 3 && i < 3 + held ? 4608 : 13);
+  return s;
+}
+
+// A process waits on the GPU only where it holds the memory for most of the log: memory that
+// rose for a moment was a process passing through.
+TEST(GpuLogRules, MemoryHeldForMostOfTheLogBothSides) {
+  const int at_share = int(kHeldMemorySampleShare * 20);
+  Report held = Diagnose(IdleGpuMemoryLog(at_share));
+  const Finding* f = FindIn(held, "gpus_unused");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("of memory is held: a process waits on the GPU"), std::string::npos) << f->title;
+  EXPECT_NE(f->fix.summary.find("py-spy"), std::string::npos);
+  Report brief = Diagnose(IdleGpuMemoryLog(at_share - 1));
+  const Finding* g = FindIn(brief, "gpus_unused");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->title.find("a process waits"), std::string::npos) << g->title;
+  EXPECT_NE(g->title.find(fmt::format("in only {} of 20 samples (peak 4.5 GiB)", at_share - 1)), std::string::npos)
+      << g->title;
+  EXPECT_EQ(g->fix.summary.find("py-spy"), std::string::npos);
+}
+
 TEST(GpuLogRules, GpuUtilisationNotLoggedRule) {
   std::string csv = "timestamp,memory_used,memory_total\n";
   for (int i = 0; i < 10; ++i) csv += fmt::format("{},10240,24576\n", 1000 + i);

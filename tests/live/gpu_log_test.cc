@@ -206,6 +206,35 @@ TEST(GpuLogVerdict, BusyGpuBesideAnUnusedOne) {
   EXPECT_EQ(r.verdict.summary.rfind("1 of 2 GPUs busy: 91.0% mean utilisation", 0), 0u) << r.verdict.summary;
 }
 
+// An idle GPU beside one that itself waits most of the time: spreading the job is not the
+// lever (both sides of kGpuLowUtilPct); mixed models are named in the gain.
+TEST(GpuLogVerdict, IdleGpuBesideAStarvedOneIsNotTheLever) {
+  Trace starved, fed;
+  ASSERT_TRUE(ImportText(TwoGpuLog(20, int(kGpuLowUtilPct) - 5, 0), "s.csv", &starved).ok());
+  ASSERT_TRUE(ImportText(TwoGpuLog(20, int(kGpuLowUtilPct) + 5, 0), "f.csv", &fed).ok());
+  const Report rs = AnalyzeTrace(starved), rf = AnalyzeTrace(fed);
+  const Finding* low = FindIn(rs, "idle_gpu");
+  const Finding* high = FindIn(rf, "idle_gpu");
+  ASSERT_NE(low, nullptr);
+  ASSERT_NE(high, nullptr);
+  EXPECT_EQ(low->severity, FindingSeverity::kLow);
+  EXPECT_EQ(low->gain_text.rfind("little until the GPU in use is kept busy", 0), 0u) << low->gain_text;
+  EXPECT_EQ(high->severity, FindingSeverity::kModerate);
+  EXPECT_EQ(high->gain_text.rfind("up to 2.0x", 0), 0u) << high->gain_text;
+  EXPECT_EQ(high->gain_text.find("slower models"), std::string::npos);  // both A6000
+  std::string mixed_log = TwoGpuLog(20, 91, 0);
+  const std::string a6000 = "1, NVIDIA RTX A6000";
+  for (size_t p = mixed_log.find(a6000); p != std::string::npos; p = mixed_log.find(a6000, p))
+    mixed_log.replace(p, a6000.size(), "1, NVIDIA GeForce RTX 4080");
+  Trace mixed;
+  ASSERT_TRUE(ImportText(mixed_log, "m.csv", &mixed).ok());
+  const Report rm = AnalyzeTrace(mixed);
+  const Finding* m = FindIn(rm, "idle_gpu");
+  ASSERT_NE(m, nullptr);
+  EXPECT_NE(m->gain_text.find("slower models (NVIDIA RTX A6000, NVIDIA GeForce RTX 4080)"), std::string::npos)
+      << m->gain_text;
+}
+
 TEST(GpuLogVerdict, PartlyFedAndStarvedGpus) {
   Trace mid;
   ASSERT_TRUE(ImportText(TwoGpuLog(20, 55, 50), "mid.csv", &mid).ok());

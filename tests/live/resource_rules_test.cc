@@ -307,7 +307,9 @@ TEST(ResourceRules, IdleGpuSaysWhenAProcessHoldsMemoryThere) {
   unused.util_mean_pct = unused.util_peak_pct = 0;  // sampled, never busy
   unused.unused = true;
   unused.mem_total_bytes = 48e9;
-  unused.mem_used_peak_bytes = 1024.0 * 1024 * 1024;  // 1 GiB: a process holds it
+  unused.mem_used_peak_bytes = 1024.0 * 1024 * 1024;  // 1 GiB: a process holds it ...
+  unused.mem_samples = 10;
+  unused.mem_held_samples = 10;                        // ... all along
   r.gpus.push_back(unused);
   r.gpus_in_use = 1;
   Signals s;
@@ -317,6 +319,7 @@ TEST(ResourceRules, IdleGpuSaysWhenAProcessHoldsMemoryThere) {
   EXPECT_NE(held->title.find("GPU 3 "), std::string::npos) << held->title;
   EXPECT_NE(held->evidence[0].value.find("holds memory"), std::string::npos) << held->evidence[0].value;
   r.gpus[1].mem_used_peak_bytes = 1000.0 * 1024 * 1024;  // under 1 GiB: the driver's own share
+  r.gpus[1].mem_held_samples = 0;
   auto empty = rules::IdleGpu(s);
   ASSERT_TRUE(empty.has_value());
   EXPECT_EQ(empty->evidence[0].value.find("holds memory"), std::string::npos);

@@ -305,6 +305,10 @@ std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace) {
     auto positive = [](std::optional<double> v) { return v && *v > 0 ? v : std::nullopt; };
     if (auto used = s.MaxOf(series::GpuSeriesName(g, GpuMetric::kMemUsedBytes))) {
       gr.mem_used_peak_bytes = used;
+      if (const CounterSeries* c = s.Get(series::GpuSeriesName(g, GpuMetric::kMemUsedBytes))) {
+        gr.mem_samples = int(c->value.size());
+        gr.mem_held_samples = int(std::count_if(c->value.begin(), c->value.end(), [](double v) { return v >= kHeldMemoryBytes; }));
+      }
       gr.mem_total_bytes = positive(s.MaxOf(series::GpuSeriesName(g, GpuMetric::kMemTotalBytes)));
       if (gr.mem_total_bytes) gr.mem_used_peak_pct = 100.0 * *used / *gr.mem_total_bytes;
     } else {

@@ -45,6 +45,9 @@ struct GpuResource {
   // reached kNoProcessMemBytes (no process holds a CUDA context there, so none ran kernels).
   bool unused = false;
   std::optional<double> mem_used_peak_bytes;
+  // Samples of used memory, and those at kHeldMemoryBytes or more: a process holding memory for
+  // most of the log waits there; one that passed it in a few samples touched the GPU and left.
+  int mem_samples = 0, mem_held_samples = 0;
   std::optional<double> mem_total_bytes;    // empty where not sampled or sampled as 0
   std::optional<double> mem_used_peak_pct;  // from used / total, or a "memory used %" series
   std::optional<double> power_mean_w;

@@ -16,12 +16,22 @@ std::optional<Finding> GpusUnused(const Signals& sig) {
   const ResourceSignals& r = *sig.resources;
   const bool util = std::any_of(r.gpus.begin(), r.gpus.end(), [](const GpuResource& g) { return g.util_mean_pct.has_value(); });
   double mem_peak = 0, mem_total = 0, util_peak = 0;
+  bool held = false, brief = false;  // a process sits on a GPU without running kernels; or passed through
+  int brief_samples = 0, samples = 0;
   for (const auto& g : r.gpus) {
     mem_peak = std::max(mem_peak, g.mem_used_peak_bytes.value_or(0));
     mem_total = std::max(mem_total, g.mem_total_bytes.value_or(0));  // 0: no GPU states a total
     util_peak = std::max(util_peak, g.util_peak_pct.value_or(0));
+    held = held || MemoryHeld(g);
+    if (MemoryHeldBriefly(g) && !brief) brief = true, brief_samples = g.mem_held_samples, samples = g.mem_samples;
   }
-  const bool held = mem_peak >= kHeldMemoryBytes;  // a process sits on the GPU without running kernels
+  brief = brief && !held;
+  const std::string memory_note =
+      held    ? fmt::format(", yet {} of memory is held: a process waits on the GPU", MemText(mem_peak))
+      : brief ? fmt::format("; memory passed {} in only {} of {} samples (peak {}): a process touched the GPU and "
+                            "left, or had not started",
+                            MemText(kHeldMemoryBytes), brief_samples, samples, MemText(mem_peak))
+              : "";
   const std::string gpus = r.gpus.size() == 1 ? "the GPU" : fmt::format("the {} GPUs", r.gpus.size());
   Finding f;
   f.id = "gpus_unused";
@@ -31,9 +41,7 @@ std::optional<Finding> GpusUnused(const Signals& sig) {
   std::string memory = mem_total > 0 ? fmt::format("{} of {} {}", MemText(mem_peak), their, MemText(mem_total))
                                      : fmt::format("{} of memory", MemText(mem_peak));
   f.title = util ? fmt::format("no GPU ran work: utilisation of {} sampled never reached {:.0f}% (peak {:.1f}%){}", gpus,
-                               kUnusedGpuPeakPct, util_peak,
-                               held ? fmt::format(", yet {} of memory is held: a process waits on the GPU", MemText(mem_peak))
-                                    : "")
+                               kUnusedGpuPeakPct, util_peak, memory_note)
                : fmt::format("no GPU ran work: {} sampled never held more than {}, so no process ran on {} (the "
                              "log has no utilisation column)",
                              gpus, memory, r.gpus.size() == 1 ? "it" : "them");

@@ -30,10 +30,26 @@ std::optional<Finding> IdleGpu(const Signals& sig) {
                                   : fmt::format("utilisation never reached {:.0f}%", kUnusedGpuPeakPct),
                         r.gpus_in_use, r.gpus_in_use == 1 ? "" : "s");
   f.gain_upper_bound = double(r.gpus.size()) / double(r.gpus_in_use);
+  // Models differ between the GPUs in use and the idle ones: the bound counts GPUs, not speed.
+  std::string models;
+  for (const auto& g : r.gpus)
+    if (!g.name.empty() && models.find(g.name) == std::string::npos) models += (models.empty() ? "" : ", ") + g.name;
+  const bool mixed = models.find(", ") != std::string::npos;
   f.gain_text = fmt::format(
       "up to {:.1f}x throughput if the job spread over all {} GPUs and scaled perfectly; less where the model, "
-      "batch or communication does not",
-      f.gain_upper_bound, r.gpus.size());
+      "batch or communication does not{}",
+      f.gain_upper_bound, r.gpus.size(),
+      mixed ? fmt::format(", and where the idle GPUs are slower models ({})", models) : "");
+  // The GPUs in use wait most of the time themselves: more GPUs fed the same way wait as much.
+  if (r.gpu_util_mean_pct && *r.gpu_util_mean_pct < kGpuLowUtilPct) {
+    f.severity = FindingSeverity::kLow;
+    f.gain_text = fmt::format("little until the GPU{} in use {} kept busy: {} only {} of the time, so more GPUs fed "
+                              "the same way would wait as much (at best {:.1f}x, spread over all {} and scaled "
+                              "perfectly{})",
+                              r.gpus_in_use == 1 ? "" : "s", r.gpus_in_use == 1 ? "is" : "are",
+                              r.gpus_in_use == 1 ? "it runs" : "they run", Pct(*r.gpu_util_mean_pct),
+                              f.gain_upper_bound, r.gpus.size(), mixed ? fmt::format("; models {}", models) : "");
+  }
   for (const GpuResource* g : unused) {
     if (!g->util_mean_pct) {  // told unused by its memory (ResourceSignals::gpus)
       f.evidence.push_back({fmt::format("GPU {}", g->index),
@@ -43,9 +59,11 @@ std::optional<Finding> IdleGpu(const Signals& sig) {
     std::string mem = g->mem_used_peak_bytes && g->mem_total_bytes
                           ? fmt::format(", memory used peak {} of {}", MemText(*g->mem_used_peak_bytes), MemText(*g->mem_total_bytes))
                           : "";
-    std::string held = g->mem_used_peak_bytes.value_or(0) >= kHeldMemoryBytes
-                           ? ": a process holds memory there but runs nothing (a rank waiting, or weights placed "
-                             "but never computed on)"
+    std::string held = MemoryHeld(*g) ? ": a process holds memory there but runs nothing (a rank waiting, or weights "
+                                        "placed but never computed on)"
+                       : MemoryHeldBriefly(*g)
+                           ? fmt::format(": memory passed {} in only {} of {} samples", MemText(kHeldMemoryBytes),
+                                         g->mem_held_samples, g->mem_samples)
                            : "";
     f.evidence.push_back({fmt::format("GPU {}", g->index),
                           fmt::format("mean {:.1f}%, peak {:.0f}%{}{}", *g->util_mean_pct, *g->util_peak_pct, mem, held)});

@@ -26,6 +26,13 @@ inline std::string MemText(double bytes) {
   return bytes < 1024.0 * 1024 * 1024 ? fmt::format("{:.0f} MiB", bytes / (1024.0 * 1024)) : GiB(bytes);
 }
 
+// Whether a process holds memory on the GPU for most of the log (kHeldMemoryBytes in at least
+// kHeldMemorySampleShare of its memory samples), and whether memory passed it at all.
+inline bool MemoryHeld(const GpuResource& g) {
+  return g.mem_samples > 0 && g.mem_held_samples >= kHeldMemorySampleShare * g.mem_samples;
+}
+inline bool MemoryHeldBriefly(const GpuResource& g) { return g.mem_held_samples > 0 && !MemoryHeld(g); }
+
 // "31.2% mean over 4 GPUs (GPU 0 30%, ...)". REQUIRED: r.gpu_util_mean_pct has a value.
 inline std::string GpuUtilText(const ResourceSignals& r) {
   std::vector<const GpuResource*> sampled;  // GPUs with a utilisation series

@@ -88,6 +88,9 @@ inline constexpr double kHostUnrecordedGapShare = 0.5;
 
 // --- idle_gpu (unused: kUnusedGpuPeakPct)
 inline constexpr double kHeldMemoryBytes = 1024.0 * 1024 * 1024;  // >= 1 GiB on an unused GPU: a process holds it
+// ... in at least half of the memory samples: a process waits there (fewer: it touched the GPU
+// and left, or had not yet started).
+inline constexpr double kHeldMemorySampleShare = 0.5;
 
 // --- input_bound: tiers are on the exposed wait (the device idle meanwhile): a wait hidden
 // behind device work costs nothing. On CPU-only traces the two are the same.

@@ -98,7 +98,20 @@ bool Zone(const char* p, int64_t* offset_s) {
 
 }  // namespace
 
-TimeParse ParseTimestamp(std::string_view s, int64_t* ns) {
+bool YearLastDate(std::string_view s, int* first, int* second) {
+  s = Trim(s);
+  auto two = [&](size_t at, int* v) {
+    if (s.size() < at + 2 || s[at] < '0' || s[at] > '9' || s[at + 1] < '0' || s[at + 1] > '9') return false;
+    *v = (s[at] - '0') * 10 + (s[at + 1] - '0');
+    return true;
+  };
+  if (s.size() < 10 || (s[2] != '-' && s[2] != '.' && s[2] != '/') || s[5] != s[2]) return false;
+  for (size_t i = 6; i < 10; ++i)
+    if (s[i] < '0' || s[i] > '9') return false;
+  return two(0, first) && two(3, second);
+}
+
+TimeParse ParseTimestamp(std::string_view s, int64_t* ns, DateOrder order) {
   s = Trim(s);
   double secs;
   double unused;
@@ -113,10 +126,12 @@ TimeParse ParseTimestamp(std::string_view s, int64_t* ns) {
   const char* end = nullptr;
   if (str.size() > 2 && (str[2] == '-' || str[2] == '.' || str[2] == '/')) {
     // The year last: day first with '-' or '.' (04-03-2021, 04.03.2021), month first with '/'
-    // (the US 03/04/2021).
-    end = strptime(str.c_str(), "%d-%m-%Y %H:%M:%S", &tm);
-    if (!end) end = strptime(str.c_str(), "%d.%m.%Y %H:%M:%S", &tm);
-    if (!end) end = strptime(str.c_str(), "%m/%d/%Y %H:%M:%S", &tm);
+    // (the US 03/04/2021), unless the log's dates showed otherwise.
+    const char sep = str[2];
+    const bool day_first = order == DateOrder::kDayFirst || (order == DateOrder::kAsWritten && sep != '/');
+    const std::string fmt = day_first ? std::string("%d") + sep + "%m" + sep + "%Y %H:%M:%S"
+                                      : std::string("%m") + sep + "%d" + sep + "%Y %H:%M:%S";
+    end = strptime(str.c_str(), fmt.c_str(), &tm);
   } else {
     end = strptime(str.c_str(), "%Y/%m/%d %H:%M:%S", &tm);
     if (!end) end = strptime(str.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);

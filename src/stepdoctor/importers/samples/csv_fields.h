@@ -34,7 +34,14 @@ double MemoryUnitBytes(std::string_view unit);
 // ..." (month first, the US order). A Date,Time column pair is joined with a space first.
 // kOk, kNotATime, or kOutOfRange for a date or number past the time range (core/checked_time.h:
 // before November 1823 or after February 2116).
-TimeParse ParseTimestamp(std::string_view s, int64_t* ns);
+// `order` settles the year-last forms where a log's own dates showed which field is the day
+// (YearLastDate, DateOrderJudge); kAsWritten reads them as above.
+enum class DateOrder : uint8_t { kAsWritten, kDayFirst, kMonthFirst };
+TimeParse ParseTimestamp(std::string_view s, int64_t* ns, DateOrder order = DateOrder::kAsWritten);
+
+// A year-last date ("03-11-2026 15:13:16", "03/11/2026"): its two leading fields; false for
+// any other form.
+bool YearLastDate(std::string_view s, int* first, int* second);
 
 // "13:32:39" or "13:32:39.25" alone -> nanoseconds since midnight: a time column without a date.
 bool ParseClockTime(std::string_view s, int64_t* ns);

@@ -76,6 +76,10 @@ constexpr Alias kAliases[] = {
     {"total_memory", K::kMetric, GpuMetric::kMemTotalBytes},
     {"gpu_memory_total", K::kMetric, GpuMetric::kMemTotalBytes},
     {"memory_max", K::kMetric, GpuMetric::kMemTotalBytes},
+    {"memory_free", K::kMemFree},
+    {"mem_free", K::kMemFree},
+    {"free_memory", K::kMemFree},
+    {"gpu_memory_free", K::kMemFree},
     {"mem_max", K::kMetric, GpuMetric::kMemTotalBytes},
     {"power_draw", K::kMetric, GpuMetric::kPowerW},
     {"power_draw_instant", K::kMetric, GpuMetric::kPowerW},
@@ -161,7 +165,8 @@ ColumnMeaning ClassifyHeader(std::string_view header) {
     if (a.kind == K::kTimestamp || a.kind == K::kElapsed) m.scale = TimeUnitSeconds(h.unit);
     if (a.kind == K::kMetric && a.metric == GpuMetric::kMemUsedBytes && IsPercent(h.unit))
       m.metric = GpuMetric::kMemUsedPct;  // "memory used [%]": a share, not an amount
-    else if (a.kind == K::kMetric && (a.metric == GpuMetric::kMemUsedBytes || a.metric == GpuMetric::kMemTotalBytes))
+    else if ((a.kind == K::kMetric && (a.metric == GpuMetric::kMemUsedBytes || a.metric == GpuMetric::kMemTotalBytes)) ||
+             a.kind == K::kMemFree)
       m.scale = csv::MemoryUnitBytes(h.unit);
     return m;
   }

@@ -15,7 +15,7 @@
 namespace stepdoctor::gpucsv {
 
 enum class ColumnKind {
-  kIgnore,     // not a column we read (memory.free, fan.speed, pstate, ...)
+  kIgnore,     // not a column we read (fan.speed, pstate, ...)
   kTimestamp,  // a point in time: epoch seconds, nvidia-smi's date and time, ISO 8601
   kDate,       // the date half of a Date,Time pair (the time half is kTimestamp)
   kElapsed,    // seconds since the log started
@@ -24,6 +24,7 @@ enum class ColumnKind {
   kGpuBusId,   // 00000000:07:00.0
   kGpuName,    // NVIDIA A100-SXM4-40GB: names the GPU, tells apart only GPUs of different models
   kMetric,     // a GpuMetric series
+  kMemFree,    // memory.free: with memory.used, the GPU's memory where no total is logged
 };
 
 struct ColumnMeaning {

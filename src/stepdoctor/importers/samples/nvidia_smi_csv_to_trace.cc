@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "stepdoctor/importers/samples/csv_fields.h"
+#include "stepdoctor/importers/samples/date_order_judge.h"
 #include "stepdoctor/importers/samples/gpu_csv_columns.h"
 #include "stepdoctor/importers/samples/gpu_row_placer.h"
 #include "stepdoctor/importers/samples/line_reader.h"
@@ -31,6 +32,7 @@ using series::GpuMetric;
 constexpr int64_t kMaxPreambleLines = 400;     // lines searched for the CSV header (an nvidia-smi table is ~20 per GPU)
 constexpr double kAssumedPollIntervalS = 1.0;  // spacing of rows without times when no `-l N` says otherwise
 constexpr double kMaxGpuMemoryMiB = 16.0 * 1024 * 1024;  // unitless memory above 16 TiB as MiB can only be bytes
+constexpr size_t kMaxRowsBeforeDateOrder = 100000;  // rows held while their dates' order is open
 
 // What the lines before the CSV header tell: nvidia-smi's default table (its date and GPU
 // rows) and the command line of a logging loop (`nvidia-smi --query-gpu=... -l 10`).
@@ -89,6 +91,7 @@ struct Columns {
   std::vector<std::string> header;
   int time = -1;  // the timestamp or elapsed column; -1: none
   int date = -1;  // a Date column beside a Time one
+  bool has_total = false;  // a memory total column (else used + free, where both are logged)
   std::vector<GpuRowPlacer::KeyColumn> keys;
 };
 
@@ -98,6 +101,7 @@ Columns ReadHeader(std::vector<std::string> header) {
     gpucsv::ColumnMeaning m = gpucsv::ClassifyHeader(header[i]);
     if ((m.kind == ColumnKind::kTimestamp || m.kind == ColumnKind::kElapsed) && c.time < 0) c.time = int(i);
     if (m.kind == ColumnKind::kDate && c.date < 0) c.date = int(i);
+    if (m.kind == ColumnKind::kMetric && m.metric == GpuMetric::kMemTotalBytes) c.has_total = true;
     if (m.kind == ColumnKind::kGpuIndex || m.kind == ColumnKind::kGpuUuid || m.kind == ColumnKind::kGpuBusId ||
         m.kind == ColumnKind::kGpuName)
       c.keys.push_back({i, m.kind, std::string(Trim(header[i]))});
@@ -111,7 +115,13 @@ Columns ReadHeader(std::vector<std::string> header) {
 // The time of a row: a number (epoch or elapsed seconds, in the column's unit), a date and
 // time (joined with a Date column where there is one), or a bare time of day.
 // kOutOfRange for a number or date past the time range (core/checked_time.h).
-TimeParse RowTime(const Columns& c, const std::vector<std::string>& f, int64_t* ns, bool* clock_only) {
+// The cell that holds a row's date: the Date column beside a Time one, else the time column.
+std::string_view DateCell(const Columns& c, const std::vector<std::string>& f) {
+  return Trim(f[size_t(c.date >= 0 ? c.date : c.time)]);
+}
+
+TimeParse RowTime(const Columns& c, const std::vector<std::string>& f, csv::DateOrder order, int64_t* ns,
+                  bool* clock_only) {
   std::string_view cell = Trim(f[size_t(c.time)]);
   double v, unit;
   if (ParseNumber(cell, &v, &unit)) {
@@ -121,9 +131,9 @@ TimeParse RowTime(const Columns& c, const std::vector<std::string>& f, int64_t* 
     return TimeParse::kOk;
   }
   TimeParse p = TimeParse::kNotATime;
-  if (c.date >= 0) p = csv::ParseTimestamp(std::string(Trim(f[size_t(c.date)])) + " " + std::string(cell), ns);
+  if (c.date >= 0) p = csv::ParseTimestamp(std::string(Trim(f[size_t(c.date)])) + " " + std::string(cell), ns, order);
   if (p != TimeParse::kOk) {
-    TimeParse alone = csv::ParseTimestamp(cell, ns);
+    TimeParse alone = csv::ParseTimestamp(cell, ns, order);
     if (alone == TimeParse::kOk || p == TimeParse::kNotATime) p = alone;
   }
   if (p != TimeParse::kNotATime) return p;
@@ -167,10 +177,11 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
   auto emit = [&](const GpuRowPlacer::Row& row, int gpu, int64_t ts) {
     const std::vector<std::string>& f = row.fields;
     if (unitless_mem_scale == 0) unitless_mem_scale = UnitlessMemoryScale(cols, f);
+    double used = -1, free = -1;  // bytes, for a total the log does not state
     for (size_t i = 0; i < cols.col.size(); ++i) {
       const gpucsv::ColumnMeaning& c = cols.col[i];
       if (c.kind == ColumnKind::kGpuName) sink.DescribeGpu(gpu, Trim(f[i]), 0);
-      if (c.kind != ColumnKind::kMetric) continue;
+      if (c.kind != ColumnKind::kMetric && c.kind != ColumnKind::kMemFree) continue;
       std::string_view cell = Trim(f[i]);
       if (cell.empty() || cell.front() == '[' || cell == "N/A") continue;  // [N/A], [Not Supported]: absent, not bad
       double v, unit_scale;
@@ -183,10 +194,40 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
           trace.diagnostics.Count(ImportIssue::kBadCounterValue);
         continue;
       }
-      bool memory = c.metric == GpuMetric::kMemUsedBytes || c.metric == GpuMetric::kMemTotalBytes;
+      const bool free_col = c.kind == ColumnKind::kMemFree;
+      bool memory = free_col || c.metric == GpuMetric::kMemUsedBytes || c.metric == GpuMetric::kMemTotalBytes;
       double scale = unit_scale > 0 ? unit_scale : memory && c.scale == 0 ? unitless_mem_scale : c.scale;
+      if (free_col) {
+        free = v * scale;
+        continue;
+      }
+      if (c.metric == GpuMetric::kMemUsedBytes) used = v * scale;
       sink.Add(series::GpuSeriesName(gpu, c.metric), ts, v * scale);
     }
+    if (!cols.has_total && used >= 0 && free >= 0)
+      sink.Add(series::GpuSeriesName(gpu, GpuMetric::kMemTotalBytes), ts, used + free);
+  };
+
+  csv::DateOrderJudge dates;
+  std::vector<GpuRowPlacer::Row> held;
+  bool year_last_dates = false;  // some row's date was judged
+  auto place = [&](GpuRowPlacer::Row row) {
+    if (cols.time >= 0) {
+      bool clock_only = false;
+      const TimeParse p = RowTime(cols, row.fields, dates.order(), &row.ts_ns, &clock_only);
+      if (p != TimeParse::kOk) {
+        // A time was written, but past the range (a year 8834): counted apart from a missing one.
+        if (p == TimeParse::kOutOfRange) ++out_of_range_rows;
+        trace.diagnostics.Count(p == TimeParse::kOutOfRange ? ImportIssue::kTimeOutOfRange : ImportIssue::kMissingTimestamp);
+        return;
+      }
+      clock_only_rows += clock_only;
+    }
+    placer->Add(std::move(row));
+  };
+  auto place_held = [&] {
+    for (auto& r : held) place(std::move(r));
+    held.clear();
   };
 
   for (;;) {
@@ -255,21 +296,24 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
       continue;
     }
     GpuRowPlacer::Row row;
-    if (cols.time >= 0) {
-      bool clock_only = false;
-      const TimeParse p = RowTime(cols, f, &row.ts_ns, &clock_only);
-      if (p != TimeParse::kOk) {
-        // A time was written, but past the range (a year 8834): counted apart from a missing one.
-        if (p == TimeParse::kOutOfRange) ++out_of_range_rows;
-        trace.diagnostics.Count(p == TimeParse::kOutOfRange ? ImportIssue::kTimeOutOfRange : ImportIssue::kMissingTimestamp);
-        continue;
-      }
-      clock_only_rows += clock_only;
-    }
     row.fields = std::move(f);
     row.line = lines.line_number();
-    placer->Add(std::move(row));
+    // Rows whose year-last dates have not yet shown which field is the day wait for them.
+    int first, second;
+    if (cols.time >= 0 && !dates.decided() && csv::YearLastDate(DateCell(cols, row.fields), &first, &second)) {
+      dates.See(first, second);
+      year_last_dates = true;
+      held.push_back(std::move(row));
+      if (!dates.decided() && held.size() < kMaxRowsBeforeDateOrder) continue;
+      dates.Settle();
+      place_held();
+      continue;
+    }
+    if (!held.empty()) dates.Settle(), place_held();  // rows go to the placer in file order
+    place(std::move(row));
   }
+  dates.Settle();
+  place_held();
   if (cols.col.empty())
     return Status(ErrorCode::kUnknownFormat,
                   fmt::format("{}: not a GPU log: no CSV header with a GPU metric column in the first {} lines; {}",
@@ -287,6 +331,16 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
                                        src.name(), n, placer->shared_times()));
     trace.diagnostics.Count(ImportIssue::kSharedTimestamp, uint64_t(n - 1));
   }
+  if (dates.by_data())
+    trace.diagnostics.Note(ImportIssue::kAssumedTiming,
+                           fmt::format("{}: dates read {} first: {}", src.name(),
+                                       dates.order() == csv::DateOrder::kMonthFirst ? "month" : "day", dates.reason()));
+  else if (year_last_dates)
+    trace.diagnostics.Note(ImportIssue::kAssumedTiming,
+                           fmt::format("{}: no date tells its day from its month (both 12 or under, one day or no "
+                                       "day-to-day step): read as written (day first with '-' or '.', month first "
+                                       "with '/')",
+                                       src.name()));
   if (clock_only_rows > 0)
     trace.diagnostics.Note(ImportIssue::kAssumedTiming,
                            fmt::format("{}: times of day without a date: read as seconds since midnight (the "
