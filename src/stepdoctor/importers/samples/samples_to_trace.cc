@@ -10,6 +10,7 @@
 #include "stepdoctor/core/checked_time.h"
 #include "stepdoctor/importers/samples/line_reader.h"
 #include "stepdoctor/importers/samples/series_sink.h"
+#include "stepdoctor/importers/samples/wandb_events_to_trace.h"
 #include "stepdoctor/model/series_names.h"
 
 namespace stepdoctor {
@@ -203,7 +204,8 @@ Status ImportSamplesJsonLines(PeekableSource& src, Trace& trace) {
   WorkerId wid = trace.AddWorker(std::move(w));
   SeriesSink sink(trace, wid);
   const uint64_t out_of_range_before = trace.diagnostics.count(ImportIssue::kTimeOutOfRange);
-  enum class Dialect { kUnknown, kStepdoctor, kSageMaker } dialect = Dialect::kUnknown;
+  enum class Dialect { kUnknown, kStepdoctor, kSageMaker, kWandb } dialect = Dialect::kUnknown;
+  WandbEventsImporter wandb(trace, sink, src.name());
   std::string_view line;
   int64_t bad_lines = 0;
   for (;;) {
@@ -215,12 +217,18 @@ Status ImportSamplesJsonLines(PeekableSource& src, Trace& trace) {
     auto doc = parser.Parse(line);
     if (dialect == Dialect::kUnknown) {
       bool header = line.find("\"stepdoctor_samples\"") != std::string_view::npos;
+      const WandbLineKind wandb_kind = ClassifyWandbLine(line);
       dialect = header ? Dialect::kStepdoctor
                 : line.find("\"Dimension\"") != std::string_view::npos ? Dialect::kSageMaker
-                                                                       : Dialect::kUnknown;
+                : wandb_kind == WandbLineKind::kSystemMetrics            ? Dialect::kWandb
+                                                                         : Dialect::kUnknown;
+      if (dialect == Dialect::kUnknown && wandb_kind == WandbLineKind::kHistory)
+        return Status(ErrorCode::kUnknownFormat,
+                      src.name() + ": W&B metric history (wandb-history.jsonl: _step and logged metrics), not system "
+                                   "metrics; give the run's wandb-events.jsonl");
       if (dialect == Dialect::kUnknown)
         return Status(ErrorCode::kUnknownFormat,
-                      src.name() + ": JSON lines that are neither stepdoctor samples nor SageMaker system metrics");
+                      src.name() + ": JSON lines that are neither stepdoctor samples, SageMaker nor W&B system metrics");
       if (header) {
         if (doc.error()) return Status(ErrorCode::kCorruptInput, src.name() + ": unreadable samples header");
         ImportHeader(doc.value_unsafe(), trace, wid, sink);
@@ -233,9 +241,13 @@ Status ImportSamplesJsonLines(PeekableSource& src, Trace& trace) {
     }
     if (dialect == Dialect::kStepdoctor) {
       if (!ImportSampleLine(doc.value_unsafe(), sink, trace)) ++bad_lines;
+    } else if (dialect == Dialect::kWandb) {
+      if (!wandb.ImportLine(doc.value_unsafe())) ++bad_lines;
+    } else {
+      ImportSageMakerLine(doc.value_unsafe(), trace, sink, trace.workers[wid.v]);
     }
-    else ImportSageMakerLine(doc.value_unsafe(), trace, sink, trace.workers[wid.v]);
   }
+  if (dialect == Dialect::kWandb) wandb.Finish();
   if (bad_lines > 0) {
     // A last line cut mid-write (a run killed while writing) is a truncation, not corruption.
     if (lines.ended_without_newline() && bad_lines == 1) trace.diagnostics.Count(ImportIssue::kTruncatedInput);
@@ -248,7 +260,9 @@ Status ImportSamplesJsonLines(PeekableSource& src, Trace& trace) {
   Worker& wk = trace.workers[wid.v];
   if (wk.hostname.empty()) wk.hostname = src.name();
   trace.sources.push_back(src.name());
-  AppendFormat(trace, dialect == Dialect::kSageMaker ? "sagemaker-system-metrics" : "stepdoctor-samples");
+  AppendFormat(trace, dialect == Dialect::kSageMaker ? "sagemaker-system-metrics"
+                      : dialect == Dialect::kWandb   ? "wandb-system-metrics"
+                                                     : "stepdoctor-samples");
   if (sink.points() == 0) {
     const uint64_t out_of_range = trace.diagnostics.count(ImportIssue::kTimeOutOfRange) - out_of_range_before;
     return Status(ErrorCode::kEmptyInput,
