@@ -1,9 +1,11 @@
 // Every Chrome-trace input shape, end to end, beside the floors set by the bytes themselves.
 //
 //   build/bench/input_shapes_bench [--mb N] [--repeat N] [--tmp DIR] [--keep] [--only SHAPE]
+//   build/bench/input_shapes_bench --mb 10240 --write-kineto FILE
 //
 // --keep leaves the generated files in DIR (stepdoctor_bench_SHAPE.json[.gz]), e.g. to measure
-// peak RSS with /usr/bin/time -v; --only runs one shape.
+// peak RSS with /usr/bin/time -v; --only runs one shape. --write-kineto only writes the kineto
+// shape of --mb MB to FILE, streamed (for traces larger than memory), and measures nothing.
 // Generates, from the corpus (../shared/corpus, read in place), about N MB (default 64) of JSON
 // of each shape issue 13 names, into DIR (default /tmp), plain and gzipped (zlib level 6):
 //   kineto      a Kineto trace with large args (hta-testdata df_index_resolver, repeated with
@@ -118,6 +120,28 @@ std::string Repeat(const std::string& json, size_t target, int64_t span_us, bool
   return close_array ? out + tail : out + "\n";
 }
 
+// Repeat() streamed to `path`: the same bytes, one copy in memory at a time. Returns the size.
+size_t WriteRepeated(const std::string& path, const std::string& json, size_t target, int64_t span_us) {
+  size_t open = json.find("\"traceEvents\"");
+  open = json.find('[', open == std::string::npos ? 0 : open);
+  size_t close = json.rfind(']');
+  if (close < open) close = json.size();
+  std::string body = json.substr(open + 1, close - open - 1);
+  while (!body.empty() && (body.back() == ' ' || body.back() == '\n' || body.back() == ',')) body.pop_back();
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) std::perror(path.c_str()), std::exit(2);
+  size_t out = 0;
+  auto put = [&](const std::string& s) {
+    if (std::fwrite(s.data(), 1, s.size(), f) != s.size()) std::perror(path.c_str()), std::exit(2);
+    out += s.size();
+  };
+  put(json.substr(0, open + 1));
+  for (int64_t i = 0; out < target; ++i) put((i ? ",\n" : "") + (i ? ShiftTs(body, i * span_us) : body));
+  put(close < json.size() ? json.substr(close) : "]");
+  if (std::fclose(f) != 0) std::perror(path.c_str()), std::exit(2);
+  return out;
+}
+
 std::string Legacy(size_t target) {
   // torch.autograd.profiler's export_chrome_trace: a bare array, ts/dur in float microseconds,
   // pid "CPU functions"/"CUDA functions", a flow pair from each launch to its kernel.
@@ -192,7 +216,7 @@ int main(int argc, char** argv) {
   int repeat = 3;
   std::string tmp = "/tmp";
   bool keep = false;
-  std::string only;
+  std::string only, write_kineto;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--mb" && i + 1 < argc) mb = size_t(std::atol(argv[++i]));
@@ -200,9 +224,18 @@ int main(int argc, char** argv) {
     else if (a == "--tmp" && i + 1 < argc) tmp = argv[++i];
     else if (a == "--keep") keep = true;
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
+    else if (a == "--write-kineto" && i + 1 < argc) write_kineto = argv[++i];
   }
   const size_t target = mb << 20;
   const std::string corpus = STEPDOCTOR_BENCH_CORPUS;
+  if (!write_kineto.empty()) {
+    // Only write the kineto shape, copy by copy (never whole in memory): a trace of any size
+    // for `stepdoctor diagnose` under /usr/bin/time.
+    std::string k = ReadFile(corpus + "/hta-testdata/df_index_resolver/df_index_resolver.json.gz");
+    const size_t written = WriteRepeated(write_kineto, k, target, SpanUs(k));
+    std::printf("wrote %s: %.1f MB\n", write_kineto.c_str(), written / 1e6);
+    return 0;
+  }
   std::vector<Shape> shapes;
   auto want = [&](const char* name) { return only.empty() || only == name; };
   if (want("kineto")) {

@@ -16,9 +16,14 @@ std::optional<Finding> GpuStarvedCpuBound(const Signals& sig) {
   const double util = *r.gpu_util_mean_pct;  // kGpuStarvedCpu is decided on it
   f.share_pct = 100.0 - util;
   const bool saturated = r.cpu_high;  // most cores, or one core flat out
-  f.title = saturated ? fmt::format("the GPU is busy only {} of the time while the CPU is saturated: input "
-                                    "preprocessing is the bottleneck",
-                                    Pct(util))
+  // How busy the CPU is, as measured: the job's share of the cores, else the machine's CPU.
+  const std::string cpu = r.one_core_saturated ? std::string("one core is flat out")
+                          : r.tree_cpu_of_cores_pct ? fmt::format("the job keeps {} of the cores busy", Pct(*r.tree_cpu_of_cores_pct))
+                          : r.cpu_mean_pct          ? fmt::format("the CPU is {} busy", Pct(*r.cpu_mean_pct))
+                                                    : std::string("the CPU is busy");
+  f.title = saturated ? fmt::format("the GPU is busy only {} of the time while {}: work on the CPU, most often input "
+                                    "preprocessing, holds it back",
+                                    Pct(util), cpu)
                       : fmt::format("the GPU is busy {} of the time while the job keeps {:.1f} CPU cores busy: it "
                                     "waits on host-side work",
                                     Pct(util), r.tree_cpu_demand_pct.value_or(0) / 100.0);  // not saturated: a tree
