@@ -180,23 +180,23 @@ Diagnosis Diagnose(const std::string& text, const std::string& name) {
   return d;
 }
 
-TEST(WandbEventsImport, IdleGpuDiagnosedAsTheSameSageMakerLog) {
-  Diagnosis wandb = Diagnose(WandbLog(20, 1, 2), "wandb-events.jsonl");
-  Diagnosis sagemaker = Diagnose(SageMakerLog(20, 1, 2), "metrics.json");
-  EXPECT_EQ(wandb.classification, ResourceClass::kIdle) << ResourceClassName(wandb.classification);
+// The W&B log and the SageMaker log of the same figures are classified and diagnosed alike.
+void ExpectDiagnosedAsTheSameSageMakerLog(double gpu_pct, double cpu_pct, ResourceClass want) {
+  Diagnosis wandb = Diagnose(WandbLog(20, gpu_pct, cpu_pct), "wandb-events.jsonl");
+  Diagnosis sagemaker = Diagnose(SageMakerLog(20, gpu_pct, cpu_pct), "metrics.json");
+  EXPECT_EQ(wandb.classification, want) << ResourceClassName(wandb.classification);
   EXPECT_EQ(wandb.classification, sagemaker.classification);
   ASSERT_FALSE(wandb.finding_ids.empty());
   EXPECT_EQ(wandb.finding_ids, sagemaker.finding_ids);
 }
 
+TEST(WandbEventsImport, IdleGpuDiagnosedAsTheSameSageMakerLog) {
+  ExpectDiagnosedAsTheSameSageMakerLog(1, 2, ResourceClass::kIdle);
+}
+
 // The shape of a real run (Space Invaders, GPU about 5% while the host CPU is about 70%).
 TEST(WandbEventsImport, StarvedGpuWithBusyCpuDiagnosedAsTheSameSageMakerLog) {
-  Diagnosis wandb = Diagnose(WandbLog(20, 5, 75), "wandb-events.jsonl");
-  Diagnosis sagemaker = Diagnose(SageMakerLog(20, 5, 75), "metrics.json");
-  EXPECT_EQ(wandb.classification, ResourceClass::kGpuStarvedCpu) << ResourceClassName(wandb.classification);
-  EXPECT_EQ(wandb.classification, sagemaker.classification);
-  ASSERT_FALSE(wandb.finding_ids.empty());
-  EXPECT_EQ(wandb.finding_ids, sagemaker.finding_ids);
+  ExpectDiagnosedAsTheSameSageMakerLog(5, 75, ResourceClass::kGpuStarvedCpu);
 }
 
 }  // namespace
