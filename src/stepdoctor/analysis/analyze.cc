@@ -347,6 +347,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   InputLimitSignals input_limit;
   if (opts.storage) {
     InputDemand demand = StepsToInputDemand(sig.steps, sig.resources, opts.samples_per_step);
+    AddBatchFromTrace(trace, worker, &demand);
     input_limit = ComputeInputLimit(demand, *opts.storage, &applied, sig.tf, sig.resources,
                                     {opts.data_readers, opts.bytes_per_sample});
     sig.input_limit = &input_limit;

@@ -6,6 +6,7 @@
 
 #include "stepdoctor/analysis/resource_signals.h"
 #include "stepdoctor/analysis/tf_signals.h"
+#include "stepdoctor/analysis/trace_to_batch_size.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 #include "stepdoctor/analysis/trace_to_step_signals.h"
 #include "stepdoctor/analysis/trace_to_steps.h"
@@ -50,6 +51,18 @@ InputDemand StepsToInputDemand(const StepSignals* steps, const ResourceSignals* 
   return d;
 }
 
+void AddBatchFromTrace(const Trace& trace, WorkerId worker, InputDemand* d) {
+  if (d->samples_per_step > 0 || d->steps == 0 || d->step_ms <= 0 || !worker.valid()) return;
+  std::optional<BatchSize> b = TraceToBatchSize(trace, worker);
+  if (!b) return;
+  const double wait_free_ms = std::max(d->step_ms - d->exposed_input_ms, kMinWaitFreeStepShare * d->step_ms);
+  d->samples_per_step = double(b->samples);
+  d->consumed_samples_per_s = d->samples_per_step * 1000.0 / d->step_ms;
+  d->needed_samples_per_s = d->samples_per_step * 1000.0 / wait_free_ms;
+  d->samples_from = b->Describe();
+  d->source = fmt::format("{} steps of {:.1f} ms, {}", d->steps, d->step_ms, d->samples_from);
+}
+
 Result<InputDemand> TraceToInputDemand(const Trace& trace, double samples_per_step) {
   WorkerId worker = PrimaryWorker(trace);
   StepWindows windows;
@@ -60,10 +73,12 @@ Result<InputDemand> TraceToInputDemand(const Trace& trace, double samples_per_st
   }
   std::unique_ptr<ResourceSignals> resources = trace.counters.empty() ? nullptr : ComputeResourceSignals(trace);
   InputDemand d = StepsToInputDemand(steps.step_count > 0 ? &steps : nullptr, resources.get(), samples_per_step);
+  AddBatchFromTrace(trace, worker, &d);
   if (d.needed_samples_per_s > 0 || d.needed_mb_per_s > 0) return d;
   if (steps.step_count > 0)
     return Result<InputDemand>(ErrorCode::kInvalidArgument,
-                               "the trace has steps but not the samples each reads: give --samples-per-step (the batch size)");
+                               "the trace has steps but not the samples each reads (its copies after each DataLoader fetch carry no "
+                               "shapes: record_shapes=True shows them): give --samples-per-step (the batch size)");
   return Result<InputDemand>(ErrorCode::kInvalidArgument, "no steps and no sampled reads: nothing says what the job reads");
 }
 

@@ -31,10 +31,15 @@ struct InputDemand {
   double consumed_mb_per_s = 0;       // read by the job's processes (live samples), 10^6 B/s
   double needed_mb_per_s = 0;         // that, scaled to steps without input wait (the rate alone without steps)
   std::string source;                 // one line: where the figures come from
+  std::string samples_from;           // where samples_per_step came from when the trace showed it ("" given)
 };
 
 // `steps`/`resources` may be null; `samples_per_step` 0 where not given.
 InputDemand StepsToInputDemand(const StepSignals* steps, const ResourceSignals* resources, double samples_per_step);
+// Where no samples per step are given, the trace's own batch (trace_to_batch_size.h), stated in
+// samples_from and the source line.
+void AddBatchFromTrace(const Trace& trace, WorkerId worker, InputDemand* d);
+
 // The same from a whole trace (its primary worker's steps, its live samples): for io-bench --trace.
 // Errors: the trace has neither steps nor sampled reads, or steps but no samples per step.
 Result<InputDemand> TraceToInputDemand(const Trace& trace, double samples_per_step);

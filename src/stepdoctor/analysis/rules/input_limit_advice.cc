@@ -38,7 +38,8 @@ void Evidence(const InputLimitSignals& s, InputLimit limit, Finding* f) {
       : !s.phase ? std::string("unknown: the probe measured nothing on the data's read path")
       : st.read_path == kPhaseSequential && s.bytes_per_sample <= 0
           ? std::string("unknown: the data is in large files and the bytes a sample takes are not known (give --bytes-per-sample)")
-          : std::string("unknown: the trace does not say how many samples a step reads (give --samples-per-step, the batch size)");
+          : std::string("unknown: the trace does not say how many samples a step reads (no shapes on the batch's copy: "
+                        "record_shapes=True shows them; or give --samples-per-step, the batch size)");
   f->evidence.push_back({"input limit", verdict});
   if (s.phase) {
     std::string rate = st.read_path == kPhaseSmallFiles
@@ -55,6 +56,7 @@ void Evidence(const InputLimitSignals& s, InputLimit limit, Finding* f) {
                                                         "samples/s for steps without input wait",
                                                         d.consumed_samples_per_s, d.samples_per_step, 1000.0 / d.step_ms,
                                                         d.needed_samples_per_s)});
+  if (!d.samples_from.empty()) f->evidence.push_back({"samples a step (from the trace)", d.samples_from});
   if (d.consumed_mb_per_s > 0)
     f->evidence.push_back({"the job's reads (live samples)", fmt::format("{:.1f} MB/s now; {:.1f} MB/s for steps without "
                                                                          "input wait", d.consumed_mb_per_s, d.needed_mb_per_s)});

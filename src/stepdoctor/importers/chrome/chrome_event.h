@@ -33,6 +33,7 @@ enum class KnownArg : int8_t {
   kBytes, kStream, kGrid, kBlock, kCollectiveName, kInMsgNelems,    // kept on the event
   kOutMsgNelems, kGroupSize, kProcessGroupName, kDtype, kStepNum, kGroupId, kTfOp, kIsEager,
   kTfFunctionCall, kKernelDetails, kMemcpyDetails, kSeq,
+  kInputDims,  // kept on batch copies only (analysis/trace_to_batch_size.h)
   kCount_
 };
 inline constexpr int kKnownArgCount = static_cast<int>(KnownArg::kCount_);

@@ -211,7 +211,7 @@ const std::string_view kKnownArgKeys[kKnownArgCount] = {
     "Total Allocated", "Total Reserved",
     "bytes", "stream", "grid", "block", "Collective name", "In msg nelems",
     "Out msg nelems", "Group size", "Process Group Name", "dtype", "step_num", "group_id", "tf_op", "is_eager",
-    "tf_function_call", "kernel_details", "memcpy_details", "Seq",
+    "tf_function_call", "kernel_details", "memcpy_details", "Seq", "Input Dims",
 };
 
 bool KnownArgIsStored(KnownArg a) { return a >= KnownArg::kBytes || a == KnownArg::kName; }
@@ -249,7 +249,7 @@ KnownArg ClassifyArgKey(std::string_view k) {
       if (is(KnownArg::kDeviceId)) return KnownArg::kDeviceId;
       break;
     case 10:
-      for (KnownArg a : {KnownArg::kSortIndex, KnownArg::kGroupSize})
+      for (KnownArg a : {KnownArg::kSortIndex, KnownArg::kGroupSize, KnownArg::kInputDims})
         if (is(a)) return a;
       break;
     case 11:

@@ -16,6 +16,7 @@
 #include "stepdoctor/importers/chrome/chrome_process_names.h"
 #include "stepdoctor/importers/chrome/horovod_phases.h"
 #include "stepdoctor/importers/chrome/chrome_device_props.h"
+#include "stepdoctor/model/batch_copy.h"
 #include "stepdoctor/importers/chrome/tf1_timeline_lanes.h"
 #include "stepdoctor/model/series_names.h"
 #include "stepdoctor/model/tf_op_classify.h"
@@ -137,6 +138,7 @@ struct ChromeTraceBuilder::State {
       const ParsedArg& a = e.args[k];
       // Known keys are interned once per file; correlation and device ids live in columns.
       if (a.known != KnownArg::kUnknown && !KnownArgIsStored(a.known)) continue;
+      if (a.known == KnownArg::kInputDims && !IsBatchCopyOpName(e.name)) continue;  // the batch's copies only
       Arg out;
       out.key = a.known != KnownArg::kUnknown ? known_keys[int(a.known)] : trace.strings.Intern(Capped(a.key));
       out.type = a.type;
