@@ -103,7 +103,7 @@ std::function<int()> SetupIoBench(CLI::App& sub) {
   sub.add_option("--duration", c->duration, "time for the whole measurement, e.g. 10s");
   sub.add_option("--samples-per-sec", c->samples_per_s, "samples per second the job needs");
   sub.add_option("--trace", c->trace, "the job's trace or samples file: what it needs, from its steps or its reads");
-  sub.add_option("--samples-per-step", c->samples_per_step, "samples each step of --trace reads (the batch size)");
+  sub.add_option("--samples-per-step", c->samples_per_step, "samples each step of --trace reads (the batch size; default: the batch a PyTorch trace with record_shapes shows)");
   sub.add_option("--bytes-per-sample", c->bytes_per_sample, "bytes read per sample, e.g. 110KB (default: mean file size)");
   sub.add_flag("--warm", c->warm, "leave the page cache alone (default: drop each file before reading it)");
   sub.add_option("--seed", c->seed, "which small files are sampled");

@@ -25,7 +25,7 @@ bool InputBound(const Report& r) {
 
 void AddDataProbeOptions(CLI::App& sub, DataProbeCli* o) {
   sub.add_option("--data", o->dir, "the dataset folder: when input-bound, probe its storage to tell storage from CPU");
-  sub.add_option("--samples-per-step", o->samples_per_step, "samples each step reads (the batch size), with --data");
+  sub.add_option("--samples-per-step", o->samples_per_step, "samples each step reads (the batch size), with --data (default: the batch a PyTorch trace with record_shapes shows)");
   sub.add_option("--bytes-per-sample", o->bytes_per_sample,
                  "bytes a sample reads, e.g. 110KB, with --data (default: the dataset's mean file size)");
   sub.add_option("--data-readers", o->readers, "parallel readers the job uses (num_workers, num_parallel_reads)");
