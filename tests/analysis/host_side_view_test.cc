@@ -104,6 +104,35 @@ TEST(HostSideView, WithoutLaunchCallsLongOperatorsThatCannotWaitAreCpuWork) {
   EXPECT_EQ(copy.verdict.bottleneck, Bottleneck::kUnknown);
 }
 
+// Three tiny steps that only queue a matmul each, then the profiler's own synchronize at stop
+// waits `wait_ms` for the queued work: the device's time, not recorded, is the longer.
+std::string QueuedGemms(double wait_ms) {
+  std::string ev;
+  for (int i = 0; i < 3; ++i) {
+    const double t = i * 200.0;
+    ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, 190);
+    ev += X("cpu_op", "aten::mm", 1, 1, t + 20, 120);
+  }
+  ev += X("python_function", "torch/cuda/__init__.py(1267): synchronize", 1, 1, 700, wait_ms * 1000);
+  return Doc(ev, kGpu);
+}
+
+TEST(HostSideView, AWaitOnTheDeviceSaysItWasBusyBothSides) {
+  Report r = Analyze(QueuedGemms(2.4));
+  EXPECT_EQ(r.verdict.summary.rfind("too little to diagnose", 0), 0u) << r.verdict.summary;
+  EXPECT_NE(r.verdict.summary.find("the host then waited 2.40 ms on the device (torch/cuda/__init__.py(1267): "
+                                   "synchronize): its work, not recorded, outlasts the host's"),
+            std::string::npos)
+      << r.verdict.summary;
+  const Finding* f = Find(r, "device_activity_missing");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(testing::EvidenceText(*f).find("the host waited 2.40 ms on the device"), std::string::npos);
+  const double under = 0.9 * kDeviceWaitEvidenceNs / 1e6;  // a wait this short says little
+  Report short_wait = Analyze(QueuedGemms(under));
+  EXPECT_EQ(short_wait.verdict.summary.find("waited"), std::string::npos) << short_wait.verdict.summary;
+  EXPECT_EQ(testing::EvidenceText(*Find(short_wait, "device_activity_missing")).find("waited"), std::string::npos);
+}
+
 TEST(HostSideView, OperatorsThatCanWaitOnTheDevice) {
   for (const char* n : {"aten::to", "aten::copy_", "aten::item", "aten::_local_scalar_dense", "aten::nonzero",
                         "cudaDeviceSynchronize", "Memcpy HtoD"})

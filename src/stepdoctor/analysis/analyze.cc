@@ -429,6 +429,12 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     r.verdict.summary = fmt::format("too little to diagnose: the steps analysed span {:.1f} us in all, under the {} ms "
                                     "a training step needs to say anything about it",
                                     analysed_ms * 1e3, kMinAnalysableWindowNs / 1'000'000);
+    // Without device records the steps are the host's time alone; a longer wait on the device
+    // says the device's share, not recorded, is the larger.
+    if (steps.device_missing && steps.device_wait_ms > analysed_ms)
+      r.verdict.summary += fmt::format("; the host then waited {:.2f} ms on the device ({}): its work, not recorded, "
+                                       "outlasts the host's",
+                                       steps.device_wait_ms, steps.device_wait_name);
     r.coverage.confidence = "low";
   }
   TfVerdictsToReport(trace, &r);

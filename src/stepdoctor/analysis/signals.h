@@ -45,6 +45,8 @@ struct StepSignals {
   bool device_nothing_launched = false;  // device_missing, and no call in the window issued device work
   bool device_tracer_on = false;  // device_missing, though the device tracer was on (DeviceEvidence::tracer_on)
   std::string profiler_window;     // device_missing: the profiler's span far beyond the events (DeviceEvidence)
+  double device_wait_ms = 0;       // device_missing: the longest host wait on the device (DeviceEvidence)
+  std::string device_wait_name;
   int step_count = 0;
   std::vector<int64_t> step_numbers;
   std::vector<double> step_ms;     // per step

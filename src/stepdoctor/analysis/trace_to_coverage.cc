@@ -8,6 +8,7 @@
 #include <map>
 #include <vector>
 
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/model/runtime_calls.h"
 #include "stepdoctor/model/series_names.h"
 
@@ -146,6 +147,23 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
   if (!out.evidence.empty()) {
     out.coverage = DeviceCoverage::kMissing;
     out.profiler_window = ProfilerWindowBeyondEvents(trace, worker);
+    // A wait on the device says it was busy then, though none of its work was recorded.
+    StringId longest_name{};
+    for (const auto& t : trace.timelines) {
+      if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
+      for (size_t i = 0; i < t.ev.size(); ++i)
+        if (t.ev.dur_ns[i] > out.longest_device_wait_ns &&
+            trace.str(t.ev.name[i]).find("ynchroniz") != std::string_view::npos)
+          out.longest_device_wait_ns = t.ev.dur_ns[i], longest_name = t.ev.name[i];
+    }
+    if (out.longest_device_wait_ns >= kDeviceWaitEvidenceNs) {
+      out.longest_device_wait_name = std::string(trace.str(longest_name));
+      out.evidence.push_back(fmt::format("the host waited {:.2f} ms on the device in {}: the device was still running "
+                                         "work then, none of it recorded",
+                                         out.longest_device_wait_ns / 1e6, out.longest_device_wait_name));
+    } else {
+      out.longest_device_wait_ns = 0;
+    }
   }
   return out;
 }

@@ -41,6 +41,10 @@ struct DeviceEvidence {
   // kMissing, and the profiler's own span at least twice as long as the host's events: how long
   // it recorded and how little of that holds anything; else empty.
   std::string profiler_window;
+  // kMissing: the longest host call that waits on the device (a *Synchronize, torch.cuda.
+  // synchronize): the device was still running work, not recorded, for that long. 0: none.
+  int64_t longest_device_wait_ns = 0;
+  std::string longest_device_wait_name;
 };
 
 DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker);

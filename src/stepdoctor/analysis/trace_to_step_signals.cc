@@ -166,6 +166,8 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   s.device_nothing_launched = device.nothing_launched;
   s.device_tracer_on = device.tracer_on;
   s.profiler_window = std::move(device.profiler_window);
+  s.device_wait_ms = device.longest_device_wait_ns / 1e6;
+  s.device_wait_name = std::move(device.longest_device_wait_name);
   s.no_host_events = device.coverage == DeviceCoverage::kCaptured &&
                      std::none_of(trace.timelines.begin(), trace.timelines.end(), [&](const Timeline& t) {
                        return t.worker == worker && t.kind == TimelineKind::kHostThread && t.ev.size() > 0;

@@ -86,6 +86,10 @@ inline constexpr double kHostCpuWorkShare = 0.5;  // CPU operators >= half the h
 // is in those gaps, not in the operators it lists.
 inline constexpr double kHostUnrecordedGapShare = 0.5;
 
+// --- device_activity_missing: a host wait on the device this long is stated as evidence that the
+// device was busy (trace_to_coverage)
+inline constexpr int64_t kDeviceWaitEvidenceNs = 1'000'000;
+
 // --- idle_gpu (unused: kUnusedGpuPeakPct)
 inline constexpr double kHeldMemoryBytes = 1024.0 * 1024 * 1024;  // >= 1 GiB on an unused GPU: a process holds it
 // ... in at least half of the memory samples: a process waits there (fewer: it touched the GPU
