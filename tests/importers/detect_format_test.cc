@@ -98,7 +98,23 @@ TEST(DetectFormat, JsonKinds) {
 TEST(DetectFormat, TextLogs) {
   EXPECT_EQ(DetectFormat("timestamp, utilization.gpu [%]\n2024/01/01 00:00:00.000, 50 %\n", "gpu.log"),
             InputFormat::kCsv);
-  EXPECT_EQ(DetectFormat("+---+\n| NVIDIA-SMI 535.54  Driver Version: 535.54 |\n", "job.log"), InputFormat::kCsv);
+  // nvidia-smi's table alone is a table log; with a --query-gpu CSV header below it, a job log
+  // whose CSV the CSV importer reads.
+  EXPECT_EQ(DetectFormat("+---+\n| NVIDIA-SMI 535.54  Driver Version: 535.54 |\n", "job.log"), InputFormat::kNvidiaSmiTable);
+  EXPECT_EQ(DetectFormat("+---+\n| NVIDIA-SMI 535.54  Driver Version: 535.54 |\n+---+\n"
+                         "+ nvidia-smi --query-gpu=index,utilization.gpu --format=csv -l 5\n"
+                         "index, utilization.gpu [%]\n0, 5 %\n",
+                         "job.log"),
+            InputFormat::kCsv);
+  EXPECT_EQ(DetectFormat("+ nvidia-smi --query-gpu=index,utilization.gpu --format=csv -l 5\n"
+                         "+---+\n| NVIDIA-SMI 535.54  Driver Version: 535.54 |\n+---+\n",
+                         "job.log"),
+            InputFormat::kNvidiaSmiTable);  // the command line names the fields, but is no header
+  EXPECT_EQ(DetectFormat("# gpu    pwr  gtemp  mtemp     sm    mem\n# Idx      W      C      C      %      %\n", "g.log"),
+            InputFormat::kNvidiaSmiDmon);
+  EXPECT_EQ(DetectFormat("starting monitor\n#Date       Time        gpu    pwr     sm\n", "g.log"),
+            InputFormat::kNvidiaSmiDmon);
+  EXPECT_EQ(DetectFormat("# gpu is busy\n", "notes.txt"), InputFormat::kUnknown);  // no dmon column beside gpu
   EXPECT_EQ(DetectFormat("hello world\n", "notes.txt"), InputFormat::kUnknown);
   EXPECT_EQ(DetectFormat("", "empty"), InputFormat::kUnknown);
 }

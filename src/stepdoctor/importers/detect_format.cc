@@ -5,6 +5,7 @@
 
 #include "stepdoctor/importers/chrome/json_value_scan.h"
 #include "stepdoctor/importers/samples/gpu_csv_columns.h"
+#include "stepdoctor/importers/samples/nvidia_smi_dmon_to_trace.h"
 
 namespace stepdoctor {
 namespace {
@@ -113,6 +114,31 @@ bool TopLevelKeysMayBeChromeTrace(std::string_view head, size_t i) {
   }
 }
 
+// Lines of the head, the last one dropped when the head cuts it.
+template <typename F>
+bool AnyLine(std::string_view head, size_t max_lines, F&& f) {
+  size_t start = 0;
+  for (size_t n = 0; n < max_lines && start < head.size(); ++n) {
+    size_t nl = head.find('\n', start);
+    if (nl == std::string_view::npos) return false;
+    if (f(head.substr(start, nl - start))) return true;
+    start = nl + 1;
+  }
+  return false;
+}
+
+// A CSV header below nvidia-smi's table (a job log that runs `nvidia-smi` and then
+// `nvidia-smi --query-gpu=... --format=csv`): a line with a comma, outside the table's box,
+// naming a GPU metric, that is not the command line (which names the fields too).
+bool HoldsGpuCsvHeader(std::string_view head) {
+  constexpr size_t kMaxLines = 1000;  // all of a 64 KiB head
+  return AnyLine(head, kMaxLines, [](std::string_view line) {
+    size_t i = line.find_first_not_of(std::string_view(" \t\0", 3));
+    if (i == std::string_view::npos || line[i] == '|' || line[i] == '+') return false;
+    return Contains(line, ",") && !Contains(line, "nvidia-smi") && gpucsv::NamesAGpuMetric(line.substr(i));
+  });
+}
+
 }  // namespace
 
 const char* InputFormatName(InputFormat f) {
@@ -124,6 +150,8 @@ const char* InputFormatName(InputFormat f) {
     case InputFormat::kXSpace: return "xspace";
     case InputFormat::kTfRecordEvents: return "tfevents";
     case InputFormat::kCsv: return "csv";
+    case InputFormat::kNvidiaSmiTable: return "nvidia-smi-table";
+    case InputFormat::kNvidiaSmiDmon: return "nvidia-smi-dmon";
   }
   return "?";
 }
@@ -161,9 +189,14 @@ InputFormat DetectFormat(std::string_view head, std::string_view name) {
   if ((EndsWith(name, ".xplane.pb") || EndsWith(name, ".xspace.pb") || EndsWith(name, ".xspace")) &&
       LooksLikeXSpace(head))
     return InputFormat::kXSpace;
-  // A job log that prints nvidia-smi's default table before its `--query-gpu --format=csv`
-  // rows: the CSV importer finds the header below the table.
-  if (Contains(head, "NVIDIA-SMI") && Contains(head, "Driver Version")) return InputFormat::kCsv;
+  // `nvidia-smi dmon`: its "# gpu  pwr  gtemp ..." header within the first lines (a job log
+  // may echo a line or two first). Before CSV: `dmon --format csv` has commas.
+  constexpr size_t kDmonHeaderLines = 20;
+  if (AnyLine(head, kDmonHeaderLines, [](std::string_view l) { return IsDmonHeader(l); })) return InputFormat::kNvidiaSmiDmon;
+  // nvidia-smi's default table: a log of its snapshots, or a job log that prints it before its
+  // `--query-gpu --format=csv` rows, where the CSV importer finds the header below the table.
+  if (Contains(head, "NVIDIA-SMI") && Contains(head, "Driver Version"))
+    return HoldsGpuCsvHeader(head) ? InputFormat::kCsv : InputFormat::kNvidiaSmiTable;
   // CSV: printable text whose first line has commas, or names a GPU metric by itself (a log
   // of `nvidia-smi --query-gpu=utilization.gpu --format=csv` has one column and no comma).
   size_t nl = head.find('\n');

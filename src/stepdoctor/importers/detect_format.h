@@ -15,6 +15,8 @@ enum class InputFormat {
   kXSpace,           // TensorFlow/JAX profiler XSpace protobuf
   kTfRecordEvents,   // TensorBoard event file (TFRecord framing around Event protos)
   kCsv,              // a CSV with a header line (nvidia-smi --format=csv logs)
+  kNvidiaSmiTable,   // nvidia-smi's default table, one or many snapshots (`nvidia-smi -l`, a loop)
+  kNvidiaSmiDmon,    // `nvidia-smi dmon` output ("# gpu  pwr  gtemp ..." headers, one row per GPU a poll)
 };
 
 const char* InputFormatName(InputFormat f);

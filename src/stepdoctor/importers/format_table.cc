@@ -2,6 +2,8 @@
 #include "stepdoctor/importers/chrome/chrome_json_to_trace.h"
 #include "stepdoctor/importers/import_paths.h"
 #include "stepdoctor/importers/samples/nvidia_smi_csv_to_trace.h"
+#include "stepdoctor/importers/samples/nvidia_smi_dmon_to_trace.h"
+#include "stepdoctor/importers/samples/nvidia_smi_table_to_trace.h"
 #include "stepdoctor/importers/samples/samples_to_trace.h"
 #include "stepdoctor/importers/tfevents/tfevents_to_trace.h"
 #include "stepdoctor/importers/xplane/xspace_to_trace.h"
@@ -16,6 +18,8 @@ Status ImportChrome(PeekableSource& src, Trace& trace, const ImportOptions& opts
 }
 Status ImportJsonLines(PeekableSource& src, Trace& trace, const ImportOptions&) { return ImportSamplesJsonLines(src, trace); }
 Status ImportCsv(PeekableSource& src, Trace& trace, const ImportOptions&) { return ImportGpuCsv(src, trace); }
+Status ImportSmiTable(PeekableSource& src, Trace& trace, const ImportOptions&) { return ImportNvidiaSmiTable(src, trace); }
+Status ImportSmiDmon(PeekableSource& src, Trace& trace, const ImportOptions&) { return ImportNvidiaSmiDmon(src, trace); }
 
 Status ImportXPlane(PeekableSource& src, Trace& trace, const ImportOptions& opts) {
   XSpaceImportOptions xo;
@@ -34,6 +38,8 @@ constexpr Entry kImporters[] = {
     {InputFormat::kChromeJson, &ImportChrome},
     {InputFormat::kJsonLines, &ImportJsonLines},
     {InputFormat::kCsv, &ImportCsv},
+    {InputFormat::kNvidiaSmiTable, &ImportSmiTable},
+    {InputFormat::kNvidiaSmiDmon, &ImportSmiDmon},
     {InputFormat::kXSpace, &ImportXPlane},
     {InputFormat::kTfRecordEvents, &ImportEventFile},
 };

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -17,6 +16,7 @@
 #include "stepdoctor/importers/samples/gpu_csv_columns.h"
 #include "stepdoctor/importers/samples/gpu_row_placer.h"
 #include "stepdoctor/importers/samples/line_reader.h"
+#include "stepdoctor/importers/samples/nvidia_smi_table_rows.h"
 #include "stepdoctor/importers/samples/series_sink.h"
 #include "stepdoctor/model/series_names.h"
 
@@ -46,25 +46,18 @@ struct Preamble {
   void Read(std::string_view line) {
     ++lines;
     if (line.find("NVIDIA-SMI") != std::string_view::npos) table = true;
-    if (line.find("Processes:") != std::string_view::npos) in_processes = true;
+    if (smitable::IsProcessesTitle(line)) in_processes = true;
     int64_t ns;
     if (date_ns == INT64_MIN && csv::ParseTableDate(line, &ns)) date_ns = ns;
     if (table && !in_processes) TableGpuRow(line);
     if (line.find("nvidia-smi") != std::string_view::npos) LoopInterval(line);
   }
 
-  // "|   0  NVIDIA A100-SXM4-40GB  On  | ..." names GPU 0 (the fan/temperature line below it
-  // starts "| N/A" or "| 30%", never a bare number followed by a name).
+  // "|   0  NVIDIA A100-SXM4-40GB  On  | ..." names GPU 0 (nvidia_smi_table_rows.h).
   void TableGpuRow(std::string_view line) {
-    if (line.empty() || line[0] != '|') return;
-    size_t i = line.find_first_not_of(' ', 1);
-    if (i == std::string_view::npos || line[i] < '0' || line[i] > '9') return;
-    int n = 0;
-    for (; i < line.size() && line[i] >= '0' && line[i] <= '9'; ++i) n = n * 10 + (line[i] - '0');
-    if (i + 1 >= line.size() || line[i] != ' ') return;
-    i = line.find_first_not_of(' ', i);
-    if (i == std::string_view::npos || !std::isalpha(static_cast<unsigned char>(line[i]))) return;
-    if (std::find(table_gpus.begin(), table_gpus.end(), n) == table_gpus.end()) table_gpus.push_back(n);
+    smitable::GpuHead head;
+    if (!smitable::ParseGpuHead(line, &head)) return;
+    if (std::find(table_gpus.begin(), table_gpus.end(), head.index) == table_gpus.end()) table_gpus.push_back(head.index);
   }
 
   // "-l 10", "-l10", "--loop=10", "-lms 500", "--loop-ms=500".
