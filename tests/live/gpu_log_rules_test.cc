@@ -117,6 +117,45 @@ TEST(GpuLogRules, MemoryHeldForMostOfTheLogBothSides) {
   EXPECT_EQ(g->fix.summary.find("py-spy"), std::string::npos);
 }
 
+// One GPU at 20% with memory.used `used_mib` of 10000 MiB (no memory columns when negative).
+std::string LowUtilLog(int used_mib) {
+  std::string s = used_mib < 0 ? "timestamp,utilization.gpu\n" : "timestamp,utilization.gpu,memory.used [MiB],memory.total [MiB]\n";
+  for (int i = 0; i < 20; ++i)
+    s += used_mib < 0 ? fmt::format("{},{}\n", 1000 + i, i % 2 ? 30 : 10)
+                      : fmt::format("{},{},{},10000\n", 1000 + i, i % 2 ? 30 : 10, used_mib);
+  return s;
+}
+
+// "A larger batch" only where the log shows the memory for it (both sides of kMemoryNearFullPct).
+TEST(GpuLogRules, LargerBatchAdvisedOnlyWithMemoryShownToSpare) {
+  auto fix = [](int used_mib) {
+    Report r = Diagnose(LowUtilLog(used_mib));
+    const Finding* f = FindIn(r, "low_gpu_utilisation");
+    EXPECT_NE(f, nullptr);
+    return f ? f->fix.summary : std::string();
+  };
+  EXPECT_NE(fix(5000).find("with memory to spare (peak 50.0% of it)"), std::string::npos) << fix(5000);
+  EXPECT_EQ(fix(int(kMemoryNearFullPct * 100)).find("larger batch"), std::string::npos);
+  EXPECT_EQ(fix(-1).find("larger batch"), std::string::npos);  // no memory in the log
+}
+
+// Memory full on a GPU that runs nothing: a process holds it; no model's peak to shrink.
+TEST(GpuLogRules, FullMemoryOnAnIdleGpuIsHeldNotUsed) {
+  std::string idle = "timestamp,utilization.gpu,memory.used [MiB],memory.total [MiB]\n";
+  for (int i = 0; i < 20; ++i) idle += fmt::format("{},0,9990,10000\n", 1000 + i);
+  Report r = Diagnose(idle);
+  const Finding* f = FindIn(r, "gpu_memory_near_full");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("while it ran no work"), std::string::npos) << f->title;
+  EXPECT_NE(f->fix.summary.find("which process holds the memory"), std::string::npos);
+  EXPECT_EQ(f->fix.summary.find("mixed precision"), std::string::npos);
+  Report busy = Diagnose(LowUtilLog(9990));  // the same memory on a GPU that works
+  const Finding* g = FindIn(busy, "gpu_memory_near_full");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->title.find("ran no work"), std::string::npos) << g->title;
+  EXPECT_NE(g->fix.summary.find("mixed precision"), std::string::npos);
+}
+
 TEST(GpuLogRules, GpuUtilisationNotLoggedRule) {
   std::string csv = "timestamp,memory_used,memory_total\n";
   for (int i = 0; i < 10; ++i) csv += fmt::format("{},10240,24576\n", 1000 + i);

@@ -1,6 +1,7 @@
 #include "stepdoctor/analysis/event_totals.h"
 
 #include "stepdoctor/core/checked_time.h"
+#include "stepdoctor/analysis/interval_set.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -49,6 +50,30 @@ std::vector<TopEvent> TotalsByName(const Trace& trace, TotalsScope scope, Worker
   std::sort(out.begin(), out.end(), [](const TopEvent& a, const TopEvent& b) {
     return a.total_ms != b.total_ms ? a.total_ms > b.total_ms : a.name < b.name;
   });
+  // Calls of one operator run at once on several threads (a TF executor's pool), and nest: the
+  // longest operators' shares are of the span in which a call of theirs runs, their calls'
+  // union, not their summed time (which can pass the span).
+  if (scope == TotalsScope::kHostOps && total > 0) {
+    std::unordered_map<StringId, size_t> top;  // name -> index in out
+    for (const auto& [name, a] : acc) {
+      (void)a;
+      const std::string_view n = trace.str(name);
+      for (size_t k = 0; k < out.size() && k < kWallShareNames; ++k)
+        if (out[k].name == n) top.emplace(name, k);
+    }
+    std::vector<std::vector<Interval>> raw(std::min(out.size(), kWallShareNames));
+    for (const auto& t : trace.timelines) {
+      if ((worker.valid() && t.worker != worker) || t.kind != TimelineKind::kHostThread) continue;
+      for (size_t i = 0; i < t.ev.size(); ++i) {
+        const EventKind k = t.ev.kind[i];
+        if (k != EventKind::kFrameworkOp && k != EventKind::kFrameworkOverhead) continue;
+        auto it = top.find(t.ev.name[i]);
+        if (it != top.end()) raw[it->second].push_back({t.ev.start_ns[i], t.end_ns(uint32_t(i))});
+      }
+    }
+    for (size_t k = 0; k < raw.size(); ++k)
+      out[k].share_pct = 100.0 * double(TotalLength(MakeIntervalSet(std::move(raw[k])))) / double(total);
+  }
   return out;
 }
 

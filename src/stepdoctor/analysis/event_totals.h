@@ -15,8 +15,11 @@ enum class TotalsScope {
 };
 
 // Sorted by total time, descending. share_pct: kernels, of the summed kernel time; host operators
-// (which nest), of the span from the first operator's start to the last one's end. `worker`
-// invalid = all.
+// (which nest, and run at once on several threads), the time in which a call of the operator
+// runs (its calls' union) as a share of the span from the first operator's start to the last
+// one's end, for the kWallShareNames longest; the rest, their summed time over that span.
+// `worker` invalid = all.
+inline constexpr size_t kWallShareNames = 64;
 std::vector<TopEvent> TotalsByName(const Trace& trace, TotalsScope scope, WorkerId worker = {});
 
 }  // namespace stepdoctor

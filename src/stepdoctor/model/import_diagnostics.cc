@@ -37,6 +37,7 @@ constexpr ImportIssueInfo kInfo[] = {
     {"joined_captures", Severity::kInfo, "process(es) whose successive profiling cycles, one file each, were read as one worker"},
     {"long_text_cut", Severity::kInfo, "names or text arguments over 64 KiB, cut to their first 64 KiB"},
     {"large_value_dropped", Severity::kInfo, "arrays or objects over 64 KiB inside events, dropped (the events kept)"},
+    {"duplicate_lane", Severity::kWarning, "lanes that repeat another lane event for event (a timeline written twice): kept once"},
 };
 static_assert(sizeof(kInfo) / sizeof(kInfo[0]) == static_cast<size_t>(ImportIssue::kCount_));
 

@@ -51,6 +51,7 @@ enum class ImportIssue : uint8_t {
   kJoinedCaptures,        // files of one process's successive profiling cycles: read as one worker
   kLongTextCut,           // a name or text argument over kMaxTextBytes: kept, cut to its first kMaxTextBytes
   kLargeValueDropped,     // an array or object over kMaxTextBytes inside an event: dropped, the event kept
+  kDuplicateLane,         // a lane the same, event for event, as another of its worker (written twice): kept once
   kCount_
 };
 

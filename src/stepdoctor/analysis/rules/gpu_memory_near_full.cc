@@ -51,6 +51,24 @@ std::optional<Finding> GpuMemoryNearFull(const Signals& sig) {
       "    loss = model(x)  # half the activation memory\n"
       "# activation checkpointing: torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)\n"
       "# fragmentation: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True";
+  // A GPU that runs nothing yet is full: no model's peak to shrink, but a process holding it
+  // (a framework reserving all memory at start, a process left behind).
+  if (worst->unused && worst->util_peak_pct) {
+    f.title += fmt::format(" while it ran no work (utilisation never reached {:.0f}%)", kUnusedGpuPeakPct);
+    f.gain_text = "no direct speed-up: the memory is held, not used by work on this GPU; freeing it lets a job "
+                  "that computes there fit";
+    f.fix.summary =
+        "See which process holds the memory (nvidia-smi's process list, or `nvidia-smi --query-compute-apps="
+        "pid,used_memory --format=csv`): a framework that reserves all of a GPU at start (TensorFlow without memory "
+        "growth, JAX's preallocation), or a process left from an earlier run; limit or free it.";
+    f.fix.tensorflow =
+        "for gpu in tf.config.list_physical_devices('GPU'):\n"
+        "    tf.config.experimental.set_memory_growth(gpu, True)  # take memory as needed, not all at start";
+    f.fix.pytorch =
+        "# a PyTorch process holds what it allocated and cached; in a process that no longer needs the GPU:\n"
+        "torch.cuda.empty_cache()\n"
+        "# JAX beside it preallocates 75% of the GPU: XLA_PYTHON_CLIENT_PREALLOCATE=false";
+  }
   return f;
 }
 

@@ -4,6 +4,10 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/resource_rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
+
+#include <algorithm>
+#include <optional>
 
 namespace stepdoctor::rules {
 
@@ -26,9 +30,17 @@ std::optional<Finding> LowGpuUtilisation(const Signals& sig) {
   AddGpuMemoryEvidence(r, &f.evidence);
   if (r.tree_cpu_mean_pct) f.evidence.push_back({"job's CPU use", Cores(*r.tree_cpu_mean_pct)});
   f.evidence.push_back(SamplesEvidence(r));
+  // A larger batch only where the log shows the memory for it: the fullest GPU in use.
+  std::optional<double> mem_peak_pct;
+  for (const auto& g : r.gpus)
+    if (!g.unused && g.mem_used_peak_pct) mem_peak_pct = std::max(mem_peak_pct.value_or(0), *g.mem_used_peak_pct);
   f.fix.summary =
       "Find what the GPU waits on: run the job under `stepdoctor run -- ...` (CPU and disk alongside the GPU) "
-      "or take a short profile; a GPU this idle with memory to spare can also take a larger batch.";
+      "or take a short profile";
+  f.fix.summary += mem_peak_pct && *mem_peak_pct < kMemoryNearFullPct
+                       ? fmt::format("; with memory to spare (peak {} of it), the GPU can also take a larger batch.",
+                                     Pct(*mem_peak_pct))
+                       : ".";
   SetProfileAFewStepsCode(&f.fix);
   return f;
 }

@@ -16,6 +16,7 @@
 #include "stepdoctor/importers/chrome/chrome_process_names.h"
 #include "stepdoctor/importers/chrome/horovod_phases.h"
 #include "stepdoctor/importers/chrome/chrome_device_props.h"
+#include "stepdoctor/importers/chrome/chrome_duplicate_lanes.h"
 #include "stepdoctor/model/batch_copy.h"
 #include "stepdoctor/importers/chrome/tf1_timeline_lanes.h"
 #include "stepdoctor/model/series_names.h"
@@ -413,7 +414,6 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   for (const auto& tl : s.tls) timelines.push_back(tl.id);
   if (s.horovod) ReadHorovodPhases(trace, timelines, s.source);
   if (stats.trailing_garbage) trace.diagnostics.Count(ImportIssue::kTrailingGarbage);
-
   // Close ranges that never ended at the end of their thread's activity (the latest start or
   // end on that thread: timestamps may be negative, so there is no zero to start from).
   for (auto& tl : s.tls) {
@@ -424,7 +424,7 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
     for (uint32_t idx : tl.open_b) t.ev.dur_ns[idx] = std::max<int64_t>(0, last - t.ev.start_ns[idx]);
     trace.diagnostics.Count(ImportIssue::kUnclosedBegin, tl.open_b.size());
   }
-
+  DropDuplicateLanes(trace, timelines, s.source);  // after the closes: they index the events
   // Worker identity.
   Worker& w = trace.workers[s.worker.v];
   w.rank = s.rank;
