@@ -52,5 +52,19 @@ TEST(DuplicateLanes, TheSameOpsAtOtherTimesAreNotCopies) {
   EXPECT_EQ(t.diagnostics.count(ImportIssue::kDuplicateLane), 0u);
 }
 
+// TF1's stream:all holds the same kernels as a lone stream: alike, but another lane, kept.
+TEST(DuplicateLanes, LanesOfOtherNamesAreNeverCopies) {
+  std::string ev;
+  for (const char* lane : {"/device:GPU:0/stream:all Compute", "/device:GPU:0/stream:20 Compute"}) {
+    const int pid = lane[21] == 'a' ? 5 : 6;
+    ev += ",{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(pid) + ",\"args\":{\"name\":\"" +
+          lane + "\"}}";
+    for (int k = 0; k < 4; ++k) ev += X("Op", "MatMul", pid, 0, 100 + k * 50, 20);
+  }
+  Trace t = testing::ImportChrome("{\"traceEvents\":[" + ev.substr(1) + "]}");
+  EXPECT_EQ(t.diagnostics.count(ImportIssue::kDuplicateLane), 0u);
+  EXPECT_EQ(OpNs(t, "MatMul"), 2 * 4 * 20'000);
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <functional>
 #include <unordered_map>
 
 namespace stepdoctor::chrome {
@@ -27,22 +28,23 @@ bool SameEvents(const Timeline& a, const Timeline& b) {
 
 }  // namespace
 
-size_t DropDuplicateLanes(Trace& trace, const std::vector<TimelineId>& timelines, const std::string& source) {
+size_t DropDuplicateLanes(Trace& trace, const std::vector<LabelledLane>& lanes, const std::string& source) {
   size_t dropped = 0, events = 0;
   // First the lanes long enough that a repeat can only be a copy; once the file is known to hold
   // copies, its short lanes too (a thread that ran one op in each copy).
   for (size_t min_events : {kMinDuplicateLaneEvents, size_t(1)}) {
     if (min_events == 1 && dropped == 0) break;
-    std::unordered_multimap<uint64_t, TimelineId> seen;
-    for (TimelineId id : timelines) {
-      Timeline& t = trace.timeline(id);
+    std::unordered_multimap<uint64_t, size_t> seen;  // hash -> index in lanes
+    for (size_t k = 0; k < lanes.size(); ++k) {
+      Timeline& t = trace.timeline(lanes[k].id);
       if (t.ev.size() < min_events) continue;
-      const uint64_t h = LaneHash(t);
+      const uint64_t h = Mix(LaneHash(t), std::hash<std::string>{}(lanes[k].label));
       bool dup = false;
       auto [lo, hi] = seen.equal_range(h);
-      for (auto it = lo; it != hi && !dup; ++it) dup = SameEvents(trace.timeline(it->second), t);
+      for (auto it = lo; it != hi && !dup; ++it)
+        dup = lanes[it->second].label == lanes[k].label && SameEvents(trace.timeline(lanes[it->second].id), t);
       if (!dup) {
-        seen.emplace(h, id);
+        seen.emplace(h, k);
         continue;
       }
       ++dropped;

@@ -12,9 +12,16 @@
 
 namespace stepdoctor::chrome {
 
-// Empties each timeline of `timelines` (one file's) that repeats an earlier one of the same
-// worker with at least kMinDuplicateLaneEvents events; notes and counts them. Returns how many.
+// One file's lane and its label (process and thread names as the file gives them).
+struct LabelledLane {
+  TimelineId id;
+  std::string label;
+};
+// Empties each lane of `lanes` that repeats an earlier one with the same label, worker and
+// events (at least kMinDuplicateLaneEvents of them; once copies are found, shorter lanes too);
+// notes and counts them. Lanes of other names are never copies, however alike (TF1's
+// "stream:all" holds the same kernels as a lone "stream:20"). Returns how many.
 inline constexpr size_t kMinDuplicateLaneEvents = 3;
-size_t DropDuplicateLanes(Trace& trace, const std::vector<TimelineId>& timelines, const std::string& source);
+size_t DropDuplicateLanes(Trace& trace, const std::vector<LabelledLane>& lanes, const std::string& source);
 
 }  // namespace stepdoctor::chrome

@@ -114,20 +114,16 @@ struct ChromeTraceBuilder::State {
 
   TlState& Tl(IdKey pid, IdKey tid) {
     auto [it, inserted] = tl_index.try_emplace({pid, tid}, uint32_t(tls.size()));
-    if (inserted) {
+    if (inserted) {  // a string tid has no number: the timeline's tid is then its first-seen order, negated
       TlState s;
-      s.pid = pid;
-      s.tid = tid;
-      // A string tid has no number: the timeline's tid is then its first-seen order, negated.
-      int64_t tid_num = tid.is_string ? -1 - tid.v : tid.v;
-      s.id = trace.AddTimeline(worker, DeviceId{}, TimelineKind::kHostThread, tid_num, {});
+      s.pid = pid, s.tid = tid;
+      s.id = trace.AddTimeline(worker, DeviceId{}, TimelineKind::kHostThread, tid.is_string ? -1 - tid.v : tid.v, {});
       tls.push_back(std::move(s));
     }
     return tls[it->second];
   }
 
   std::string_view Capped(std::string_view text) { return CapText(text, trace.diagnostics); }
-
   // Counts an event that is not kept, remembering the first reason for the import's message.
   void Skip(ImportIssue why) {
     if (skipped++ == 0) first_skip = why;
@@ -405,11 +401,9 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   if (stats.truncated && !(s.horovod && stats.ended_between_events))
     trace.diagnostics.Note(ImportIssue::kTruncatedInput, s.source + ": the file ends early (truncated)");
   if (stats.broken)
-    trace.diagnostics.Note(ImportIssue::kBrokenStructure,
-                           s.source + ": the JSON structure breaks at byte " + std::to_string(stats.broken_at));
+    trace.diagnostics.Note(ImportIssue::kBrokenStructure, s.source + ": the JSON structure breaks at byte " + std::to_string(stats.broken_at));
   if (stats.value_too_large)
-    trace.diagnostics.Note(ImportIssue::kOversizedValue,
-                           s.source + ": one value is larger than the size cap; reading stopped there");
+    trace.diagnostics.Note(ImportIssue::kOversizedValue, s.source + ": one value is larger than the size cap; reading stopped there");
   std::vector<TimelineId> timelines;  // this file's, all made by now
   for (const auto& tl : s.tls) timelines.push_back(tl.id);
   if (s.horovod) ReadHorovodPhases(trace, timelines, s.source);
@@ -424,7 +418,13 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
     for (uint32_t idx : tl.open_b) t.ev.dur_ns[idx] = std::max<int64_t>(0, last - t.ev.start_ns[idx]);
     trace.diagnostics.Count(ImportIssue::kUnclosedBegin, tl.open_b.size());
   }
-  DropDuplicateLanes(trace, timelines, s.source);  // after the closes: they index the events
+  std::vector<LabelledLane> lanes;  // after the closes: they index the events
+  for (const auto& tl : s.tls) {
+    auto p = s.process_name.find(tl.pid), pe = s.process_name.end();
+    auto t = s.thread_name.find({tl.pid, tl.tid});
+    lanes.push_back({tl.id, (p != pe ? p->second : "") + '\x1f' + (t != s.thread_name.end() ? t->second : "")});
+  }
+  DropDuplicateLanes(trace, lanes, s.source);
   // Worker identity.
   Worker& w = trace.workers[s.worker.v];
   w.rank = s.rank;
