@@ -45,9 +45,9 @@ enum class ImportIssue : uint8_t {
   kTimeOutOfRange,        // a start, end or sample time outside +-kMaxTimeNs (core/checked_time.h): skipped
   kValueOutOfRange,       // a byte count past int64 or a step number past kMaxStepNumber: the sample skipped
   kIdNotInt64,            // a numeric pid/tid outside int64 or not whole (1e300, 2^64-1, 1.5): kept, read as its text
-  kGpuAttribution,        // GPU log rows whose GPU column does not tell GPUs apart: told apart another way
+  kGpuAttribution,        // GPU log rows no GPU column tells apart: told apart another way (position, bursts)
   kSharedTimestamp,       // samples of one series sharing a time (a clock coarser than the polling): spread
-  kAssumedUnit,           // a column without a unit whose values fit only one unit: read in that unit
+  kAssumedUnit,           // a column without a unit, or a headerless log's column, read as what its values fit
   kJoinedCaptures,        // files of one process's successive profiling cycles: read as one worker
   kLongTextCut,           // a name or text argument over kMaxTextBytes: kept, cut to its first kMaxTextBytes
   kLargeValueDropped,     // an array or object over kMaxTextBytes inside an event: dropped, the event kept

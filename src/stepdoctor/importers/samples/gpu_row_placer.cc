@@ -20,6 +20,9 @@ constexpr size_t kProbeRows = 512;           // rows read before deciding how GP
 constexpr size_t kMaxRowsPerTime = 65536;    // a time shared by more rows is placed as it stands (bounded memory)
 constexpr double kLastTimeSpreadS = 1.0;     // rows sharing the only time are spread over 1 s (a clock in whole seconds)
 constexpr int kMaxNumericGpuIndex = 100000;  // a larger "index" is an id, numbered in order of appearance
+constexpr double kMaxInBurstGapShare = 0.05;  // gaps within a burst at most this share of the gaps between bursts
+constexpr int kMinFullBursts = 2;            // bursts of one size seen whole before rows are read as bursts
+constexpr double kBurstSplitShare = 0.2;     // later, a gap over this share of the shortest between-burst gap starts a burst
 
 // The number in a key cell ("3"), or -1.
 int SmallNumber(const std::string& s) {
@@ -89,7 +92,8 @@ void GpuRowPlacer::Decide() {
   }
   if (best) mode_ = Mode::kColumn, key_ = *best;
   else if (polls_) mode_ = Mode::kTableCycle;
-  else mode_ = keys_.empty() ? Mode::kOneGpu : Mode::kPosition;
+  else if (keys_.empty()) mode_ = DecideBursts() ? Mode::kBurst : Mode::kOneGpu;
+  else mode_ = Mode::kPosition;
 
   // Say so where a GPU column the log has was passed over.
   std::string chosen = mode_ == Mode::kColumn ? fmt::format("GPUs told apart by the `{}` column", keys_[key_].header)
@@ -115,6 +119,46 @@ void GpuRowPlacer::Decide() {
   for (Row& r : probe) Place(std::move(r));
 }
 
+bool GpuRowPlacer::DecideBursts() {
+  if (probe_.size() < 4) return false;
+  int64_t longest = 0;
+  for (size_t i = 0; i + 1 < probe_.size(); ++i) longest = std::max(longest, probe_[i + 1].ts_ns - probe_[i].ts_ns);
+  if (longest <= 0) return false;
+  // Gaps between bursts are those over 5% of the longest; every gap within must then be at most
+  // 5% of the shortest of them.
+  int64_t within_max = 0, between_min = longest;
+  std::vector<size_t> sizes;  // rows per burst, in order
+  size_t run = 1;
+  for (size_t i = 0; i + 1 < probe_.size(); ++i) {
+    int64_t gap = probe_[i + 1].ts_ns - probe_[i].ts_ns;
+    if (gap < 0) return false;  // rows out of time order: no bursts to speak of
+    if (double(gap) > kMaxInBurstGapShare * double(longest)) {
+      between_min = std::min(between_min, gap);
+      sizes.push_back(run);
+      run = 1;
+    } else {
+      within_max = std::max(within_max, gap);
+      ++run;
+    }
+  }
+  // The last burst may be cut by the end of the probe or of the log: it may be shorter.
+  if (sizes.size() < size_t(kMinFullBursts) || sizes[0] < 2) return false;
+  if (double(within_max) > kMaxInBurstGapShare * double(between_min)) return false;
+  // Rows of a burst all at one time are a clock coarser than the polling (several samples of
+  // one GPU a second, spread evenly below), not GPUs told apart by the clock.
+  if (within_max == 0) return false;
+  for (size_t n : sizes)
+    if (n != sizes[0]) return false;
+  if (run > sizes[0]) return false;
+  burst_size_ = int(sizes[0]);
+  burst_gap_ns_ = int64_t(kBurstSplitShare * double(between_min));
+  attribution_note_ = fmt::format(
+      "no GPU column, but rows come in bursts of {} (up to {:g} ms apart within a burst, {:g} s or more between "
+      "bursts): read as {} GPUs polled one after another, GPU 0 the first row of each burst",
+      burst_size_, double(within_max) / 1e6, double(between_min) / 1e9, burst_size_);
+  return true;
+}
+
 int GpuRowPlacer::GpuOf(const Row& row) {
   std::string v = KeyValue(row, key_);
   if (keys_[key_].kind == ColumnKind::kGpuIndex)
@@ -138,6 +182,12 @@ void GpuRowPlacer::Place(Row row) {
     return;
   }
   if (!group_.empty() && row.ts_ns != group_.front().ts_ns) FlushGroup(row.ts_ns);
+  if (mode_ == Mode::kBurst) {
+    // A long gap, or a burst already full, starts the next burst.
+    if (rows_++ > 0 && (row.ts_ns - last_ts_ > burst_gap_ns_ || burst_pos_ >= burst_size_)) burst_pos_ = 0;
+    last_ts_ = row.ts_ns;
+    group_gpu_.push_back(burst_pos_++);
+  }
   group_.push_back(std::move(row));
   if (group_.size() >= kMaxRowsPerTime) FlushGroup(std::nullopt);
 }
@@ -147,7 +197,7 @@ void GpuRowPlacer::FlushGroup(std::optional<int64_t> next_ts) {
   std::vector<int> gpu(group_.size());
   std::map<int, int> rows_of;  // GPU -> its rows at this time
   for (size_t i = 0; i < group_.size(); ++i) {
-    gpu[i] = mode_ == Mode::kColumn ? GpuOf(group_[i]) : mode_ == Mode::kPosition ? int(i) : 0;
+    gpu[i] = mode_ == Mode::kColumn ? GpuOf(group_[i]) : mode_ == Mode::kPosition ? int(i) : mode_ == Mode::kBurst ? group_gpu_[i] : 0;
     ++rows_of[gpu[i]];
   }
   int64_t span = next_ts && *next_ts > ts ? *next_ts - ts
@@ -164,6 +214,7 @@ void GpuRowPlacer::FlushGroup(std::optional<int64_t> next_ts) {
   shared_times_ += shared;
   ++times_;
   group_.clear();
+  group_gpu_.clear();
 }
 
 }  // namespace stepdoctor

@@ -7,8 +7,11 @@
 // How GPUs are told apart is decided once, from the first kProbeRows rows: the key column
 // that never repeats among the rows sharing a time (preferring one whose values vary, then
 // index over uuid over bus id over name); where none does but the log names GPUs at all, a
-// row's position among the rows at its time; without any GPU column, one GPU. Rows of one GPU
-// that share a time are spread evenly up to the next time.
+// row's position among the rows at its time; without any GPU column, one GPU, unless the rows
+// come in bursts of N (N >= 2, the same N over the probe, gaps within a burst at most 5% of those
+// between, not all at one time): N GPUs polled one after another (nvidia-smi writes each GPU's row as it reads it,
+// a millisecond or so apart), GPU k the k-th row of each burst. Rows of one GPU that share a
+// time are spread evenly up to the next time.
 // REQUIRED: rows arrive in file order; Finish() is called once after the last.
 #pragma once
 
@@ -56,8 +59,10 @@ class GpuRowPlacer {
   int64_t times() const { return times_; }  // distinct times placed (runs of rows at one time)
 
  private:
-  enum class Mode { kUndecided, kColumn, kPosition, kOneGpu, kTableCycle };
+  enum class Mode { kUndecided, kColumn, kPosition, kOneGpu, kTableCycle, kBurst };
   void Decide();
+  // kBurst where the probe's rows come in bursts of one size; sets burst_size_ and burst_gap_ns_.
+  bool DecideBursts();
   void Place(Row row);
   void FlushGroup(std::optional<int64_t> next_ts);
   int GpuOf(const Row& row);
@@ -70,6 +75,11 @@ class GpuRowPlacer {
   size_t key_ = 0;               // the key column used in kColumn mode
   std::vector<Row> probe_;       // rows held until the decision
   std::vector<Row> group_;       // rows sharing the current time
+  std::vector<int> group_gpu_;   // kBurst: each grouped row's GPU
+  int burst_size_ = 0;           // kBurst: GPUs per burst
+  int64_t burst_gap_ns_ = 0;     // kBurst: a gap longer than this starts a burst
+  int burst_pos_ = 0;            // kBurst: the next row's place in its burst
+  int64_t last_ts_ = 0;          // kBurst: the previous row's time
   int64_t last_gap_ns_ = 0;      // the latest gap between times, to spread the last group
   std::map<std::string, int> ids_;  // non-numeric key values, numbered in order of appearance
   std::string attribution_note_;

@@ -14,6 +14,7 @@
 #include "stepdoctor/importers/samples/csv_fields.h"
 #include "stepdoctor/importers/samples/date_order_judge.h"
 #include "stepdoctor/importers/samples/gpu_csv_columns.h"
+#include "stepdoctor/importers/samples/gpu_csv_headerless.h"
 #include "stepdoctor/importers/samples/gpu_row_placer.h"
 #include "stepdoctor/importers/samples/line_reader.h"
 #include "stepdoctor/importers/samples/nvidia_smi_table_rows.h"
@@ -33,6 +34,7 @@ constexpr int64_t kMaxPreambleLines = 400;     // lines searched for the CSV hea
 constexpr double kAssumedPollIntervalS = 1.0;  // spacing of rows without times when no `-l N` says otherwise
 constexpr double kMaxGpuMemoryMiB = 16.0 * 1024 * 1024;  // unitless memory above 16 TiB as MiB can only be bytes
 constexpr size_t kMaxRowsBeforeDateOrder = 100000;  // rows held while their dates' order is open
+constexpr size_t kHeaderlessProbeRows = 200;  // rows of a log without a header read to tell its columns
 
 // What the lines before the CSV header tell: nvidia-smi's default table (its date and GPU
 // rows) and the command line of a logging loop (`nvidia-smi --query-gpu=... -l 10`).
@@ -88,19 +90,28 @@ struct Columns {
   std::vector<GpuRowPlacer::KeyColumn> keys;
 };
 
-Columns ReadHeader(std::vector<std::string> header) {
+// `names`: what each column is called in the notes (the header, or what a headerless log's
+// column was taken as).
+Columns ReadColumns(std::vector<gpucsv::ColumnMeaning> meanings, const std::vector<std::string>& names) {
   Columns c;
-  for (size_t i = 0; i < header.size(); ++i) {
-    gpucsv::ColumnMeaning m = gpucsv::ClassifyHeader(header[i]);
+  for (size_t i = 0; i < meanings.size(); ++i) {
+    const gpucsv::ColumnMeaning& m = meanings[i];
     if ((m.kind == ColumnKind::kTimestamp || m.kind == ColumnKind::kElapsed) && c.time < 0) c.time = int(i);
     if (m.kind == ColumnKind::kDate && c.date < 0) c.date = int(i);
     if (m.kind == ColumnKind::kMetric && m.metric == GpuMetric::kMemTotalBytes) c.has_total = true;
     if (m.kind == ColumnKind::kGpuIndex || m.kind == ColumnKind::kGpuUuid || m.kind == ColumnKind::kGpuBusId ||
         m.kind == ColumnKind::kGpuName)
-      c.keys.push_back({i, m.kind, std::string(Trim(header[i]))});
+      c.keys.push_back({i, m.kind, std::string(Trim(names[i]))});
     c.col.push_back(m);
   }
   if (c.time < 0) c.date = -1;  // a date alone does not order samples within a day
+  return c;
+}
+
+Columns ReadHeader(std::vector<std::string> header) {
+  std::vector<gpucsv::ColumnMeaning> meanings;
+  for (const std::string& h : header) meanings.push_back(gpucsv::ClassifyHeader(h));
+  Columns c = ReadColumns(std::move(meanings), header);
   c.header = std::move(header);
   return c;
 }
@@ -223,6 +234,79 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
     held.clear();
   };
 
+  // Once the columns are known: what the lines before them and a missing time column mean.
+  auto start_rows = [&] {
+    if (pre.lines > 0)
+      trace.diagnostics.Note(ImportIssue::kUnsupportedContent,
+                             fmt::format("{}: {} line(s) before the CSV header skipped{}", src.name(), pre.lines,
+                                         pre.table ? " (nvidia-smi's table)" : ""));
+    std::optional<GpuRowPlacer::Polls> polls;
+    if (cols.time < 0) {
+      polls = GpuRowPlacer::Polls{pre.date_ns == INT64_MIN ? 0 : pre.date_ns,
+                                  pre.loop_s > 0 ? pre.loop_s : kAssumedPollIntervalS, int(pre.table_gpus.size())};
+      trace.workers[wid.v].sample_times_assumed = true;
+      bool numbered = std::any_of(cols.keys.begin(), cols.keys.end(),
+                                  [](const auto& k) { return k.kind != ColumnKind::kGpuName; });
+      std::string gpus = numbered                ? ""
+                         : pre.table_gpus.size() > 1 ? fmt::format("; rows cycle through the table's {} GPUs", pre.table_gpus.size())
+                                                 : "; no index column, so every row is taken as one GPU";
+      trace.diagnostics.Note(
+          ImportIssue::kAssumedTiming,
+          pre.loop_s > 0
+              ? fmt::format("{}: no time column: rows taken {:g} s apart (nvidia-smi -l){}", src.name(), polls->interval_s, gpus)
+              : fmt::format("{}: no time column and no -l interval stated: rows assumed {:g} s apart (their order is "
+                            "known, their interval is not){}",
+                            src.name(), polls->interval_s, gpus));
+    }
+    placer = std::make_unique<GpuRowPlacer>(cols.keys, polls, emit);
+  };
+  // One data row, in file order.
+  auto take_row = [&](std::vector<std::string> f, int64_t line_no) {
+    ++rows;
+    if (f.size() < cols.col.size()) {
+      ++bad_rows;
+      return;
+    }
+    GpuRowPlacer::Row row;
+    row.fields = std::move(f);
+    row.line = line_no;
+    // Rows whose year-last dates have not yet shown which field is the day wait for them.
+    int first, second;
+    if (cols.time >= 0 && !dates.decided() && csv::YearLastDate(DateCell(cols, row.fields), &first, &second)) {
+      dates.See(first, second);
+      year_last_dates = true;
+      held.push_back(std::move(row));
+      if (!dates.decided() && held.size() < kMaxRowsBeforeDateOrder) return;
+      dates.Settle();
+      place_held();
+      return;
+    }
+    if (!held.empty()) dates.Settle(), place_held();  // rows go to the placer in file order
+    place(std::move(row));
+  };
+
+  // A log whose first line is already a row of values (`--format=csv,noheader`): its columns
+  // are told from its first rows (gpu_csv_headerless.h), then those rows are read as any.
+  bool headerless = false;
+  std::vector<std::pair<std::vector<std::string>, int64_t>> headerless_rows;
+  auto read_headerless = [&]() -> Status {
+    std::vector<std::vector<std::string>> probe;
+    for (const auto& r : headerless_rows) probe.push_back(r.first);
+    gpucsv::HeaderlessColumns h = gpucsv::InferHeaderlessColumns(probe);
+    if (!h.error.empty())
+      return Status(ErrorCode::kUnknownFormat,
+                    fmt::format("{}: the CSV has no header row and its columns cannot be told from the values ({}); "
+                                "add the header line of the --query-gpu fields (e.g. `timestamp, utilization.gpu [%], "
+                                "memory.used [MiB]`)",
+                                src.name(), h.error));
+    cols = ReadColumns(std::move(h.col), h.name);
+    trace.diagnostics.Note(ImportIssue::kAssumedUnit, fmt::format("{}: {}", src.name(), h.note));
+    start_rows();
+    for (auto& [f, line_no] : headerless_rows) take_row(std::move(f), line_no);
+    headerless_rows.clear();
+    return Status::Ok();
+  };
+
   for (;;) {
     auto more = lines.Next(&line);
     if (!more.ok()) return more.status();
@@ -246,6 +330,14 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
       record.clear();
       continue;
     }
+    if (cols.col.empty() && (headerless || (pre.lines == 0 && gpucsv::LooksLikeHeaderlessRow(f)))) {
+      headerless = true;
+      record.clear();
+      headerless_rows.emplace_back(std::move(f), lines.line_number());
+      if (headerless_rows.size() >= kHeaderlessProbeRows)
+        if (Status st = read_headerless(); !st.ok()) return st;
+      continue;
+    }
     if (cols.col.empty()) {
       // The command line of the logging loop names the columns too; a header never names the tool.
       if (!gpucsv::NamesAGpuMetric(record) || record.find("nvidia-smi") != std::string::npos) {
@@ -256,55 +348,15 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
       }
       cols = ReadHeader(std::move(f));
       record.clear();
-      if (pre.lines > 0)
-        trace.diagnostics.Note(ImportIssue::kUnsupportedContent,
-                               fmt::format("{}: {} line(s) before the CSV header skipped{}", src.name(), pre.lines,
-                                           pre.table ? " (nvidia-smi's table)" : ""));
-      std::optional<GpuRowPlacer::Polls> polls;
-      if (cols.time < 0) {
-        polls = GpuRowPlacer::Polls{pre.date_ns == INT64_MIN ? 0 : pre.date_ns,
-                                    pre.loop_s > 0 ? pre.loop_s : kAssumedPollIntervalS, int(pre.table_gpus.size())};
-        trace.workers[wid.v].sample_times_assumed = true;
-        bool numbered = std::any_of(cols.keys.begin(), cols.keys.end(),
-                                    [](const auto& k) { return k.kind != ColumnKind::kGpuName; });
-        std::string gpus = numbered                ? ""
-                           : pre.table_gpus.size() > 1 ? fmt::format("; rows cycle through the table's {} GPUs", pre.table_gpus.size())
-                                                   : "; no index column, so every row is taken as one GPU";
-        trace.diagnostics.Note(
-            ImportIssue::kAssumedTiming,
-            pre.loop_s > 0
-                ? fmt::format("{}: no time column: rows taken {:g} s apart (nvidia-smi -l){}", src.name(), polls->interval_s, gpus)
-                : fmt::format("{}: no time column and no -l interval stated: rows assumed {:g} s apart (their order is "
-                              "known, their interval is not){}",
-                              src.name(), polls->interval_s, gpus));
-      }
-      placer = std::make_unique<GpuRowPlacer>(cols.keys, polls, emit);
+      start_rows();
       continue;
     }
     record.clear();
     if (f == cols.header) continue;  // the header again (a restarted logging loop)
-    ++rows;
-    if (f.size() < cols.col.size()) {
-      ++bad_rows;
-      continue;
-    }
-    GpuRowPlacer::Row row;
-    row.fields = std::move(f);
-    row.line = lines.line_number();
-    // Rows whose year-last dates have not yet shown which field is the day wait for them.
-    int first, second;
-    if (cols.time >= 0 && !dates.decided() && csv::YearLastDate(DateCell(cols, row.fields), &first, &second)) {
-      dates.See(first, second);
-      year_last_dates = true;
-      held.push_back(std::move(row));
-      if (!dates.decided() && held.size() < kMaxRowsBeforeDateOrder) continue;
-      dates.Settle();
-      place_held();
-      continue;
-    }
-    if (!held.empty()) dates.Settle(), place_held();  // rows go to the placer in file order
-    place(std::move(row));
+    take_row(std::move(f), lines.line_number());
   }
+  if (headerless && cols.col.empty())
+    if (Status st = read_headerless(); !st.ok()) return st;
   dates.Settle();
   place_held();
   if (cols.col.empty())
