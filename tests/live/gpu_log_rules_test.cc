@@ -156,6 +156,17 @@ TEST(GpuLogRules, FullMemoryOnAnIdleGpuIsHeldNotUsed) {
   EXPECT_NE(g->fix.summary.find("mixed precision"), std::string::npos);
 }
 
+// Several idle GPUs holding memory: each one's peak and the sum, not the largest alone.
+TEST(GpuLogRules, MemoryHeldOnSeveralIdleGpusIsSummed) {
+  std::string s = "timestamp,index,utilization.gpu,memory.used [MiB],memory.total [MiB]\n";
+  for (int i = 0; i < 20; ++i)
+    for (int g = 0; g < 3; ++g) s += fmt::format("{},{},0,{},24576\n", 1000 + i, g, 10240 + 1024 * g);
+  Report r = Diagnose(s);
+  const Finding* f = FindIn(r, "gpus_unused");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("yet 3 GPUs hold memory (up to 12.0 GiB each, 33.0 GiB in all)"), std::string::npos) << f->title;
+}
+
 TEST(GpuLogRules, GpuUtilisationNotLoggedRule) {
   std::string csv = "timestamp,memory_used,memory_total\n";
   for (int i = 0; i < 10; ++i) csv += fmt::format("{},10240,24576\n", 1000 + i);

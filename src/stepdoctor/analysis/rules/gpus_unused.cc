@@ -26,8 +26,15 @@ std::optional<Finding> GpusUnused(const Signals& sig) {
     if (MemoryHeldBriefly(g) && !brief) brief = true, brief_samples = g.mem_held_samples, samples = g.mem_samples;
   }
   brief = brief && !held;
+  double held_sum = 0;  // over the GPUs that hold memory, each at its peak
+  int holding = 0;
+  for (const auto& g : r.gpus)
+    if (MemoryHeld(g)) held_sum += g.mem_used_peak_bytes.value_or(0), ++holding;
   const std::string memory_note =
-      held    ? fmt::format(", yet {} of memory is held: a process waits on the GPU", MemText(mem_peak))
+      held && holding > 1
+          ? fmt::format(", yet {} GPUs hold memory (up to {} each, {} in all): processes wait on them", holding,
+                        MemText(mem_peak), MemText(held_sum))
+      : held  ? fmt::format(", yet {} of memory is held: a process waits on the GPU", MemText(mem_peak))
       : brief ? fmt::format("; memory passed {} in only {} of {} samples (peak {}): a process touched the GPU and "
                             "left, or had not started",
                             MemText(kHeldMemoryBytes), brief_samples, samples, MemText(mem_peak))
