@@ -69,6 +69,14 @@ const CounterSeries* FindCounter(const Trace& t, const std::string& name) {
   return nullptr;
 }
 
+std::string NotesOf(const Trace& t) {
+  std::string s;
+  for (const auto& [issue, note] : t.diagnostics.notes()) s += note + "\n";
+  return s;
+}
+
+bool AnyNoteContains(const Trace& t, const std::string& part) { return NotesOf(t).find(part) != std::string::npos; }
+
 std::string CorpusPath(const std::string& rel) {
   const char* env = std::getenv("STEPDOCTOR_CORPUS");
   std::filesystem::path root = env ? env : std::string(STEPDOCTOR_SOURCE_DIR) + "/../shared/corpus";

@@ -23,6 +23,9 @@ Status ImportText(const std::string& text, const std::string& name, Trace* t, In
 Trace ImportChrome(const std::string& json);
 // The counter series named `name`, or nullptr.
 const CounterSeries* FindCounter(const Trace& t, const std::string& name);
+// The import diagnostics' notes, one a line; whether one holds `part`.
+std::string NotesOf(const Trace& t);
+bool AnyNoteContains(const Trace& t, const std::string& part);
 
 // Absolute path of a file in ../shared/corpus, or "" when the corpus is not there.
 std::string CorpusPath(const std::string& rel);

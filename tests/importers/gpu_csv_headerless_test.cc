@@ -14,14 +14,9 @@ namespace stepdoctor {
 namespace {
 
 using testing::ImportText;
+using testing::NotesOf;
 const CounterSeries* Find(const Trace& t, const std::string& name) { return testing::FindCounter(t, name); }
 constexpr double kMiB = 1024.0 * 1024.0;
-
-std::string NotesOf(const Trace& t) {
-  std::string s;
-  for (const auto& [issue, note] : t.diagnostics.notes()) s += note + "\n";
-  return s;
-}
 
 std::vector<double> InMiB(const CounterSeries* c) {
   std::vector<double> out;

@@ -12,12 +12,7 @@ namespace stepdoctor {
 namespace {
 
 using testing::ImportText;
-
-std::string NotesOf(const Trace& t) {
-  std::string s;
-  for (const auto& [issue, note] : t.diagnostics.notes()) s += note + "\n";
-  return s;
-}
+using testing::NotesOf;
 
 int64_t At(const char* iso) {
   int64_t ns = 0;

@@ -10,14 +10,9 @@ namespace stepdoctor {
 namespace {
 
 using testing::ImportText;
+using testing::AnyNoteContains;
 const CounterSeries* Find(const Trace& t, const std::string& name) { return testing::FindCounter(t, name); }
 constexpr double kMiB = 1024.0 * 1024.0;
-
-bool AnyNoteContains(const Trace& t, const std::string& part) {
-  for (const auto& [issue, note] : t.diagnostics.notes())
-    if (note.find(part) != std::string::npos) return true;
-  return false;
-}
 
 const char* kHeader =
     "# gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk  pviol  tviol     fb   bar1   ccpm  sbecc  dbecc    pci  rxpci  txpci \n"

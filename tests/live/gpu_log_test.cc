@@ -15,18 +15,13 @@ namespace stepdoctor {
 namespace {
 
 using testing::ImportText;
+using testing::AnyNoteContains;
 const CounterSeries* Find(const Trace& t, const std::string& name) { return testing::FindCounter(t, name); }
 
 const Finding* FindIn(const Report& r, const std::string& id) {
   for (const auto& f : r.findings)
     if (f.id == id) return &f;
   return nullptr;
-}
-
-bool AnyNoteContains(const Trace& t, const std::string& part) {
-  for (const auto& [issue, note] : t.diagnostics.notes())
-    if (note.find(part) != std::string::npos) return true;
-  return false;
 }
 
 // nvidia-smi --query-gpu=timestamp,index,utilization.gpu --format=csv -l 1, two GPUs: GPU 0 at

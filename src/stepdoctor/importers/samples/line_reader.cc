@@ -1,5 +1,7 @@
 #include "stepdoctor/importers/samples/line_reader.h"
 
+#include <algorithm>
+
 namespace stepdoctor {
 
 constexpr size_t kChunkBytes = 256 * 1024;  // read size; lines longer than this grow the window
@@ -29,6 +31,15 @@ Result<bool> LineReader::Next(std::string_view* line) {
     buf_.resize(old + *n);
     if (*n == 0) eof_ = true;
   }
+}
+
+std::string_view WithoutNuls(std::string_view line, std::string* buf, int64_t* dropped) {
+  if (line.find('\0') == std::string_view::npos) return line;
+  buf->assign(line);
+  const size_t before = buf->size();
+  buf->erase(std::remove(buf->begin(), buf->end(), '\0'), buf->end());
+  *dropped += int64_t(before - buf->size());
+  return *buf;
 }
 
 }  // namespace stepdoctor

@@ -28,4 +28,8 @@ class LineReader {
   int64_t line_no_ = 0;
 };
 
+// `line` without its NUL bytes (a log's padding after a crash or a copy), in *buf where it had
+// any; adds how many to *dropped.
+std::string_view WithoutNuls(std::string_view line, std::string* buf, int64_t* dropped);
+
 }  // namespace stepdoctor

@@ -311,13 +311,7 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
     auto more = lines.Next(&line);
     if (!more.ok()) return more.status();
     if (!*more) break;
-    if (line.find('\0') != std::string_view::npos) {
-      clean.assign(line);
-      size_t before = clean.size();
-      clean.erase(std::remove(clean.begin(), clean.end(), '\0'), clean.end());
-      nul_bytes += int64_t(before - clean.size());
-      line = clean;
-    }
+    line = WithoutNuls(line, &clean, &nul_bytes);
     // Join physical lines while a quote is open (RFC 4180 fields may hold newlines).
     record.append(line);
     if (std::count(record.begin(), record.end(), '"') % 2 == 1) {

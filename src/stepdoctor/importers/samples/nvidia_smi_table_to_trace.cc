@@ -236,13 +236,7 @@ Status TableImport::Run() {
     auto more = lines.Next(&line);
     if (!more.ok()) return more.status();
     if (!*more) break;
-    if (line.find('\0') != std::string_view::npos) {
-      clean.assign(line);
-      size_t before = clean.size();
-      clean.erase(std::remove(clean.begin(), clean.end(), '\0'), clean.end());
-      nul_bytes_ += int64_t(before - clean.size());
-      line = clean;
-    }
+    line = WithoutNuls(line, &clean, &nul_bytes_);
     Read(line, lines.line_number());
   }
   // A figures line cut short by the end of the file is the cut, not a malformed line.
