@@ -55,6 +55,23 @@ TEST(HorovodTimeline, UnterminatedArrayIsTheNormalForm) {
   EXPECT_EQ(t.diagnostics.count(ImportIssue::kUnclosedBegin), 0u);
 }
 
+// Between Horovod's phases run the framework's passes, which the timeline never records: the
+// advice is the framework's profiler beside it, not Python stacks.
+TEST(HorovodTimeline, GapsAreTheFrameworksWorkNotInTheFile) {
+  std::string two_cycles = kHorovod;
+  // A second all-reduce 900 ms later: 800 ms between with nothing recorded.
+  two_cycles += R"({"ph": "B", "name": "NEGOTIATE_ALLREDUCE", "ts": 900000, "pid": 1},)" "\n"
+                R"({"ph": "E", "ts": 910000, "pid": 1},)" "\n"
+                R"({"ph": "B", "name": "ALLREDUCE", "ts": 910000, "pid": 1},)" "\n"
+                R"({"ph": "E", "ts": 960000, "pid": 1},)" "\n";
+  Report r = AnalyzeTrace(ImportInline(two_cycles));
+  const Finding* f = testing::FindFinding(r, "untraced_time");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("a Horovod timeline records only Horovod's own phases"), std::string::npos) << f->title;
+  EXPECT_NE(f->fix.summary.find("framework's profiler"), std::string::npos) << f->fix.summary;
+  EXPECT_EQ(f->fix.summary.find("Python call stacks"), std::string::npos);
+}
+
 TEST(HorovodTimeline, CutInsideAnEventIsStillTruncation) {
   std::string cut = std::string(kHorovod) + R"({"ph": "B", "name": "NEGOTIATE_ALLRED)";
   Trace t = ImportInline(cut);

@@ -36,6 +36,25 @@ std::optional<Finding> UntracedTime(const Signals& sig) {
       "with tf.profiler.experimental.Trace(\"prepare_batch\", step_num=step):\n"
       "    batch = prepare(batch)\n"
       "# and python tracing: tf.profiler.experimental.ProfilerOptions(python_tracer_level=1)";
+  // A Horovod timeline records Horovod's own phases alone: between them run the framework's
+  // passes, which no Python stack in this file could show; the framework's profiler does.
+  if (sig.trace && sig.trace->framework == Framework::kHorovod) {
+    f.title += " (a Horovod timeline records only Horovod's own phases: the framework's work between them is not in it)";
+    f.fix.summary = "Profile the training steps with the framework's profiler while Horovod writes its timeline "
+                    "(HOROVOD_TIMELINE), then diagnose the profile: it holds the forward and backward passes the "
+                    "timeline leaves out.";
+    f.fix.tensorflow =
+        "# HOROVOD_TIMELINE=/tmp/horovod_timeline.json horovodrun -np N python train.py, and in train.py:\n"
+        "tf.profiler.experimental.start('./log')\n"
+        "# ... a few training steps ...\n"
+        "tf.profiler.experimental.stop()   # then: stepdoctor diagnose ./log";
+    f.fix.pytorch =
+        "# HOROVOD_TIMELINE=/tmp/horovod_timeline.json horovodrun -np N python train.py, and in train.py:\n"
+        "with torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, warmup=1, active=3),\n"
+        "        on_trace_ready=torch.profiler.tensorboard_trace_handler('./log')) as prof:\n"
+        "    for step, batch in enumerate(loader):\n"
+        "        train_step(batch); prof.step()   # then: stepdoctor diagnose ./log";
+  }
   return f;
 }
 
