@@ -180,12 +180,21 @@ TEST(GpuLogRules, GpuUtilisationNotLoggedRule) {
 }
 
 // `idle` leading samples at 0% while memory grows, then `busy` samples at 40%, 0.5 s apart.
-std::string StartupLog(int idle, int busy, double idle_util = 0) {
+std::string StartupLog(int idle, int busy, double idle_util = 0, double busy_util = 40) {
   std::string s = "timestamp,gpu_utilization,memory_used,memory_total\r\n";
   for (int i = 0; i < idle + busy; ++i)
-    s += fmt::format("{:.1f},{:g}, {}, 15360\r\n", 1746556382.0 + 0.5 * i, i < idle ? idle_util : 40.0,
+    s += fmt::format("{:.1f},{:g}, {}, 15360\r\n", 1746556382.0 + 0.5 * i, i < idle ? idle_util : busy_util,
                      i < idle ? 60 * i : 1070);
   return s;
+}
+
+// A log that stays near idle after its idle start had no start-up before work, just no work.
+TEST(GpuLogRules, StartupNeedsWorkAfterItBothSides) {
+  std::unique_ptr<ResourceSignals> rs;
+  Diagnose(StartupLog(10, 30, 0, kStartupMinAfterPct), &rs);
+  EXPECT_TRUE(rs->gpu_startup.has_value());
+  Diagnose(StartupLog(10, 30, 0, kStartupMinAfterPct - 0.5), &rs);
+  EXPECT_FALSE(rs->gpu_startup.has_value());
 }
 
 TEST(GpuLogRules, StartupBothSidesOfEachThreshold) {

@@ -91,7 +91,7 @@ std::optional<UtilisationDips> FindDips(const CounterSeries& c, size_t from, dou
 
 // The leading samples of the first GPU in use below kIdleGpuUtilPct, where they are a start-up
 // worth reporting (kStartupMinSamples, kStartupMinSharePct, at most kStartupMaxSharePct of the
-// log), and the utilisation of `judged` after it.
+// log, work of at least kStartupMinAfterPct after it), and the utilisation of `judged` after it.
 std::optional<GpuStartup> FindGpuStartup(const Series& s, const std::vector<const GpuResource*>& judged,
                                          const std::vector<const CounterSeries*>& util_of) {
   GpuStartup out;
@@ -113,7 +113,7 @@ std::optional<GpuStartup> FindGpuStartup(const Series& s, const std::vector<cons
     sum += Mean(after);
     ++counted;
   }
-  if (counted == 0) return std::nullopt;
+  if (counted == 0 || sum / counted < kStartupMinAfterPct) return std::nullopt;
   out.samples = int(n);
   out.duration_s = double(end_ns - first.ts_ns[0]) / 1e9;
   out.util_after_pct = sum / counted;

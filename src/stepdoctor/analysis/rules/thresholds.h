@@ -41,6 +41,9 @@ inline constexpr double kNoProcessMemBytes = 100.0 * 1024 * 1024;
 inline constexpr int kStartupMinSamples = 3;
 inline constexpr double kStartupMinSharePct = 5.0;
 inline constexpr double kStartupMaxSharePct = 50.0;
+// ... and the GPUs average at least 10% after it: a log that stays near idle had no start-up
+// before work, just no work.
+inline constexpr double kStartupMinAfterPct = 10.0;
 inline constexpr double kGpuWellFedPct = 80.0;          // mean GPU utilisation >= 80%: the GPU rarely waits (well fed)
 inline constexpr double kDipFraction = 0.5;             // a dip: utilisation below half its median ...
 inline constexpr double kDipBaselineMinPct = 40.0;      // ... where the median is at least 40%
