@@ -125,6 +125,80 @@ std::optional<GpuStartup> FindGpuStartup(const Series& s, const std::vector<cons
   return out;
 }
 
+// Which samples of `util` have no process on the GPU: memory within kNoProcessMemBytes of the
+// lowest reading (itself under kHeldMemoryBytes) and the GPU idle. All false where the GPU has
+// no memory series, or its lowest reading is a process's; `*baseline` is that reading.
+std::vector<bool> NoProcessSamples(const CounterSeries& util, const CounterSeries* mem, double* baseline) {
+  std::vector<bool> out(util.value.size(), false);
+  if (!mem || mem->value.empty()) return out;
+  const double low = *std::min_element(mem->value.begin(), mem->value.end());
+  if (low >= kHeldMemoryBytes) return out;
+  if (baseline) *baseline = low;
+  size_t k = 0;  // the memory reading at or just before each utilisation sample
+  for (size_t i = 0; i < util.value.size(); ++i) {
+    while (k + 1 < mem->ts_ns.size() && mem->ts_ns[k + 1] <= util.ts_ns[i]) ++k;
+    if (mem->ts_ns[k] > util.ts_ns[i]) continue;  // no memory reading yet
+    out[i] = util.value[i] < kIdleGpuUtilPct && mem->value[k] < low + kNoProcessMemBytes;
+  }
+  return out;
+}
+
+// The runs of the job in a log that spans more than it (GpuRuns), from the first GPU in use;
+// `*job` gets each judged GPU's utilisation without its no-process samples inside the first
+// GPU's no-process stretches.
+std::optional<GpuRuns> FindGpuRuns(const Series& s, const std::vector<const GpuResource*>& judged,
+                                   const std::vector<const CounterSeries*>& util_of, int64_t log_start_ns,
+                                   double interval_s, std::vector<CounterSeries>* job) {
+  using series::GpuMetric;
+  auto mem_of = [&](size_t j) { return s.Get(series::GpuSeriesName(judged[j]->index, GpuMetric::kMemUsedBytes)); };
+  const CounterSeries& first = *util_of[0];
+  GpuRuns out;
+  const std::vector<bool> none = NoProcessSamples(first, mem_of(0), &out.baseline_bytes);
+  const size_t n = none.size();
+  for (size_t i = 0; i < n;) {
+    if (none[i]) {
+      ++i;
+      continue;
+    }
+    size_t e = i;
+    double sum = 0;
+    while (e < n && !none[e]) sum += first.value[e++];
+    GpuRuns::Run run;
+    run.samples = int(e - i);
+    run.util_mean_pct = sum / double(run.samples);
+    run.start_s = double(first.ts_ns[i] - log_start_ns) / 1e9;
+    run.duration_s = double(first.ts_ns[e - 1] - first.ts_ns[i]) / 1e9 + interval_s;
+    out.runs.push_back(run);
+    i = e;
+  }
+  if (out.runs.empty()) return std::nullopt;
+  out.leading = none[0];
+  out.trailing = none[n - 1];
+  out.excluded_samples = int(std::count(none.begin(), none.end(), true));
+  out.excluded_pct = 100.0 * out.excluded_samples / double(n);
+  if ((out.runs.size() < 2 && !out.trailing) || out.excluded_pct < kNoProcessMinSharePct) return std::nullopt;
+  for (size_t i = 0; i < n; ++i)
+    if (none[i]) out.excluded_s += i + 1 < n ? double(first.ts_ns[i + 1] - first.ts_ns[i]) / 1e9 : interval_s;
+  for (size_t j = 0; j < util_of.size(); ++j) {
+    const CounterSeries& u = *util_of[j];
+    const std::vector<bool> own = j == 0 ? none : NoProcessSamples(u, mem_of(j), nullptr);
+    CounterSeries kept;
+    kept.worker = u.worker;
+    kept.device = u.device;
+    kept.name = u.name;
+    kept.unit = u.unit;
+    size_t p = 0;  // the first GPU's sample at or just before u's
+    for (size_t k = 0; k < u.value.size(); ++k) {
+      while (p + 1 < n && first.ts_ns[p + 1] <= u.ts_ns[k]) ++p;
+      if (own[k] && none[p]) continue;
+      kept.ts_ns.push_back(u.ts_ns[k]);
+      kept.value.push_back(u.value[k]);
+    }
+    job->push_back(kept.value.empty() ? u : std::move(kept));
+  }
+  return out;
+}
+
 }  // namespace
 
 const char* ResourceClassName(ResourceClass c) {
@@ -330,6 +404,22 @@ std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace) {
       if (gr.util_mean_pct) judged.push_back(&gr);
   std::vector<const CounterSeries*> util_of;
   for (const GpuResource* g : judged) util_of.push_back(s.Get(series::GpuSeriesName(g->index, GpuMetric::kUtilPct)));
+  // A log that spans several runs, or goes on after the job: the figures are over the job's samples.
+  std::vector<CounterSeries> job_util;
+  if (!judged.empty()) {
+    double log_sum = 0;
+    for (const GpuResource* g : judged) log_sum += *g->util_mean_pct;
+    // Samples of the job's own process tree (`run`) span its life: there, a GPU not yet or no
+    // longer held is the job starting or ending, its own time.
+    if (!r->tree_cpu_mean_pct) r->gpu_runs = FindGpuRuns(s, judged, util_of, lo, r->interval_s, &job_util);
+    if (r->gpu_runs) {
+      r->gpu_runs->log_util_mean_pct = log_sum / double(judged.size());
+      for (size_t i = 0; i < judged.size(); ++i) {
+        util_of[i] = &job_util[i];
+        r->gpus[size_t(judged[i] - r->gpus.data())].util_mean_pct = Mean(job_util[i].value);
+      }
+    }
+  }
   if (!judged.empty()) {
     double util_sum = 0;
     std::vector<double> pooled;

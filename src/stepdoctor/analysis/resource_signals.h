@@ -63,6 +63,28 @@ struct GpuStartup {
   double util_after_pct = 0;                           // mean utilisation after it, same GPUs as gpu_util_mean_pct
 };
 
+// Where a GPU log spans more than the job: GPU memory back at its baseline (no process holds a
+// context: under kNoProcessMemBytes above the log's lowest reading) with the GPU idle, between
+// runs of the job or after it ended. Those samples are not the job's: the utilisation figures
+// leave them out, and this says what was left out. Only where they are kNoProcessMinSharePct of
+// the log or more, and not only at its start (that is a start-up, GpuStartup); never in samples
+// of the job's own process tree (`run`), which span the job's life.
+struct GpuRuns {
+  struct Run {
+    double start_s = 0, duration_s = 0;  // from the log's first sample
+    int samples = 0;
+    double util_mean_pct = 0;  // of the first GPU in use
+  };
+  std::vector<Run> runs;      // the stretches a process held the first GPU in use, in order
+  int excluded_samples = 0;   // its samples with no process on it, leading ones included
+  double excluded_pct = 0;    // of its samples
+  double excluded_s = 0;
+  bool leading = false;       // the log opens with no process on the GPU
+  bool trailing = false;      // the log goes on after the last run
+  double baseline_bytes = 0;  // its memory used with no process
+  double log_util_mean_pct = 0;  // over the whole log, the same GPUs as gpu_util_mean_pct
+};
+
 // Dips of the primary utilisation series (GPU util, else the tree's CPU, else machine CPU),
 // looked for where its median is at least kDipBaselineMinPct.
 struct UtilisationDips {
@@ -110,6 +132,9 @@ struct ResourceSignals {
   std::optional<double> gpu_util_below_low_pct;  // share of those samples below kGpuLowUtilPct
   int gpus_in_use = 0;                           // GPUs not unused
   std::optional<GpuStartup> gpu_startup;         // over the GPUs in use
+  // Where the log spans several runs or outlasts the job: the figures above (and each judged
+  // GPU's util_mean_pct) are over the samples a process held the GPU, and this says so.
+  std::optional<GpuRuns> gpu_runs;
 
   // Empty without a primary series of kMinSamples (after any start-up) or with its median
   // under kDipBaselineMinPct.

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <string>
+#include <vector>
 
 #include "stepdoctor/analysis/resource_signals.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
@@ -52,18 +53,63 @@ inline std::string GpuUtilText(const ResourceSignals& r) {
   return s + (sampled.size() > 8 ? ", ...)" : ")");
 }
 
-// " (40.8% after a 9.2 s start-up)" where the log opens with one (ResourceSignals::gpu_startup).
+// " while the job ran (3 runs; 25.0% over the whole log)" where the log spans more than the job
+// (ResourceSignals::gpu_runs), then " (40.8% after a 9.2 s start-up)" where the job opens with one
+// (ResourceSignals::gpu_startup).
 inline std::string StartupSuffix(const ResourceSignals& r) {
-  if (!r.gpu_startup) return "";
-  const GpuStartup& s = *r.gpu_startup;
-  return r.times_known ? fmt::format(" ({} after a {:.1f} s start-up)", Pct(s.util_after_pct), s.duration_s)
-                       : fmt::format(" ({} after a start-up of {} samples)", Pct(s.util_after_pct), s.samples);
+  std::vector<std::string> parts;
+  if (r.gpu_runs) {
+    const GpuRuns& g = *r.gpu_runs;
+    if (g.runs.size() >= 2) parts.push_back(fmt::format("{} runs", g.runs.size()));
+    parts.push_back(fmt::format("{} over the whole log{}", Pct(g.log_util_mean_pct),
+                                g.runs.size() >= 2 ? ""
+                                : g.leading        ? ", which spans time before and after it"
+                                                   : ", which goes on after it"));
+  }
+  if (r.gpu_startup) {
+    const GpuStartup& s = *r.gpu_startup;
+    parts.push_back(r.times_known ? fmt::format("{} after a {:.1f} s start-up", Pct(s.util_after_pct), s.duration_s)
+                                  : fmt::format("{} after a start-up of {} samples", Pct(s.util_after_pct), s.samples));
+  }
+  if (parts.empty()) return "";
+  std::string out = r.gpu_runs ? " while the job ran (" : " (";
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? "; " : "") + parts[i];
+  return out + ")";
+}
+
+inline std::string DurationText(double s) { return s >= 120 ? fmt::format("{:.1f} min", s / 60) : fmt::format("{:.1f} s", s); }
+
+// "3 runs: 3.5 min at 13.3%, ...; 6 samples (3.0 min, 12.5% of the log) between them with no
+// process on the GPU (memory back at 2 MiB, the GPU idle) are left out of the figures above".
+inline std::string GpuRunsText(const ResourceSignals& r) {
+  const GpuRuns& g = *r.gpu_runs;
+  std::string s = fmt::format("{} run{}: ", g.runs.size(), g.runs.size() == 1 ? "" : "s");
+  for (size_t i = 0; i < g.runs.size() && i < 6; ++i)
+    s += fmt::format("{}{} at {}", i ? ", " : "",
+                     r.times_known ? DurationText(g.runs[i].duration_s) : fmt::format("{} samples", g.runs[i].samples),
+                     Pct(g.runs[i].util_mean_pct));
+  if (g.runs.size() > 6) s += ", ...";
+  const bool leading = g.leading;
+  const char* them = g.runs.size() == 1 ? "it" : "them";
+  std::string where = g.runs.size() == 1 ? (leading ? "before and after" : "after")
+                      : leading && g.trailing ? "before, between and after"
+                      : leading               ? "before and between"
+                      : g.trailing            ? "between and after"
+                                              : "between";
+  const char* samples = g.excluded_samples == 1 ? "sample" : "samples";
+  std::string amount = r.times_known ? fmt::format("{} {} ({}, {} of the log)", g.excluded_samples, samples,
+                                                   DurationText(g.excluded_s), Pct(g.excluded_pct))
+                                     : fmt::format("{} {} ({} of the log)", g.excluded_samples, samples, Pct(g.excluded_pct));
+  return s + fmt::format("; {} {} {} with no process on the GPU (memory at {}, the GPU idle) {} left out of "
+                         "the figures above",
+                         amount, where, them, MemText(g.baseline_bytes), g.excluded_samples == 1 ? "is" : "are");
 }
 
 // Mean, median and time under kGpuLowUtilPct: what a utilisation log can say about feeding;
 // and the utilisation after a start-up stretch, where the log opens with one.
 inline void AddGpuUtilEvidence(const ResourceSignals& r, std::vector<EvidenceItem>* ev) {
   ev->push_back({"GPU utilisation", GpuUtilText(r)});
+  if (r.gpu_runs) ev->push_back({"the job's runs in the log", GpuRunsText(r)});
   if (r.gpu_util_median_pct) ev->push_back({"median GPU utilisation", Pct(*r.gpu_util_median_pct)});
   if (r.gpu_util_below_low_pct)
     ev->push_back({fmt::format("samples under {:.0f}% utilisation", kGpuLowUtilPct), Pct(*r.gpu_util_below_low_pct)});

@@ -1,0 +1,215 @@
+// A GPU log that spans more than the job: runs with the GPU released between them (memory back at
+// its baseline, the GPU idle), or a log that goes on after the job ended. Those samples are not
+// the job's and are left out of its figures (GpuRuns). Both sides of kNoProcessMinSharePct,
+// kNoProcessMemBytes (over the baseline), kHeldMemoryBytes (the baseline) and kIdleGpuUtilPct.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <utility>
+#include <vector>
+
+#include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/analysis/resource_signals.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
+#include "stepdoctor/live/samples_writer.h"
+#include "test_util.h"
+
+namespace stepdoctor {
+namespace {
+
+using Sample = std::pair<double, double>;  // utilisation %, memory used MiB
+
+// One 24 GiB GPU, a sample a second.
+std::string Log(const std::vector<Sample>& samples) {
+  std::string s = "timestamp,utilization.gpu,memory.used,memory.total\n";
+  for (size_t i = 0; i < samples.size(); ++i)
+    s += fmt::format("{},{:g},{:g},24576\n", 1000 + i, samples[i].first, samples[i].second);
+  return s;
+}
+
+void Add(std::vector<Sample>* v, int n, double util, double mem_mib) {
+  for (int i = 0; i < n; ++i) v->push_back({util, mem_mib});
+}
+
+std::unique_ptr<ResourceSignals> Signals(const std::string& csv, Report* report = nullptr) {
+  Trace t;
+  Status st = testing::ImportText(csv, "gpu.csv", &t);
+  EXPECT_TRUE(st.ok()) << st.message();
+  if (report) *report = AnalyzeTrace(t);
+  return ComputeResourceSignals(t);
+}
+
+TEST(GpuLogRuns, RunsWithTheGpuReleasedBetweenThemAreJudgedOnTheirOwnSamples) {
+  // Three runs of 20 s at 90%, the GPU released for 10 s between them (memory back at 2 MiB).
+  std::vector<Sample> v;
+  Add(&v, 20, 90, 8000);
+  Add(&v, 10, 0, 2);
+  Add(&v, 20, 90, 8000);
+  Add(&v, 10, 0, 2);
+  Add(&v, 20, 90, 8000);
+  Report r;
+  auto rs = Signals(Log(v), &r);
+  ASSERT_NE(rs, nullptr);
+  ASSERT_TRUE(rs->gpu_runs.has_value());
+  const GpuRuns& g = *rs->gpu_runs;
+  ASSERT_EQ(g.runs.size(), 3u);
+  EXPECT_EQ(g.excluded_samples, 20);
+  EXPECT_NEAR(g.excluded_pct, 25.0, 1e-9);
+  EXPECT_NEAR(g.excluded_s, 20.0, 1e-9);
+  EXPECT_FALSE(g.leading);
+  EXPECT_FALSE(g.trailing);
+  EXPECT_NEAR(g.runs[1].start_s, 30.0, 1e-9);
+  EXPECT_NEAR(g.runs[1].duration_s, 20.0, 1e-9);
+  EXPECT_NEAR(g.runs[1].util_mean_pct, 90.0, 1e-9);
+  EXPECT_NEAR(g.log_util_mean_pct, 67.5, 1e-9);
+  // The job's figures: 90%, busy and well fed, not "partly idle" at the whole log's 67.5%.
+  EXPECT_NEAR(*rs->gpu_util_mean_pct, 90.0, 1e-9);
+  EXPECT_NEAR(*rs->gpus[0].util_mean_pct, 90.0, 1e-9);
+  EXPECT_EQ(rs->classification, ResourceClass::kGpuBusy);
+  EXPECT_EQ(testing::FindFinding(r, "gpu_partly_idle"), nullptr);
+  const Finding* f = testing::FindFinding(r, "gpu_well_fed");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("90.0% mean utilisation while the job ran (3 runs; 67.5% over the whole log)"),
+            std::string::npos)
+      << f->title;
+  const std::string ev = testing::EvidenceText(*f);
+  EXPECT_NE(ev.find("3 runs: 20.0 s at 90.0%, 20.0 s at 90.0%, 20.0 s at 90.0%; 20 samples (20.0 s, 25.0% of the "
+                    "log) between them with no process on the GPU (memory at 2 MiB, the GPU idle) are left out"),
+            std::string::npos)
+      << ev;
+}
+
+TEST(GpuLogRuns, ALogThatGoesOnAfterTheJobBothSidesOfTheShare) {
+  // 100 samples: a job at 50%, then k samples with no process on the GPU.
+  auto log = [](int after) {
+    std::vector<Sample> v;
+    Add(&v, 100 - after, 50, 6000);
+    Add(&v, after, 0, 3);
+    return Log(v);
+  };
+  const int at = int(kNoProcessMinSharePct);  // of 100 samples
+  auto below = Signals(log(at - 1));
+  ASSERT_NE(below, nullptr);
+  EXPECT_FALSE(below->gpu_runs.has_value());
+  Report r;
+  auto above = Signals(log(at), &r);
+  ASSERT_TRUE(above->gpu_runs.has_value());
+  EXPECT_TRUE(above->gpu_runs->trailing);
+  EXPECT_EQ(above->gpu_runs->runs.size(), 1u);
+  EXPECT_NEAR(*above->gpu_util_mean_pct, 50.0, 1e-9);
+  const Finding* f = testing::FindFinding(r, "gpu_partly_idle");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("busy 50.0% of the time while the job ran (47.5% over the whole log, which goes on after it)"),
+            std::string::npos)
+      << f->title;
+  EXPECT_NE(testing::EvidenceText(*f).find("1 run: 95.0 s at 50.0%; 5 samples (5.0 s, 5.0% of the log) after it"),
+            std::string::npos);
+}
+
+TEST(GpuLogRuns, NoProcessNeedsMemoryWithinTheMarginOfTheBaselineBothSides) {
+  // Between two runs the GPU idles holding `between` MiB over a 2 MiB baseline.
+  auto log = [](double between) {
+    std::vector<Sample> v;
+    Add(&v, 20, 80, 8000);
+    Add(&v, 10, 0, between);
+    Add(&v, 20, 80, 8000);
+    Add(&v, 1, 0, 2);  // the baseline
+    return Log(v);
+  };
+  const double margin_mib = kNoProcessMemBytes / (1024 * 1024);
+  auto released = Signals(log(2 + margin_mib - 1));
+  ASSERT_TRUE(released->gpu_runs.has_value());
+  EXPECT_EQ(released->gpu_runs->runs.size(), 2u);
+  auto held = Signals(log(2 + margin_mib));  // a process (a context) still holds it: one run, idle inside it
+  EXPECT_FALSE(held->gpu_runs.has_value());
+}
+
+TEST(GpuLogRuns, NoProcessNeedsTheGpuIdleBothSides) {
+  auto log = [](double util_between) {
+    std::vector<Sample> v;
+    Add(&v, 20, 80, 8000);
+    Add(&v, 10, util_between, 2);
+    Add(&v, 20, 80, 8000);
+    return Log(v);
+  };
+  EXPECT_TRUE(Signals(log(kIdleGpuUtilPct - 0.5))->gpu_runs.has_value());
+  EXPECT_FALSE(Signals(log(kIdleGpuUtilPct))->gpu_runs.has_value());
+}
+
+TEST(GpuLogRuns, ABaselineAProcessHoldsIsNoReleaseBothSides) {
+  // The lowest reading is itself held memory: phases of one run, not runs.
+  auto log = [](double low_mib) {
+    std::vector<Sample> v;
+    Add(&v, 20, 80, low_mib + 6000);
+    Add(&v, 10, 0, low_mib);
+    Add(&v, 20, 80, low_mib + 6000);
+    return Log(v);
+  };
+  const double held_mib = kHeldMemoryBytes / (1024 * 1024);
+  EXPECT_TRUE(Signals(log(held_mib - 1))->gpu_runs.has_value());
+  EXPECT_FALSE(Signals(log(held_mib))->gpu_runs.has_value());
+}
+
+TEST(GpuLogRuns, OnlyALeadingStretchIsAStartUpNotRuns) {
+  std::vector<Sample> v;
+  Add(&v, 10, 0, 2);
+  Add(&v, 40, 70, 8000);
+  auto rs = Signals(Log(v));
+  ASSERT_NE(rs, nullptr);
+  EXPECT_FALSE(rs->gpu_runs.has_value());
+  ASSERT_TRUE(rs->gpu_startup.has_value());
+  EXPECT_EQ(rs->gpu_startup->samples, 10);
+}
+
+TEST(GpuLogRuns, OtherGpusLoseOnlyTheirOwnIdleSamplesInsideTheGaps) {
+  // GPU 0 and GPU 1 run together, both released between the runs; GPU 1 also idles, holding
+  // memory, inside the runs: that idle time is the job's and stays in its figures.
+  std::string s = "timestamp,index,utilization.gpu,memory.used,memory.total\n";
+  for (int i = 0; i < 50; ++i) {
+    const bool gap = i >= 20 && i < 30;
+    s += fmt::format("{},0,{},{},24576\n", 1000 + i, gap ? 0 : 90, gap ? 2 : 8000);
+    s += fmt::format("{},1,{},{},24576\n", 1000 + i, gap ? 0 : (i % 2 ? 60 : 0), gap ? 2 : 8000);
+  }
+  auto rs = Signals(s);
+  ASSERT_NE(rs, nullptr);
+  ASSERT_TRUE(rs->gpu_runs.has_value());
+  EXPECT_EQ(rs->gpu_runs->runs.size(), 2u);
+  ASSERT_EQ(rs->gpus.size(), 2u);
+  EXPECT_NEAR(*rs->gpus[0].util_mean_pct, 90.0, 1e-9);
+  EXPECT_NEAR(*rs->gpus[1].util_mean_pct, 30.0, 1e-9);
+  EXPECT_NEAR(*rs->gpu_util_mean_pct, 60.0, 1e-9);
+}
+
+TEST(GpuLogRuns, TheJobsOwnSamplesSpanItsLifeAndKeepEverySample) {
+  // `run` samples its process tree from start to exit: the GPU not yet held while Python starts
+  // is the job's own time, not another run's.
+  auto samples = [](bool tree) {
+    live::SamplesHeader h;
+    h.hostname = "trainer-1";
+    h.pid = 77;
+    h.interval_ns = 1000000000;
+    h.gpus.push_back({0, "NVIDIA H100", 80ull << 30});
+    std::string s = live::SamplesHeaderJson(h) + "\n";
+    for (int i = 0; i < 40; ++i) {
+      live::Sample smp;
+      smp.ts_ns = 1700000000000000000 + int64_t(i) * 1000000000;
+      const bool gpu_held = i >= 10 && i < 36;
+      smp.Add("gpu0_util_pct", gpu_held ? 60 : 0);
+      smp.Add("gpu0_mem_used_bytes", gpu_held ? 8e9 : 6e8);
+      if (tree) smp.Add("proc_cpu_pct", 100);
+      s += live::SampleJson(smp) + "\n";
+    }
+    return s;
+  };
+  auto own = Signals(samples(true));
+  ASSERT_NE(own, nullptr);
+  EXPECT_FALSE(own->gpu_runs.has_value());
+  EXPECT_NEAR(*own->gpu_util_mean_pct, 60.0 * 26 / 40, 1e-9);
+  auto gpu_only = Signals(samples(false));  // the same GPU samples without the tree: a GPU log
+  ASSERT_NE(gpu_only, nullptr);
+  ASSERT_TRUE(gpu_only->gpu_runs.has_value());
+  EXPECT_NEAR(*gpu_only->gpu_util_mean_pct, 60.0, 1e-9);
+}
+
+}  // namespace
+}  // namespace stepdoctor
