@@ -113,6 +113,31 @@ TEST(GraphAdvice, ComputeBoundAdvisesXlaForAGraphNotTfFunction) {
   }
 }
 
+TEST(GraphAdvice, EachFrameworksCodeClaimsOnlyWhatThatFrameworkHasInUse) {
+  // A PyTorch step replayed as CUDA graphs is not XLA, and an XLA step is not torch.compile.
+  StepSignals s = Step(0, 0);
+  s.category_ms[int(StepCategory::kDeviceCompute)] = kComputeBoundPct + 5;
+  Signals sig;
+  sig.steps = &s;
+  AppliedOptimizations graphs, xla;
+  graphs.graph_launches = 1;
+  xla.xla = true;
+  sig.applied = &graphs;
+  auto g = rules::ComputeBound(sig);
+  ASSERT_TRUE(g);
+  EXPECT_NE(g->fix.pytorch.find("compiled already"), std::string::npos) << g->fix.pytorch;
+  EXPECT_EQ(g->fix.tensorflow.find("already"), std::string::npos) << g->fix.tensorflow;
+  EXPECT_NE(g->fix.tensorflow.find("profile the top kernels"), std::string::npos) << g->fix.tensorflow;
+  sig.applied = &xla;
+  auto x = rules::ComputeBound(sig);
+  ASSERT_TRUE(x);
+  EXPECT_NE(x->fix.tensorflow.find("XLA is already in use"), std::string::npos) << x->fix.tensorflow;
+  EXPECT_EQ(x->fix.pytorch.find("already"), std::string::npos) << x->fix.pytorch;
+  EXPECT_NE(x->fix.pytorch.find("top kernels"), std::string::npos) << x->fix.pytorch;
+  EXPECT_TRUE(Repeats(*g, graphs).empty());
+  EXPECT_TRUE(Repeats(*x, xla).empty());
+}
+
 TEST(GraphAdvice, CheckerCatchesTfFunctionUnderAGraphAndSetJitUnderXla) {
   Finding f;
   f.id = "compute_bound";

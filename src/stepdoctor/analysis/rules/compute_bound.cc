@@ -122,14 +122,22 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
         "# check the GEMMs: prof.key_averages(group_by_input_shape=True).table(sort_by='cuda_time_total')";
     return f;
   }
-  f.fix.tensorflow = compiled ? "# XLA is already in use: profile the top kernels (tf.profiler) and try a larger batch"
+  // Each framework's code states what is in use in that framework only: graphs replayed by
+  // PyTorch are not XLA, and XLA clusters are not torch.compile.
+  const bool xla = applied && applied->xla;
+  const bool torch_compiled = applied && (applied->graphs() || applied->compiled || applied->torchscript);
+  f.fix.tensorflow = xla ? "# XLA is already in use: profile the top kernels (tf.profiler) and try a larger batch"
+                     : torch_compiled
+                         ? "# profile the top kernels (tf.profiler) and try a larger batch"
                      : applied && applied->tf_graph
                          ? std::string(kTfGraphXlaCode) + "\n# fuses elementwise ops into the big kernels"
                          : "@tf.function(jit_compile=True)   # fuse elementwise ops into the big kernels\n"
                            "def train_step(x, y): ...";
-  f.fix.pytorch = compiled ? "# compiled already: look at the top kernels, e.g. with\n"
-                             "# prof.key_averages().table(sort_by='cuda_time_total', row_limit=10)"
-                           : "model = torch.compile(model)   # fuse elementwise ops around the big kernels\n"
+  f.fix.pytorch = torch_compiled ? "# compiled already: look at the top kernels, e.g. with\n"
+                                   "# prof.key_averages().table(sort_by='cuda_time_total', row_limit=10)"
+                 : xla ? "# look at the top kernels, e.g. with\n"
+                         "# prof.key_averages().table(sort_by='cuda_time_total', row_limit=10)"
+                       : "model = torch.compile(model)   # fuse elementwise ops around the big kernels\n"
                              "# then look at the top kernels: prof.key_averages().table(sort_by='cuda_time_total')";
   return f;
 }
