@@ -129,6 +129,22 @@ TEST(AppliedOptimizations, TorchScriptByItsGraphs) {
   EXPECT_FALSE(TraceToAppliedOptimizations(eager, PrimaryWorker(eager)).any_compilation());
 }
 
+TEST(AppliedOptimizations, GraphCaptureByItsCallsNotByCaptureQueries) {
+  // NCCL and the caching allocator ask whether a stream is being captured before each launch,
+  // graphs or not: those queries are no capture.
+  Trace queries = testing::ImportChrome(Doc(X("cuda_runtime", "cudaStreamIsCapturing", 1, 1, 0, 2) +
+                                            X("cuda_runtime", "cudaStreamGetCaptureInfo_v2", 1, 1, 10, 2) +
+                                            X("cuda_runtime", "hipStreamGetCaptureInfo", 1, 1, 20, 2)));
+  AppliedOptimizations q = TraceToAppliedOptimizations(queries, PrimaryWorker(queries));
+  EXPECT_EQ(q.capture_calls, 0);
+  EXPECT_FALSE(q.any_compilation());
+  EXPECT_TRUE(q.Labels().empty());
+  for (const char* call : {"cudaStreamBeginCapture", "cudaStreamEndCapture", "cudaGraphInstantiate", "hipStreamEndCapture"}) {
+    Trace capture = testing::ImportChrome(Doc(X("cuda_runtime", call, 1, 1, 0, 2)));
+    EXPECT_EQ(TraceToAppliedOptimizations(capture, PrimaryWorker(capture)).capture_calls, 1) << call;
+  }
+}
+
 // A CPU-only step of tiny ops under TorchScript: host-bound, and the advice is not to compile.
 TEST(AppliedOptimizations, CpuHostBoundUnderTorchScriptAdvisesNoCompile) {
   std::string ev;

@@ -27,8 +27,10 @@ constexpr NamePattern kPatterns[] = {
     {"cuGraphLaunch", true, Applied::kGraphLaunch},
     {"cudaStreamBeginCapture", true, Applied::kCapture},
     {"hipStreamBeginCapture", true, Applied::kCapture},
-    {"cudaStreamGetCaptureInfo", true, Applied::kCapture},
-    {"hipStreamGetCaptureInfo", true, Applied::kCapture},
+    // Not cudaStreamGetCaptureInfo or cudaStreamIsCapturing: NCCL and the caching allocator ask
+    // whether a stream is being captured before each launch, graphs or not.
+    {"cudaStreamEndCapture", true, Applied::kCapture},
+    {"hipStreamEndCapture", true, Applied::kCapture},
     {"cudaGraphInstantiate", true, Applied::kCapture},
     {"hipGraphInstantiate", true, Applied::kCapture},
     {"CompiledFunction", false, Applied::kCompiled},
