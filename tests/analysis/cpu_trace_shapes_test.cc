@@ -145,6 +145,23 @@ TEST(AppliedOptimizations, GraphCaptureByItsCallsNotByCaptureQueries) {
   }
 }
 
+TEST(AppliedOptimizations, TorchCompileByInductorsTritonKernels) {
+  // No host range names the compiled region (inference under PyTorch 2.0): the kernels do.
+  auto trace = [](const char* kernel) {
+    return testing::ImportChrome(Doc(X("cpu_op", "aten::linear", 1, 1, 0, 50) +
+                                     X("cuda_runtime", "cudaLaunchKernel", 1, 1, 10, 5, testing::Corr(1)) +
+                                     X("kernel", kernel, 0, 7, 20, 30, testing::Corr(1))));
+  };
+  for (const char* k : {"triton_poi_fused_add_relu_0", "triton__0d1d2d3de", "triton_red_fused_sum_1"}) {
+    Trace t = trace(k);
+    EXPECT_TRUE(TraceToAppliedOptimizations(t, PrimaryWorker(t)).compiled) << k;
+  }
+  for (const char* k : {"_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1", "ampere_sgemm_128x64_tn", "my_triton_kernel"}) {
+    Trace t = trace(k);
+    EXPECT_FALSE(TraceToAppliedOptimizations(t, PrimaryWorker(t)).compiled) << k;
+  }
+}
+
 // A CPU-only step of tiny ops under TorchScript: host-bound, and the advice is not to compile.
 TEST(AppliedOptimizations, CpuHostBoundUnderTorchScriptAdvisesNoCompile) {
   std::string ev;

@@ -158,7 +158,15 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
   bool backward = false, aten = false;
   for (const auto& t : trace.timelines) {
     if (t.worker != worker) continue;
-    if (t.kind == TimelineKind::kDeviceStream) continue;
+    if (t.kind == TimelineKind::kDeviceStream) {
+      // Inductor names the Triton kernels it generates "triton_<kind>_fused_...", "triton__0d1d2d"
+      // (PyTorch 2.0): torch.compile, even where no host range says so (inference under 2.0,
+      // a trace of device activity alone). Only in PyTorch traces: XLA names Triton fusions too.
+      if (a.compiled || trace.framework != Framework::kPyTorch) continue;
+      for (size_t i = 0; i < t.ev.size() && !a.compiled; ++i)
+        a.compiled = t.ev.kind[i] == EventKind::kKernel && trace.str(t.ev.name[i]).substr(0, 7) == "triton_";
+      continue;
+    }
     for (size_t i = 0; i < t.ev.size(); ++i) {
       uint32_t id = t.ev.name[i].v;
       if (id >= memo.size()) continue;
