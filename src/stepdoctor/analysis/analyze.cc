@@ -1,4 +1,5 @@
 #include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/analysis/framework_code.h"
 
 #include <fmt/format.h>
 
@@ -353,6 +354,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     sig.input_limit = &input_limit;
   }
   r.findings = RunRules(sig, &r.diagnostics);
+  KeepTheFrameworksCode(trace.framework, &r.findings);
   const bool any_fix = std::any_of(r.findings.begin(), r.findings.end(),
                                    [](const Finding& f) { return FixForFinding(f.id) != nullptr; });
   // The model with device work captured serves the predictions and the critical path: built once.
