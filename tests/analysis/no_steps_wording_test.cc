@@ -8,6 +8,7 @@
 #include "inline_chrome.h"
 #include "test_util.h"
 #include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/tf_signals.h"
@@ -127,8 +128,17 @@ TEST(NoStepsWording, VerdictAndTfTitlesSpeakOfTheWindow) {
     ASSERT_TRUE(f);
     EXPECT_EQ(v.find("window") != std::string::npos, !has_steps) << v;
     EXPECT_EQ(f->title.find("of the window") != std::string::npos, !has_steps) << f->title;
-    EXPECT_EQ(f->title.find("of each step") != std::string::npos, has_steps) << f->title;
+    EXPECT_EQ(f->title.find("of the one step recorded") != std::string::npos, has_steps) << f->title;
   }
+  // Several steps: "each step".
+  s.has_steps = true;
+  s.step_count = 3;
+  auto f = rules::KernelLaunchBound(sig);
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->title.find("of each step"), std::string::npos) << f->title;
+  EXPECT_EQ(rules::EachStep(s), "each 20.0 ms step");
+  s.step_count = 1;
+  EXPECT_EQ(rules::EachStep(s), "the one 20.0 ms step recorded");
 }
 
 TEST(NoStepsWording, StepsKeepTheirWording) {

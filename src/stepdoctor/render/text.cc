@@ -68,6 +68,11 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
   if (s.count > 0) {
     if (s.whole_window)
       out += fmt::format("Window: {:.1f} ms analysed as one region (no step markers)\n", s.median_ms);
+    else if (s.count == 1)  // nothing to compare it with: say so where the figures are read
+      out += fmt::format("Steps: 1 from {}; {:.1f} ms{}; one step: whether it is a warm-up pass (a first, cold call) "
+                         "cannot be told without others to compare\n",
+                         s.source, s.median_ms,
+                         s.excluded_partial ? fmt::format(" ({} partial or overlapping left out)", s.excluded_partial) : "");
     else
       out += fmt::format("Steps: {} from {}; median {:.1f} ms, p90 {:.1f} ms, max {:.1f} ms{}\n", s.count, s.source,
                          s.median_ms, s.p90_ms, s.max_ms,

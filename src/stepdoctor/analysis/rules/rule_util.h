@@ -27,11 +27,15 @@ inline std::string Duration(double ms) { return ms >= 10'000 ? fmt::format("{:.1
 // How a title names the region its shares are of: "each 14.6 ms step" where steps were found,
 // "the 14.6 ms window" where there were none (the whole window is one region, not a step: no
 // text may call it one). The same for the phrases without the length.
+// One step is "the one 2053 ms step recorded": "each" would claim others it stands for.
 inline std::string EachStep(const StepSignals& s) {
+  if (s.has_steps && s.step_count == 1) return fmt::format("the one {} step recorded", Duration(s.mean_step_ms));
   return s.has_steps ? fmt::format("each {} step", Duration(s.mean_step_ms))
                      : fmt::format("the {} window", Duration(s.mean_step_ms));
 }
-inline const char* EachStepNoun(const StepSignals& s) { return s.has_steps ? "each step" : "the window"; }
+inline const char* EachStepNoun(const StepSignals& s) {
+  return !s.has_steps ? "the window" : s.step_count == 1 ? "the one step recorded" : "each step";
+}
 // The same for rules whose step figures may be absent (TensorFlow's): "each step" then.
 inline const char* EachStepNoun(const StepSignals* s) { return s ? EachStepNoun(*s) : "each step"; }
 inline const char* OfTheStep(const StepSignals& s) { return s.has_steps ? "of the step" : "of the window"; }
