@@ -170,6 +170,38 @@ TEST(WhatIf, DeviceWorkLaunchedIsTheFloor) {
   EXPECT_EQ(p.bound_by, "device");
 }
 
+// Kernels on two streams, one after the other in the trace (each waited for the one before): the
+// replay has no edge between the streams and would run them side by side once launches are gone.
+// A fix that leaves the device's work as it is cannot beat the time the device was busy: neither
+// the point nor the low end goes under it.
+TEST(WhatIf, NoHostFixBeatsTheDevicesBusyTime) {
+  std::string ev;
+  int corr = 1;
+  double t = 0;
+  for (int i = 0; i < 4; ++i) {
+    std::string body;
+    double h = t, dev = t;
+    for (int k = 0; k < 20; ++k, ++corr) {
+      body += X("cuda_runtime", "cudaLaunchKernel", 1, 1, h, 50, Corr(corr));
+      dev = std::max(dev, h + 50);
+      body += X("kernel", "volta_sgemm_128x64_nn", 0, k % 2 ? 8 : 7, dev, 200,
+                "{\"correlation\":" + std::to_string(corr) + ",\"stream\":" + (k % 2 ? "8" : "7") + ",\"device\":0}");
+      dev += 200;
+      h += 100;
+    }
+    const double end = std::max(h, dev) + 10;
+    body += X("cuda_runtime", "cudaDeviceSynchronize", 1, 1, h, end - h);
+    ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, end - t) + body;
+    t = end;
+  }
+  Prediction p = Predict(Import(Doc(ev, kV100)), "launch");
+  ASSERT_TRUE(p.predicted) << p.why_not;
+  const double busy_ms = 20 * 0.2;
+  EXPECT_GE(p.predicted_step_ms, busy_ms - 1e-9);
+  EXPECT_GE(p.low_ms, busy_ms - 1e-9);
+  EXPECT_EQ(p.bound_by, "device");
+}
+
 // An operator computing on the CPU (no launch inside) is work compiling the step does not remove.
 TEST(WhatIf, LaunchFixLeavesCpuWork) {
   std::string ev;

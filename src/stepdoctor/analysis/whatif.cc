@@ -541,6 +541,21 @@ Prediction PredictFix(const StepModel& m, const FixSpec& fix, const WhatIfOption
     p.assumptions.push_back(fmt::format("the replay of the trace as recorded gives {} per step against {} measured",
                                         Ms(p.model_baseline_ms), Ms(p.baseline_step_ms)));
   Finish(&p);
+  // A fix that leaves the device's work as it is cannot make a step shorter than the device was
+  // busy in it, whatever the replay packs onto other streams or the tolerance widens to.
+  if (p.predicted && !m.cpu_only && (fix.kind == FixKind::kInput || fix.kind == FixKind::kLaunch || fix.kind == FixKind::kCpuWork)) {
+    std::vector<Interval> busy;
+    for (const auto& op : m.device) busy.push_back({op.start_ns, op.start_ns + op.dur_ns});
+    const double floor_ms = double(LengthWithin(MakeIntervalSet(std::move(busy)), m.lo(), m.hi())) / 1e6 / double(m.steps.size());
+    if (p.predicted_step_ms < floor_ms) {
+      p.predicted_median_ms *= floor_ms / p.predicted_step_ms;
+      p.predicted_step_ms = floor_ms;
+      p.bound_by = "device";
+      p.speedup = p.baseline_step_ms / floor_ms;
+    }
+    p.low_ms = std::max(p.low_ms, std::min(floor_ms, p.predicted_step_ms));
+    p.high_ms = std::max(p.high_ms, p.predicted_step_ms);
+  }
   return p;
 }
 

@@ -23,7 +23,9 @@ std::string RenderWhatIfText(const WhatIfReport& r) {
   std::string out;
   for (size_t i = 0; i < r.predictions.size(); ++i) {
     const Prediction& p = r.predictions[i];
-    if (i == 0)
+    if (i == 0 && r.steps == 1)
+      out += fmt::format("today: {} per step (one step recorded)\n", Ms(p.baseline_step_ms));
+    else if (i == 0)
       out += fmt::format("today: {} per step (mean of {} steps; median {})\n", Ms(p.baseline_step_ms), r.steps,
                          Ms(p.baseline_median_ms));
     out += fmt::format("\n--fix {}: {}\n", p.fix, PredictionLine(p));
