@@ -4,7 +4,9 @@
 // the after-run measured.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/analysis/trace_to_whatif.h"
@@ -281,6 +283,30 @@ TEST(WhatIf, StallsTakeTheMedianStep) {
   EXPECT_NEAR(p.predicted_step_ms, 100, 0.01);
   Prediction none = Predict(Import(CpuLoop(6, 40, 60)), "stalls");
   EXPECT_FALSE(none.predicted);
+}
+
+// Slow steps only at the window's start are warm-up, not a stall: nothing to remove. One more slow
+// step later in the window is a stall again.
+TEST(WhatIf, SlowFirstStepsAreWarmUpNotStalls) {
+  auto loop = [](std::vector<int> slow) {
+    std::string ev;
+    double t = 0;
+    for (int i = 0; i < 10; ++i) {
+      const double d = std::find(slow.begin(), slow.end(), i) != slow.end() ? 150 : 100;
+      ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, d * 1000);
+      ev += X("cpu_op", "aten::addmm", 1, 1, t, d * 1000);
+      t += d * 1000;
+    }
+    return Doc(ev);
+  };
+  Prediction first = Predict(Import(loop({0})), "stalls");
+  EXPECT_FALSE(first.predicted);
+  EXPECT_NE(first.why_not.find("warm-up"), std::string::npos) << first.why_not;
+  Prediction two = Predict(Import(loop({0, 1})), "stalls");
+  EXPECT_FALSE(two.predicted);
+  EXPECT_NE(two.why_not.find("the slow steps (2 of them) are the first"), std::string::npos) << two.why_not;
+  Prediction later = Predict(Import(loop({0, 6})), "stalls");
+  EXPECT_TRUE(later.predicted) << later.why_not;
 }
 
 // fp32 GEMMs on a V100 speed up 2-3x under 16-bit math; with the device bounding the step, so

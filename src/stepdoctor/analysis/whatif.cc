@@ -386,6 +386,17 @@ void PredictStalls(const StepModel& m, Prediction* p) {
     p->why_not = fmt::format("no step is over {:.1f}x the median step: there is no stall to remove", kOutlierStepFactor);
     return;
   }
+  // Slow steps only at the window's start are its warm-up (caches, allocator, autotuning): once
+  // per run, not a stall that repeats, so nothing a checkpoint or logging change removes.
+  size_t leading = 0;
+  while (leading < ms.size() && ms[leading] > kOutlierStepFactor * med) ++leading;
+  if (int(leading) == slow) {
+    p->why_not = fmt::format("the slow step{} ({}) {} the first of the window: warm-up, once per run, not a stall that "
+                             "repeats; the steady steps take {}",
+                             slow == 1 ? "" : "s", slow == 1 ? Ms(ms[0]) : fmt::format("{} of them", slow),
+                             slow == 1 ? "is" : "are", Ms(med));
+    return;
+  }
   p->predicted = true;
   p->predicted_step_ms = Mean(fixed);
   p->predicted_median_ms = Median(fixed);
