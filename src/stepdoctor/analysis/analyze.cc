@@ -1,5 +1,6 @@
 #include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/analysis/framework_code.h"
+#include "stepdoctor/analysis/profiler_overhead.h"
 
 #include <fmt/format.h>
 
@@ -417,6 +418,16 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     else if (untraced >= kUntracedModeratePct && r.coverage.confidence == "high") r.coverage.confidence = "medium";
     if (untraced >= kUntracedModeratePct)
       r.coverage.evidence.push_back(fmt::format("{:.0f}% of the step has nothing recorded", untraced));
+  }
+  // The profiler's own host work (Python stacks, memory events) inflates host-side figures: said
+  // beside the report, and a host-bound verdict rests on them, so it is held with less confidence.
+  if (steps.step_count > 0 && !windows.steps.empty() && trace.framework == Framework::kPyTorch) {
+    ProfilerOverhead po =
+        TraceToProfilerOverhead(trace, worker, windows.steps.front().start_ns, windows.steps.back().end_ns,
+                                int(windows.steps.size()));
+    if (!po.note.empty()) r.notes.push_back(po.note);
+    if (po.stacks_inflate_host && r.verdict.bottleneck == Bottleneck::kHost && r.coverage.confidence == "high")
+      r.coverage.confidence = "medium";
   }
   const double analysed_ms = steps.mean_step_ms * steps.step_count;
   if (steps.step_count > 0 && analysed_ms * 1e6 < double(kMinAnalysableWindowNs)) {

@@ -565,7 +565,7 @@ Prediction PredictFix(const StepModel& m, const FixSpec& fix, const WhatIfOption
       p.speedup = p.baseline_step_ms / floor_ms;
     }
     p.low_ms = std::max(p.low_ms, std::min(floor_ms, p.predicted_step_ms));
-    p.high_ms = std::max(p.high_ms, p.predicted_step_ms);
+    p.high_ms = std::max(p.high_ms, p.predicted_step_ms * (1 + kReplayTolerancePct / 100));
   }
   return p;
 }

@@ -93,6 +93,11 @@ inline constexpr double kHostCpuWorkShare = 0.5;  // CPU operators >= half the h
 // is in those gaps, not in the operators it lists.
 inline constexpr double kHostUnrecordedGapShare = 0.5;
 
+// --- Profiler overhead (analysis/profiler_overhead): this many python_function events (with_stack)
+// or [memory] events (profile_memory) per step are stated beside the report; with the Python
+// stacks, a host-bound verdict drops from high to medium confidence.
+inline constexpr int64_t kProfilerOverheadEvents = 20;
+
 // --- device_activity_missing: a host wait on the device this long is stated as evidence that the
 // device was busy (trace_to_coverage)
 inline constexpr int64_t kDeviceWaitEvidenceNs = 1'000'000;
