@@ -150,6 +150,63 @@ TEST(GpuLogRuns, ABaselineAProcessHoldsIsNoReleaseBothSides) {
   EXPECT_FALSE(Signals(log(held_mib))->gpu_runs.has_value());
 }
 
+TEST(GpuLogRuns, ALowestReadingFarUnderThePeakIsNoProcessBothSides) {
+  // The GPU idles at `low` MiB (a display server, another user's context) between runs that hold
+  // 20 GiB: no process of the job's under kNoProcessPeakShare of the peak, whatever its size.
+  auto log = [](double low_mib) {
+    std::vector<Sample> v;
+    Add(&v, 20, 80, 20480);
+    Add(&v, 10, 0, low_mib);
+    Add(&v, 20, 80, 20480);
+    return Log(v);
+  };
+  const double share_mib = kNoProcessPeakShare * 20480;  // 2048 MiB, over kHeldMemoryBytes
+  EXPECT_TRUE(Signals(log(share_mib - 1))->gpu_runs.has_value());
+  EXPECT_FALSE(Signals(log(share_mib))->gpu_runs.has_value());
+}
+
+TEST(GpuLogRuns, TheLongestIdleStretchWithMemoryHeldBothSides) {
+  // 100 samples of a job at 60%, with `idle` of them in a row at 0% still holding 20 GiB.
+  auto log = [](int idle) {
+    std::vector<Sample> v;
+    Add(&v, 40, 60, 20480);
+    Add(&v, idle, 0, 20480);
+    Add(&v, 60 - idle, 60, 20480);
+    return Log(v);
+  };
+  const int at = int(kIdleStretchMinSharePct);  // of 100 samples
+  EXPECT_FALSE(Signals(log(at - 1))->gpu_idle_stretch.has_value());
+  Report r;
+  auto rs = Signals(log(at), &r);
+  ASSERT_TRUE(rs->gpu_idle_stretch.has_value());
+  EXPECT_EQ(rs->gpu_idle_stretch->samples, at);
+  EXPECT_NEAR(rs->gpu_idle_stretch->start_s, 40.0, 1e-9);
+  EXPECT_NEAR(rs->gpu_idle_stretch->duration_s, double(at), 1e-9);
+  const Finding* f = testing::FindFinding(r, "gpu_partly_idle");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(testing::EvidenceText(*f).find("10.0 s (10 samples, 10.0% of the job's) 40.0 s into the log, holding up to "
+                                           "20.0 GiB"),
+            std::string::npos)
+      << testing::EvidenceText(*f);
+  // Half the job's samples or more idle is how the job ran, not a pause in it.
+  std::vector<Sample> most;
+  Add(&most, 10, 60, 20480);
+  Add(&most, 50, 0, 20480);
+  EXPECT_FALSE(Signals(Log(most))->gpu_idle_stretch.has_value());  // 50 of 60
+  std::vector<Sample> half;
+  Add(&half, 50, 60, 20480);
+  Add(&half, 50, 0, 20480);
+  EXPECT_TRUE(Signals(Log(half))->gpu_idle_stretch.has_value());  // 50%: at the limit
+  Add(&half, 1, 0, 20480);
+  EXPECT_FALSE(Signals(Log(half))->gpu_idle_stretch.has_value());  // 51 in a row of 101
+  // Idle with the memory released is no process, not a pause of the job's.
+  std::vector<Sample> v;
+  Add(&v, 40, 60, 20480);
+  Add(&v, 20, 0, 2);
+  Add(&v, 40, 60, 20480);
+  EXPECT_FALSE(Signals(Log(v))->gpu_idle_stretch.has_value());
+}
+
 TEST(GpuLogRuns, OnlyALeadingStretchIsAStartUpNotRuns) {
   std::vector<Sample> v;
   Add(&v, 10, 0, 2);

@@ -126,13 +126,16 @@ std::optional<GpuStartup> FindGpuStartup(const Series& s, const std::vector<cons
 }
 
 // Which samples of `util` have no process on the GPU: memory within kNoProcessMemBytes of the
-// lowest reading (itself under kHeldMemoryBytes) and the GPU idle. All false where the GPU has
-// no memory series, or its lowest reading is a process's; `*baseline` is that reading.
+// lowest reading and the GPU idle. The lowest reading is no process's where it is under
+// kHeldMemoryBytes or kNoProcessPeakShare of the peak (a display server, another user's small
+// context); above both it is a process's, and the log a run's phases. All false where the GPU
+// has no memory series, or its lowest reading is a process's; `*baseline` is that reading.
 std::vector<bool> NoProcessSamples(const CounterSeries& util, const CounterSeries* mem, double* baseline) {
   std::vector<bool> out(util.value.size(), false);
   if (!mem || mem->value.empty()) return out;
-  const double low = *std::min_element(mem->value.begin(), mem->value.end());
-  if (low >= kHeldMemoryBytes) return out;
+  const auto [lo_it, hi_it] = std::minmax_element(mem->value.begin(), mem->value.end());
+  const double low = *lo_it;
+  if (low >= std::max(kHeldMemoryBytes, kNoProcessPeakShare * *hi_it)) return out;
   if (baseline) *baseline = low;
   size_t k = 0;  // the memory reading at or just before each utilisation sample
   for (size_t i = 0; i < util.value.size(); ++i) {
@@ -197,6 +200,50 @@ std::optional<GpuRuns> FindGpuRuns(const Series& s, const std::vector<const GpuR
     job->push_back(kept.value.empty() ? u : std::move(kept));
   }
   return out;
+}
+
+// The longest idle stretch of `util` from sample `from` on while `mem` stays held (GpuIdleStretch).
+std::optional<GpuIdleStretch> FindIdleStretch(const CounterSeries& util, const CounterSeries* mem, size_t from,
+                                              int64_t log_start_ns, double interval_s) {
+  if (!mem || mem->value.empty() || util.value.size() <= from) return std::nullopt;
+  GpuIdleStretch best;
+  size_t k = 0, run_start = 0;
+  int run = 0;
+  double run_mem = 0;
+  auto close = [&](size_t end) {  // the stretch [run_start, end)
+    if (run > best.samples) {
+      best.samples = run;
+      best.start_s = double(util.ts_ns[run_start] - log_start_ns) / 1e9;
+      best.duration_s = double(util.ts_ns[end - 1] - util.ts_ns[run_start]) / 1e9 + interval_s;
+      best.mem_bytes = run_mem;
+    }
+    run = 0;
+    run_mem = 0;
+  };
+  // Held: a process's memory; where the log's lowest reading is what no process holds (as in
+  // NoProcessSamples), above that too.
+  const auto [lo_it, hi_it] = std::minmax_element(mem->value.begin(), mem->value.end());
+  const bool low_is_none = *lo_it < std::max(kHeldMemoryBytes, kNoProcessPeakShare * *hi_it);
+  const double held_from = low_is_none ? std::max(kHeldMemoryBytes, *lo_it + kNoProcessMemBytes) : kHeldMemoryBytes;
+  for (size_t i = from; i < util.value.size(); ++i) {
+    // Samples left out between runs part the stretches on either side.
+    if (run > 0 && i > from && double(util.ts_ns[i] - util.ts_ns[i - 1]) > 2e9 * interval_s) close(i);
+    while (k + 1 < mem->ts_ns.size() && mem->ts_ns[k + 1] <= util.ts_ns[i]) ++k;
+    const bool held = mem->ts_ns[k] <= util.ts_ns[i] && mem->value[k] >= held_from;
+    if (util.value[i] < kIdleGpuUtilPct && held) {
+      if (run == 0) run_start = i;
+      ++run;
+      run_mem = std::max(run_mem, mem->value[k]);
+    } else if (run > 0) {
+      close(i);
+    }
+  }
+  if (run > 0) close(util.value.size());
+  best.share_pct = 100.0 * best.samples / double(util.value.size());
+  if (best.samples < kIdleStretchMinSamples || best.share_pct < kIdleStretchMinSharePct ||
+      best.share_pct > kIdleStretchMaxSharePct)
+    return std::nullopt;
+  return best;
 }
 
 }  // namespace
@@ -434,6 +481,11 @@ std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace) {
         double(pooled.size());
     r->gpu_startup = FindGpuStartup(s, judged, util_of);
   }
+
+  if (!judged.empty())
+    r->gpu_idle_stretch =
+        FindIdleStretch(*util_of[0], s.Get(series::GpuSeriesName(judged[0]->index, GpuMetric::kMemUsedBytes)),
+                        r->gpu_startup ? size_t(r->gpu_startup->samples) : 0, lo, r->interval_s);
 
   // Dips: the first used GPU's utilisation (a multi-GPU job dips on all GPUs at a checkpoint),
   // else CPU.

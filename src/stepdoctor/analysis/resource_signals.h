@@ -85,6 +85,17 @@ struct GpuRuns {
   double log_util_mean_pct = 0;  // over the whole log, the same GPUs as gpu_util_mean_pct
 };
 
+// The longest stretch the first GPU in use sat idle (under kIdleGpuUtilPct) while memory stayed
+// held (kHeldMemoryBytes or more), after any start-up: the job paused with its model loaded
+// (evaluation on the CPU, checkpointing, a hang). Only where it is at least kIdleStretchMinSamples
+// samples and kIdleStretchMinSharePct of the job's samples.
+struct GpuIdleStretch {
+  double start_s = 0, duration_s = 0;  // from the log's first sample
+  int samples = 0;
+  double share_pct = 0;  // of the job's samples of that GPU
+  double mem_bytes = 0;  // memory used over it (its largest reading)
+};
+
 // Dips of the primary utilisation series (GPU util, else the tree's CPU, else machine CPU),
 // looked for where its median is at least kDipBaselineMinPct.
 struct UtilisationDips {
@@ -135,6 +146,7 @@ struct ResourceSignals {
   // Where the log spans several runs or outlasts the job: the figures above (and each judged
   // GPU's util_mean_pct) are over the samples a process held the GPU, and this says so.
   std::optional<GpuRuns> gpu_runs;
+  std::optional<GpuIdleStretch> gpu_idle_stretch;  // over the job's samples, after any start-up
 
   // Empty without a primary series of kMinSamples (after any start-up) or with its median
   // under kDipBaselineMinPct.

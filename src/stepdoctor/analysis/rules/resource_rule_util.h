@@ -110,6 +110,17 @@ inline std::string GpuRunsText(const ResourceSignals& r) {
 inline void AddGpuUtilEvidence(const ResourceSignals& r, std::vector<EvidenceItem>* ev) {
   ev->push_back({"GPU utilisation", GpuUtilText(r)});
   if (r.gpu_runs) ev->push_back({"the job's runs in the log", GpuRunsText(r)});
+  if (r.gpu_idle_stretch) {
+    const GpuIdleStretch& g = *r.gpu_idle_stretch;
+    const std::string when = r.times_known ? fmt::format("{} ({} samples, {} of the job's) {} into the log",
+                                                         DurationText(g.duration_s), g.samples, Pct(g.share_pct),
+                                                         DurationText(g.start_s))
+                                           : fmt::format("{} samples in a row ({} of the job's)", g.samples, Pct(g.share_pct));
+    ev->push_back({"longest idle stretch with memory held",
+                   fmt::format("{}, holding up to {}: the job paused with its model loaded (evaluation on the CPU, "
+                               "checkpointing, waiting on data or a peer, a hang)",
+                               when, MemText(g.mem_bytes))});
+  }
   if (r.gpu_util_median_pct) ev->push_back({"median GPU utilisation", Pct(*r.gpu_util_median_pct)});
   if (r.gpu_util_below_low_pct)
     ev->push_back({fmt::format("samples under {:.0f}% utilisation", kGpuLowUtilPct), Pct(*r.gpu_util_below_low_pct)});

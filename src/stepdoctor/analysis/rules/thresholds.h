@@ -44,10 +44,19 @@ inline constexpr double kStartupMaxSharePct = 50.0;
 // ... and the GPUs average at least 10% after it: a log that stays near idle had no start-up
 // before work, just no work.
 inline constexpr double kStartupMinAfterPct = 10.0;
-// Samples with no process on the GPU (memory within kNoProcessMemBytes of the log's lowest, which
-// is under kHeldMemoryBytes, and utilisation under kIdleGpuUtilPct) between runs or after the job:
+// Samples with no process on the GPU (memory within kNoProcessMemBytes of the log's lowest, and
+// utilisation under kIdleGpuUtilPct) between runs or after the job:
 // left out of the job's figures where they are at least 5% of the log (GpuRuns).
 inline constexpr double kNoProcessMinSharePct = 5.0;
+// ... where the lowest reading is under kHeldMemoryBytes or under 10% of the log's peak (a display
+// server's or another user's small context beside a job that held far more).
+inline constexpr double kNoProcessPeakShare = 0.10;
+// The longest idle stretch with memory held, after any start-up, is stated where it lasts at least
+// 3 samples and 10% of the job's samples, and at most 50% (longer is how the job ran: idle, not
+// paused) (GpuIdleStretch).
+inline constexpr int kIdleStretchMinSamples = 3;
+inline constexpr double kIdleStretchMinSharePct = 10.0;
+inline constexpr double kIdleStretchMaxSharePct = 50.0;
 inline constexpr double kGpuWellFedPct = 80.0;          // mean GPU utilisation >= 80%: the GPU rarely waits (well fed)
 inline constexpr double kDipFraction = 0.5;             // a dip: utilisation below half its median ...
 inline constexpr double kDipBaselineMinPct = 40.0;      // ... where the median is at least 40%
