@@ -268,5 +268,27 @@ TEST(GpuLogRuns, TheJobsOwnSamplesSpanItsLifeAndKeepEverySample) {
   EXPECT_NEAR(*gpu_only->gpu_util_mean_pct, 60.0, 1e-9);
 }
 
+// Power far beyond any GPU's draw under a W label is milliwatts (Jetson sensors, codecarbon):
+// read so, with a note; at the limit it stays watts.
+TEST(GpuLogPower, MilliwattsUnderAWattLabelBothSides) {
+  auto log = [](double v) {
+    std::string s = "timestamp,gpu_power_w\n";
+    for (int i = 0; i < 10; ++i) s += fmt::format("{},{:g}\n", 1000 + i, v);
+    return s;
+  };
+  Trace t;
+  ASSERT_TRUE(testing::ImportText(log(6400), "gpu.csv", &t).ok());
+  auto rs = ComputeResourceSignals(t);
+  ASSERT_NE(rs, nullptr);
+  ASSERT_EQ(rs->gpus.size(), 1u);
+  EXPECT_NEAR(*rs->gpus[0].power_mean_w, 6.4, 1e-9);
+  bool noted = false;
+  for (const auto& [issue, n] : t.diagnostics.notes()) noted |= n.find("read as milliwatts") != std::string::npos;
+  EXPECT_TRUE(noted);
+  Trace watts;
+  ASSERT_TRUE(testing::ImportText(log(2000), "gpu.csv", &watts).ok());
+  EXPECT_NEAR(*ComputeResourceSignals(watts)->gpus[0].power_mean_w, 2000.0, 1e-9);
+}
+
 }  // namespace
 }  // namespace stepdoctor

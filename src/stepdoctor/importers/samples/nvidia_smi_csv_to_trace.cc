@@ -24,6 +24,29 @@
 namespace stepdoctor {
 namespace {
 
+// No GPU draws this much (the largest, B200/GB200 modules, are rated about 1,000-1,200 W): a
+// power column whose median passes it holds milliwatts under a W label (Jetson's INA sensors and
+// the tools that log them, such as codecarbon's, report mW).
+constexpr double kMaxGpuPowerW = 2000.0;
+
+// Power series of `worker` read as mW where their median passes kMaxGpuPowerW: divided by 1000,
+// and said in one note per file.
+void MilliwattsAsWatts(Trace& trace, WorkerId worker, const std::string& file) {
+  for (auto& c : trace.counters) {
+    int g = -1;
+    if (c.worker != worker || c.value.empty() || !series::IsGpuSeries(c.name, series::GpuMetric::kPowerW, &g)) continue;
+    std::vector<double> v = c.value;
+    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
+    if (v[v.size() / 2] <= kMaxGpuPowerW) continue;
+    const auto [lo, hi] = std::minmax_element(c.value.begin(), c.value.end());
+    trace.diagnostics.Note(ImportIssue::kAssumedUnit,
+                           fmt::format("{}: GPU {} power of {:.0f}-{:.0f} W is beyond any GPU's draw ({:.0f} W): read "
+                                       "as milliwatts",
+                                       file, g, *lo, *hi, kMaxGpuPowerW));
+    for (double& x : c.value) x /= 1000.0;
+  }
+}
+
 using csv::kMiB;
 using csv::ParseNumber;
 using csv::Trim;
@@ -358,6 +381,7 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
                   fmt::format("{}: not a GPU log: no CSV header with a GPU metric column in the first {} lines; {}",
                               src.name(), pre.lines, gpucsv::ExpectedColumnsText()));
   placer->Finish();
+  MilliwattsAsWatts(trace, wid, src.name());
   if (!placer->attribution_note().empty())
     trace.diagnostics.Note(ImportIssue::kGpuAttribution, fmt::format("{}: {}", src.name(), placer->attribution_note()));
   // Every row at one time: the log spans less than its clock's resolution, so its order is
