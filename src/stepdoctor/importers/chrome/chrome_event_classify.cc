@@ -64,6 +64,8 @@ EventKind ClassifyDeviceLineEvent(std::string_view name) {
     case DeviceWorkRole::kCompute: break;
   }
   if (Contains(name, "MEMCPY")) return MemcpyKind(name);  // TensorFlow's MEMCPYHtoD lines
+  // rocprof's copy lane: CopyHostToDevice, CopyDeviceToHost, CopyDeviceToDevice.
+  if (StartsWith(name, "Copy") && MemcpyKind(name) != EventKind::kMemcpyOther) return MemcpyKind(name);
   return EventKind::kKernel;
 }
 

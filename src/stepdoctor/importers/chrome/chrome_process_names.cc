@@ -17,8 +17,20 @@ int TrailingDeviceNumber(std::string_view s, std::string_view marker) {
 
 std::pair<std::string_view, int> DeviceProcessName(std::string_view n) {
   size_t sp = n.rfind(' ');
-  if (sp == std::string_view::npos || sp == 0 || sp + 1 >= n.size()) return {{}, -1};
-  std::string_view word = n.substr(0, sp), num = n.substr(sp + 1);
+  std::string_view word, num;
+  if (sp != std::string_view::npos && sp > 0 && sp + 1 < n.size()) {
+    word = n.substr(0, sp);
+    num = n.substr(sp + 1);
+  } else if (sp == std::string_view::npos) {
+    // "GPU0", as rocprof names its agents: the word runs up to the first digit.
+    size_t d = 0;
+    while (d < n.size() && !(n[d] >= '0' && n[d] <= '9')) ++d;
+    if (d == 0 || d == n.size()) return {{}, -1};
+    word = n.substr(0, d);
+    num = n.substr(d);
+  } else {
+    return {{}, -1};
+  }
   for (char c : word)
     if (!(c >= 'A' && c <= 'Z')) return {{}, -1};
   int v = 0;

@@ -523,10 +523,10 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
         gpu = 0;  // copies and kernels named as CUDA's and HIP's are: a GPU's (chrome_device_lanes.h)
       }
       if (gpu >= 0 || tpu >= 0 || other >= 0) tl.device_category = true;
-      // Their events carry vendor categories (mtia_ccp_events, ...): classify by name.
+      // Their events carry vendor categories (mtia_ccp_events, ...) or none (rocprof): by name.
       if (tl.device_category)
         for (size_t i = 0; i < t.ev.size(); ++i)
-          if (t.ev.kind[i] == EventKind::kOther && t.ev.dur_ns[i] > 0)
+          if ((t.ev.kind[i] == EventKind::kOther || t.ev.kind[i] == EventKind::kFrameworkOp) && t.ev.dur_ns[i] > 0)
             t.ev.kind[i] = ClassifyDeviceLineEvent(trace.str(t.ev.name[i]));
     }
     const Tf1Lane tf1 = tensorflow && !tl.device_category ? ClassifyTf1Lane(pname) : Tf1Lane::kNone;
