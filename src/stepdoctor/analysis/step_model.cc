@@ -121,6 +121,8 @@ StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindow
       }
     }
   }
+  // Slow first calls of an operator (autotuning, lazy loading) are start-up, as in the breakdown.
+  for (const FirstCall& f : SlowFirstCalls(trace, worker, lo, hi)) startup.push_back(f.iv);
   // Long gaps with no host event at all (untraced Python, time outside the traced process).
   std::vector<Interval> untraced;
   for (const Interval& g : Subtract(MakeIntervalSet({{lo, hi}}), MakeIntervalSet(std::move(recorded))))

@@ -91,12 +91,8 @@ IntervalSet QueuedGaps(const LaunchEdges& edges, const IntervalSet& busy, const 
   return MakeIntervalSet(std::move(out));
 }
 
-// Per operator name, its first call in [lo, hi) where that call took over kOneOffRuntimeNs and
-// over kSlowFirstCallFactor times the mean of the name's later calls.
-struct FirstCall {
-  Interval iv;
-  StringId name;
-};
+}  // namespace
+
 std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi) {
   struct Calls {
     int64_t first_start = INT64_MAX, first_dur = 0;
@@ -130,6 +126,8 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
   }
   return out;
 }
+
+namespace {
 
 // Gaps of `gaps` at least `min_ns` long.
 IntervalSet LongGaps(const IntervalSet& gaps, int64_t min_ns) {

@@ -18,6 +18,7 @@
 #pragma once
 
 #include "stepdoctor/model/runtime_calls.h"  // kOneOffRuntimeNs
+#include "stepdoctor/analysis/interval_set.h"
 #include "stepdoctor/analysis/signals.h"
 #include "stepdoctor/analysis/trace_to_steps.h"
 #include "stepdoctor/model/trace.h"
@@ -37,5 +38,14 @@ inline constexpr double kSlowFirstCallFactor = 10.0;
 inline constexpr int64_t kUntracedGapNs = 1'000'000;
 
 StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWindows& steps);
+
+// Per operator name, its first call in [lo, hi) where that call took over kOneOffRuntimeNs and
+// over kSlowFirstCallFactor times the mean of the name's later calls: one-off start-up, in the
+// breakdown and in the step model alike.
+struct FirstCall {
+  Interval iv;
+  StringId name;
+};
+std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi);
 
 }  // namespace stepdoctor
