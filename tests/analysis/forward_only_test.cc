@@ -64,6 +64,37 @@ TEST(ForwardOnly, EvalModeInferenceGetsInferenceCodeWithoutTheTrainingModeNote) 
   EXPECT_EQ(f->fix.pytorch.find("model.eval()"), std::string::npos) << f->fix.pytorch;
 }
 
+// A host-bound GPU window of forward passes: the launch advice captures the forward pass, not a
+// training step with a loss.
+TEST(ForwardOnly, HostBoundLaunchAdviceIsForTheForwardPass) {
+  auto loop = [](bool backward) {
+    // Each step: 40 small operators, each launching a 10 us kernel from inside.
+    std::string ev;
+    int corr = 1;
+    for (int i = 0; i < 4; ++i) {
+      const double t = i * 10000.0;
+      ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, 10000);
+      for (int k = 0; k < 40; ++k, ++corr) {
+        const double o = t + k * 240.0;
+        ev += X("cpu_op", "aten::add", 1, 1, o, 200);
+        ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, o + 150, 30, testing::Corr(corr));
+        ev += X("kernel", "add_kernel", 0, 7, o + 185, 10, "{\"correlation\":" + std::to_string(corr) + ",\"stream\":7}");
+      }
+      if (backward) ev += X("cpu_op", "autograd::engine::evaluate_function: AddBackward0", 1, 1, t + 9700, 50);
+    }
+    return Doc(ev, ",\"deviceProperties\":[{\"id\":0,\"name\":\"Tesla V100\",\"computeMajor\":7}]");
+  };
+  Report fwd = AnalyzeTrace(testing::ImportChrome(loop(false)));
+  const Finding* f = Find(fwd, "host_bound");
+  ASSERT_NE(f, nullptr) << fwd.verdict.summary;
+  EXPECT_EQ(f->fix.pytorch.find("static_loss"), std::string::npos) << f->fix.pytorch;
+  EXPECT_NE(f->fix.pytorch.find("static_out = model(static_x)"), std::string::npos) << f->fix.pytorch;
+  Report train = AnalyzeTrace(testing::ImportChrome(loop(true)));
+  const Finding* g = Find(train, "host_bound");
+  ASSERT_NE(g, nullptr) << train.verdict.summary;
+  EXPECT_NE(g->fix.pytorch.find("static_loss"), std::string::npos) << g->fix.pytorch;
+}
+
 TEST(ForwardOnly, ABackwardPassIsTraining) {
   Trace t = testing::ImportChrome(CpuForward(4, true, true));
   const AppliedOptimizations a = TraceToAppliedOptimizations(t, PrimaryWorker(t));

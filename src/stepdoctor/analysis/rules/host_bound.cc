@@ -204,7 +204,14 @@ std::optional<Finding> HostBound(const Signals& sig) {
                       ? "Do more work per operator call: larger batches, fused or compiled graphs, fewer Python-level ops."
                       : "Launch fewer, larger kernels: compile the step (graph mode / XLA / torch.compile), capture it "
                         "as a CUDA graph, or give each kernel more work with a larger batch.";
+  // A window that runs the model forward only (inference, evaluation) gets code for that.
+  const bool forward_only = applied && applied->forward_only;
   f.fix.tensorflow =
+      forward_only
+          ? "@tf.function(jit_compile=True)   # one compiled graph per call: no per-op Python, fused kernels\n"
+            "def predict_step(x):\n"
+            "    return model(x, training=False)"
+          :
       "@tf.function(jit_compile=True)   # one compiled graph per step: no per-op Python, fused kernels\n"
       "def train_step(x, y):\n"
       "    with tf.GradientTape() as tape:\n"
@@ -215,10 +222,15 @@ std::optional<Finding> HostBound(const Signals& sig) {
       "# Keras: model.compile(..., jit_compile=True, steps_per_execution=32)";
   f.fix.pytorch = !launches ? "model = torch.compile(model)   # fuse operators, less per-op dispatch (PyTorch 2)\n"
                                "# and raise the batch size so each operator call does more work"
-                             : "model = torch.compile(model)                 # fuse ops, fewer launches (PyTorch 2)\n"
-                               "# or capture a static step as a CUDA graph:\n"
-                               "# g = torch.cuda.CUDAGraph(); with torch.cuda.graph(g): static_loss = step(static_x, static_y)\n"
-                               "# and raise the batch size so each kernel does more work";
+                 : forward_only
+                     ? "model = torch.compile(model, mode='reduce-overhead')  # fused ops, replayed as CUDA graphs\n"
+                       "# or capture the forward pass as a CUDA graph:\n"
+                       "# g = torch.cuda.CUDAGraph(); with torch.cuda.graph(g): static_out = model(static_x)\n"
+                       "# and raise the batch size so each kernel does more work"
+                     : "model = torch.compile(model)                 # fuse ops, fewer launches (PyTorch 2)\n"
+                       "# or capture a static step as a CUDA graph:\n"
+                       "# g = torch.cuda.CUDAGraph(); with torch.cuda.graph(g): static_loss = step(static_x, static_y)\n"
+                       "# and raise the batch size so each kernel does more work";
   return f;
 }
 
