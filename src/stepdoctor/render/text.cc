@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "stepdoctor/render/collective_bandwidth_views.h"
 #include "stepdoctor/render/kernel_views.h"
@@ -137,16 +138,22 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
   if (!r.devices.empty()) {
     // HTA's span runs from the device's first to its last activity, over the work launched before
     // the last ProfilerStep: it can cover far less than the steps (their idle is in the breakdown).
+    const char* until = r.steps.source.find("ProfilerStep") != std::string::npos ? "launched before the last ProfilerStep"
+                        : r.steps.whole_window                                      ? "in the window"
+                                                                                     : "launched before the last step";
     out += "\n" + st.bold("Devices") +
-           " (HTA's definitions: the device's active span, from its first to its last activity launched before "
-           "the last ProfilerStep; its share of each step is in the breakdown above)\n";
+           fmt::format(" (HTA's definitions: the device's active span, from its first to its last activity {}; its "
+                       "share of each step is in the breakdown above)\n",
+                       until);
     out += fmt::format("  {:<22} {:<32} {:>9} {:>6} {:>8} {:>7} {:>8}\n", "worker", "device", "span ms", "idle%",
                        "compute%", "other%", "overlap%");
     const std::vector<size_t> shown = DeviceRowsShown(r);
+    // A share that rounds to zero prints as 0.0, never -0.0 (differences of nearly equal spans).
+    auto pct = [](double v) { return std::abs(v) < 0.05 ? 0.0 : v; };
     for (size_t i : shown) {
       const DeviceUtilization& d = r.devices[i];
       out += fmt::format("  {:<22} {:<32} {:>9.1f} {:>6.1f} {:>8.1f} {:>7.1f} {:>8}\n", Ellipsize(d.worker, 22),
-                         Ellipsize(d.device, 32), d.span_us / 1e3, d.idle_pct, d.compute_pct, d.non_compute_pct,
+                         Ellipsize(d.device, 32), d.span_us / 1e3, pct(d.idle_pct), pct(d.compute_pct), pct(d.non_compute_pct),
                          d.comm_comp_overlap_pct ? fmt::format("{:.1f}", *d.comm_comp_overlap_pct) : "-");
     }
     if (shown.size() < r.devices.size())

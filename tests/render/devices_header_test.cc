@@ -1,0 +1,44 @@
+// The text's Devices table: its header names the steps the trace has (ProfilerStep markers, other
+// steps, or one window), and a share that rounds to zero prints as 0.0, never -0.0.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "stepdoctor/render/render.h"
+
+namespace stepdoctor {
+namespace {
+
+Report WithOneDevice(const std::string& source, bool whole_window) {
+  Report r;
+  r.steps.count = 1;
+  r.steps.source = source;
+  r.steps.whole_window = whole_window;
+  r.steps.median_ms = r.steps.mean_ms = 10;
+  DeviceUtilization d;
+  d.worker = "w";
+  d.device = "GPU 0";
+  d.span_us = 1000;
+  d.idle_pct = 0.2;
+  d.compute_pct = 100.01;
+  d.non_compute_pct = -0.01;
+  r.devices.push_back(d);
+  return r;
+}
+
+TEST(DevicesHeader, NamesTheStepsTheTraceHas) {
+  EXPECT_NE(RenderText(WithOneDevice("ProfilerStep#N markers", false), {}).find("launched before the last ProfilerStep;"),
+            std::string::npos);
+  const std::string tf1 = RenderText(WithOneDevice("the one sess.run a TF1 timeline records", false), {});
+  EXPECT_EQ(tf1.find("ProfilerStep"), std::string::npos) << tf1;
+  EXPECT_NE(tf1.find("launched before the last step;"), std::string::npos) << tf1;
+  EXPECT_NE(RenderText(WithOneDevice("", true), {}).find("activity in the window;"), std::string::npos);
+}
+
+TEST(DevicesHeader, NoNegativeZero) {
+  const std::string text = RenderText(WithOneDevice("ProfilerStep#N markers", false), {});
+  EXPECT_EQ(text.find("-0.0"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace stepdoctor
