@@ -170,6 +170,26 @@ TEST(GraphAdvice, HostBoundSaysWhenItsTimeIsUnrecordedGaps) {
   EXPECT_TRUE(said);
 }
 
+// A TF graph without launches recorded (a TF1 timeline): "too small" only where tiny operators
+// hold most operator time.
+TEST(GraphAdvice, HostBoundCallsGraphOpsTooSmallOnlyWhenTinyOnesDominateBothSides) {
+  StepSignals s = Step(0, 20, /*kernels=*/0);
+  Signals sig;
+  sig.steps = &s;
+  AppliedOptimizations graph;
+  graph.tf_graph = true;
+  sig.applied = &graph;
+  s.tiny_op_share_pct = kTinyOpsTooSmallSharePct - 0.1;
+  auto large = rules::HostBound(sig);
+  ASSERT_TRUE(large);
+  EXPECT_EQ(large->fix.summary.find("too small"), std::string::npos) << large->fix.summary;
+  EXPECT_NE(large->fix.summary.find("scheduling between its operators"), std::string::npos) << large->fix.summary;
+  s.tiny_op_share_pct = kTinyOpsTooSmallSharePct + 0.1;
+  auto tiny = rules::HostBound(sig);
+  ASSERT_TRUE(tiny);
+  EXPECT_NE(tiny->fix.summary.find("too small"), std::string::npos) << tiny->fix.summary;
+}
+
 TEST(GraphAdvice, HostBoundLaunchAdviceNeedsLaunches) {
   StepSignals s = Step(10, 20);
   Signals sig;

@@ -191,11 +191,17 @@ std::optional<Finding> HostBound(const Signals& sig) {
     // The step already runs as a TensorFlow graph (a TF1 session, tf.function): tf.function would
     // change nothing. What is left is fusing the graph's ops with XLA and larger operators.
     f.evidence.push_back({"already in use", "TensorFlow graph execution"});
-    f.fix.summary = s.cpu_only || !launches
-                        ? "The step already runs as a TensorFlow graph and its operators are too small to "
-                          "outweigh their scheduling: fuse them with XLA and give each more work (a larger batch)."
-                        : "The step already runs as a TensorFlow graph: fuse its ops into fewer kernels with XLA "
-                          "auto-clustering, and give each kernel more work with a larger batch.";
+    // "Too small" only where tiny operators hold most operator time; large ones beside the
+    // overhead say the time between operators is the cost, not their size.
+    const bool tiny_ops = s.tiny_op_share_pct >= kTinyOpsTooSmallSharePct;
+    f.fix.summary = !(s.cpu_only || !launches)
+                        ? "The step already runs as a TensorFlow graph: fuse its ops into fewer kernels with XLA "
+                          "auto-clustering, and give each kernel more work with a larger batch."
+                    : tiny_ops ? "The step already runs as a TensorFlow graph and its operators are too small to "
+                                 "outweigh their scheduling: fuse them with XLA and give each more work (a larger batch)."
+                               : "The step already runs as a TensorFlow graph and the executor's scheduling between its "
+                                 "operators is the overhead: fuse them with XLA so fewer are scheduled, and give each "
+                                 "more work (a larger batch).";
     f.fix.tensorflow = std::string(kTfGraphXlaCode) + "\n# and raise the batch size so each op does more work";
     f.fix.pytorch = "model = torch.compile(model)   # the same idea in PyTorch: fuse operators (PyTorch 2)";
     return f;

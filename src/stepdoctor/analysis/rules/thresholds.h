@@ -101,6 +101,10 @@ inline constexpr double kHostCpuWorkShare = 0.5;  // CPU operators >= half the h
 // Gaps under 1 ms with nothing recorded >= half the host's exposed time: the title says the time
 // is in those gaps, not in the operators it lists.
 inline constexpr double kHostUnrecordedGapShare = 0.5;
+// A TensorFlow graph's operators are "too small to outweigh their scheduling" only where tiny
+// operators hold at least half the operator time; else the executor's scheduling between them is
+// named as the overhead.
+inline constexpr double kTinyOpsTooSmallSharePct = 50.0;
 
 // --- Profiler overhead (analysis/profiler_overhead): this many python_function events (with_stack)
 // or [memory] events (profile_memory) per step are stated beside the report; with the Python
