@@ -82,7 +82,7 @@ TEST(GpuLogRules, GpusUnusedFromUtilisationBothSides) {
   const Finding* f = FindIn(idle, "gpus_unused");
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->title.find("utilisation of the GPU sampled never reached 10% (peak 9.9%), yet 2.0 GiB of memory is "
-                          "held: a process waits on the GPU"),
+                          "held: a process holds the GPU and launches nothing"),
             std::string::npos)
       << f->title;
   EXPECT_EQ(FindIn(idle, "low_gpu_utilisation"), nullptr);
@@ -106,12 +106,12 @@ TEST(GpuLogRules, MemoryHeldForMostOfTheLogBothSides) {
   Report held = Diagnose(IdleGpuMemoryLog(at_share));
   const Finding* f = FindIn(held, "gpus_unused");
   ASSERT_NE(f, nullptr);
-  EXPECT_NE(f->title.find("of memory is held: a process waits on the GPU"), std::string::npos) << f->title;
+  EXPECT_NE(f->title.find("of memory is held: a process holds the GPU and launches nothing"), std::string::npos) << f->title;
   EXPECT_NE(f->fix.summary.find("py-spy"), std::string::npos);
   Report brief = Diagnose(IdleGpuMemoryLog(at_share - 1));
   const Finding* g = FindIn(brief, "gpus_unused");
   ASSERT_NE(g, nullptr);
-  EXPECT_EQ(g->title.find("a process waits"), std::string::npos) << g->title;
+  EXPECT_EQ(g->title.find("a process holds"), std::string::npos) << g->title;
   EXPECT_NE(g->title.find(fmt::format("in only {} of 20 samples (peak 4.5 GiB)", at_share - 1)), std::string::npos)
       << g->title;
   EXPECT_EQ(g->fix.summary.find("py-spy"), std::string::npos);

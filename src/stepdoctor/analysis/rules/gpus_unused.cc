@@ -32,9 +32,9 @@ std::optional<Finding> GpusUnused(const Signals& sig) {
     if (MemoryHeld(g)) held_sum += g.mem_used_peak_bytes.value_or(0), ++holding;
   const std::string memory_note =
       held && holding > 1
-          ? fmt::format(", yet {} GPUs hold memory (up to {} each, {} in all): processes wait on them", holding,
+          ? fmt::format(", yet {} GPUs hold memory (up to {} each, {} in all): processes hold them and launch nothing", holding,
                         MemText(mem_peak), MemText(held_sum))
-      : held  ? fmt::format(", yet {} of memory is held: a process waits on the GPU", MemText(mem_peak))
+      : held  ? fmt::format(", yet {} of memory is held: a process holds the GPU and launches nothing", MemText(mem_peak))
       : brief ? fmt::format("; memory passed {} in only {} of {} samples (peak {}): a process touched the GPU and "
                             "left, or had not started",
                             MemText(kHeldMemoryBytes), brief_samples, samples, MemText(mem_peak))
