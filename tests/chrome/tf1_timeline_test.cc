@@ -442,5 +442,31 @@ TEST(Tf1Timeline, QueueDequeueIsAnInputWait) {
   EXPECT_NE(fed.verdict.bottleneck, Bottleneck::kInput) << fed.verdict.summary;
 }
 
+// A sess.run that makes its iterator (OneShotIterator) and then waits for the first batch: the
+// wait includes the pipeline's start-up, and one such step is no steady input wait.
+TEST(Tf1Timeline, AnIteratorMadeInTheStepIsItsStartUp) {
+  auto run = [](const char* maker) {
+    std::string j = R"({"traceEvents": [)";
+    j += Process(1, "/job:localhost/replica:0/task:0/device:CPU:0 Compute");
+    j += Op(1, "_SOURCE", 0, 5);
+    j += Op(1, maker, 10, 200);
+    j += Op(1, "IteratorGetNext", 220, 6000);
+    j += Op(1, "Conv2D", 6230, 4000);
+    j += "{}]}";
+    return AnalyzeTrace(ImportInline(j));
+  };
+  Report made = run("OneShotIterator");
+  const Finding* f = testing::FindFinding(made, "input_bound");
+  ASSERT_NE(f, nullptr) << made.verdict.summary;
+  EXPECT_NE(testing::EvidenceText(*f).find("its first batch includes the pipeline's start-up"), std::string::npos);
+  EXPECT_EQ(f->severity, FindingSeverity::kModerate);
+  EXPECT_NE(f->fix.summary.find("profile later steps"), std::string::npos) << f->fix.summary;
+  Report steady = run("Identity");  // no iterator made in the step
+  const Finding* g = testing::FindFinding(steady, "input_bound");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(testing::EvidenceText(*g).find("pipeline's start-up"), std::string::npos);
+  EXPECT_EQ(g->severity, FindingSeverity::kHigh);
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -8,7 +8,7 @@ namespace stepdoctor {
 namespace {
 
 enum class Applied : uint8_t {
-  kNone, kGraphLaunch, kCapture, kCompiled, kTorchScript, kXla, kTfGraph, kLoaderWorkers, kPrefetch,
+  kNone, kGraphLaunch, kCapture, kCompiled, kTorchScript, kXla, kTfGraph, kLoaderWorkers, kPrefetch, kIteratorMade,
   kBackward,  // PyTorch's backward pass or optimizer step: the window trains
   kDropout,   // dropout drawing its random mask (training mode): eval mode calls neither
   kAtenOp,    // any other ATen operator: PyTorch operators are recorded
@@ -58,6 +58,11 @@ constexpr NamePattern kPatterns[] = {
     {"aten::native_dropout", true, Applied::kDropout},
     {"aten::", true, Applied::kAtenOp},
     {"::Prefetch", false, Applied::kPrefetch},
+    // Ops that make a tf.data iterator (TF1's OneShotIterator and MakeIterator, TF2's per-epoch
+    // AnonymousIteratorV2/V3).
+    {"OneShotIterator", true, Applied::kIteratorMade},
+    {"MakeIterator", true, Applied::kIteratorMade},
+    {"AnonymousIterator", true, Applied::kIteratorMade},
     {"PrefetchDataset", false, Applied::kPrefetch},
 };
 
@@ -180,6 +185,7 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
         case Applied::kTfGraph: a.tf_graph = true; break;
         case Applied::kLoaderWorkers: a.loader_workers = true; break;
         case Applied::kPrefetch: a.prefetch = true; break;
+        case Applied::kIteratorMade: a.pipeline_created = true; break;
         case Applied::kBackward: backward = true; break;
         case Applied::kDropout: ++a.dropout_ops; aten = true; break;
         case Applied::kAtenOp: aten = true; break;

@@ -26,6 +26,9 @@ struct AppliedOptimizations {
   int64_t autocast_ops = 0;
   bool loader_workers = false;  // a multi-process DataLoader
   bool prefetch = false;        // tf.data prefetch in the input pipeline
+  // A tf.data iterator made inside the window (OneShotIterator, MakeIterator, AnonymousIterator):
+  // the first batch it hands over includes the pipeline's start-up (opening files, filling buffers).
+  bool pipeline_created = false;
   // PyTorch operators recorded and neither a backward pass nor an optimizer step, or a TF1
   // session's ops without gradients or optimizer updates: the window runs the model forward only
   // (inference, evaluation).

@@ -97,6 +97,19 @@ std::optional<Finding> InputBound(const Signals& sig) {
         "ds = ds.map(parse_and_augment, num_parallel_calls=tf.data.AUTOTUNE, deterministic=False)\n"
         "ds = ds.cache()            # if the decoded data fits in memory";
   }
+  if (applied && applied->pipeline_created) {
+    // The iterator was made in the window: its first batch includes the pipeline's start-up,
+    // paid once per iterator, which neither parallel map nor prefetch removes.
+    f.evidence.push_back({"input pipeline made in the window",
+                          "an iterator is created here (OneShotIterator, MakeIterator, AnonymousIterator): its first "
+                          "batch includes the pipeline's start-up (opening files, filling shuffle and prefetch buffers), "
+                          "paid once per iterator"});
+    if (s.step_count == 1) {
+      f.severity = std::min(f.severity, FindingSeverity::kModerate);
+      f.fix.summary = "The one step recorded makes the input pipeline and waits for its first batch, start-up included: "
+                      "profile later steps to see the steady input wait. " + f.fix.summary;
+    }
+  }
   AddInputLimit(sig, &f);  // where the dataset's storage was probed: storage or CPU, and its fix
   return f;
 }
