@@ -45,20 +45,26 @@ TEST(TuneRealRun, FindsTheKnownBestWithinItsBudget) {
   EXPECT_LE(wall_s, kBudgetS);
   EXPECT_LE(doc["used_s"].get_double().value(), kBudgetS);
   EXPECT_EQ(Verdict(doc, "NUM_WORKERS=-1"), "failed") << r.out;
-  EXPECT_EQ(Verdict(doc, "NUM_WORKERS=2"), "kept") << r.out;
-  // The checkpoint costs about half the step on a quiet machine: slower beyond a few % of noise.
-  // On a loaded one the runs scatter wider than that, and tune rightly says it cannot tell; it
-  // must never call the checkpoint an improvement.
-  const std::string checkpoint = Verdict(doc, "CHECKPOINT_EVERY=1");
-  if (doc["noise_pct"].get_double().value() < kQuietNoisePct)
-    EXPECT_EQ(checkpoint, "slower") << r.out;
-  else
-    EXPECT_TRUE(checkpoint == "slower" || checkpoint == "within_noise" || checkpoint == "not_confirmed") << r.out;
+  // On a quiet machine the workers are kept (about 1.5x) and the checkpoint, about half the step,
+  // is slower beyond a few % of noise. On a loaded one the runs scatter wider than either change
+  // (a +33% worker run was seen beside +/-18% noise), and tune rightly says it cannot tell; it
+  // must never call the checkpoint an improvement, keep a worse setting, or pick the crash.
+  const bool quiet = doc["noise_pct"].get_double().value() < kQuietNoisePct;
+  const std::string workers = Verdict(doc, "NUM_WORKERS=2"), checkpoint = Verdict(doc, "CHECKPOINT_EVERY=1");
   auto best = doc["best"];
-  EXPECT_EQ(std::string(best["env"]["NUM_WORKERS"].get_string().value()), "2") << r.out;
+  const std::string best_workers(best["env"]["NUM_WORKERS"].get_string().value());
   EXPECT_EQ(std::string(best["env"]["CHECKPOINT_EVERY"].get_string().value()), "0") << r.out;
   EXPECT_TRUE(best["remeasured"].get_bool().value());
-  EXPECT_GT(best["speedup"].get_double().value(), 1.3) << r.out;
+  if (quiet) {
+    EXPECT_EQ(workers, "kept") << r.out;
+    EXPECT_EQ(checkpoint, "slower") << r.out;
+    EXPECT_EQ(best_workers, "2") << r.out;
+    EXPECT_GT(best["speedup"].get_double().value(), 1.3) << r.out;
+  } else {
+    EXPECT_TRUE(workers == "kept" || workers == "within_noise" || workers == "not_confirmed") << r.out;
+    EXPECT_TRUE(checkpoint == "slower" || checkpoint == "within_noise" || checkpoint == "not_confirmed") << r.out;
+    EXPECT_EQ(best_workers, workers == "kept" ? "2" : "0") << r.out;
+  }
 }
 
 }  // namespace
