@@ -125,17 +125,24 @@ std::optional<GpuStartup> FindGpuStartup(const Series& s, const std::vector<cons
   return out;
 }
 
-// Which samples of `util` have no process on the GPU: memory within kNoProcessMemBytes of the
-// lowest reading and the GPU idle. The lowest reading is no process's where it is under
+// The memory a GPU shows with no process on it: the log's lowest reading, where that is under
 // kHeldMemoryBytes or kNoProcessPeakShare of the peak (a display server, another user's small
-// context); above both it is a process's, and the log a run's phases. All false where the GPU
-// has no memory series, or its lowest reading is a process's; `*baseline` is that reading.
+// context). Empty where it is above both (a process's: the log is a run's phases) or there is no
+// memory series.
+std::optional<double> NoProcessBaseline(const CounterSeries* mem) {
+  if (!mem || mem->value.empty()) return std::nullopt;
+  const auto [lo_it, hi_it] = std::minmax_element(mem->value.begin(), mem->value.end());
+  if (*lo_it >= std::max(kHeldMemoryBytes, kNoProcessPeakShare * *hi_it)) return std::nullopt;
+  return *lo_it;
+}
+
+// Which samples of `util` have no process on the GPU: memory within kNoProcessMemBytes of its
+// NoProcessBaseline and the GPU idle. All false without a baseline; `*baseline` is that reading.
 std::vector<bool> NoProcessSamples(const CounterSeries& util, const CounterSeries* mem, double* baseline) {
   std::vector<bool> out(util.value.size(), false);
-  if (!mem || mem->value.empty()) return out;
-  const auto [lo_it, hi_it] = std::minmax_element(mem->value.begin(), mem->value.end());
-  const double low = *lo_it;
-  if (low >= std::max(kHeldMemoryBytes, kNoProcessPeakShare * *hi_it)) return out;
+  const std::optional<double> none = NoProcessBaseline(mem);
+  if (!none) return out;
+  const double low = *none;
   if (baseline) *baseline = low;
   size_t k = 0;  // the memory reading at or just before each utilisation sample
   for (size_t i = 0; i < util.value.size(); ++i) {
@@ -222,9 +229,8 @@ std::optional<GpuIdleStretch> FindIdleStretch(const CounterSeries& util, const C
   };
   // Held: a process's memory; where the log's lowest reading is what no process holds (as in
   // NoProcessSamples), above that too.
-  const auto [lo_it, hi_it] = std::minmax_element(mem->value.begin(), mem->value.end());
-  const bool low_is_none = *lo_it < std::max(kHeldMemoryBytes, kNoProcessPeakShare * *hi_it);
-  const double held_from = low_is_none ? std::max(kHeldMemoryBytes, *lo_it + kNoProcessMemBytes) : kHeldMemoryBytes;
+  const std::optional<double> none = NoProcessBaseline(mem);
+  const double held_from = none ? std::max(kHeldMemoryBytes, *none + kNoProcessMemBytes) : kHeldMemoryBytes;
   for (size_t i = from; i < util.value.size(); ++i) {
     // Samples left out between runs part the stretches on either side.
     if (run > 0 && i > from && double(util.ts_ns[i] - util.ts_ns[i - 1]) > 2e9 * interval_s) close(i);
