@@ -213,6 +213,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   Signals sig;
   sig.trace = &trace;
   sig.applied = &applied;
+  bool cold = false;  // the only region analysed is one cold first pass
   if (worker.valid()) {
     windows = TraceToSteps(trace, worker);
     steps = TraceToStepSignals(trace, worker, windows);
@@ -225,7 +226,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     device.evidence = steps.device_evidence;
     if (!steps.profiler_window.empty()) device.evidence.push_back(steps.profiler_window);
     // One cold pass: the only region analysed is dominated by one-off start-up calls.
-    bool cold = (windows.whole_window || windows.single_run) && steps.mean_step_ms > 0 && steps.startup_ms >= kColdWindowStartupPct / 100.0 * steps.mean_step_ms;
+    cold = (windows.whole_window || windows.single_run) && steps.mean_step_ms > 0 && steps.startup_ms >= kColdWindowStartupPct / 100.0 * steps.mean_step_ms;
     r.coverage = TraceToCoverage(trace, windows, device, applied, cold);
     bool gpu_series = false;  // samples or a GPU log alone, with GPU series
     if (!HasProgramEvents(trace)) {
@@ -356,6 +357,24 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   }
   r.findings = RunRules(sig, &r.diagnostics);
   KeepTheFrameworksCode(trace.framework, &r.findings);
+  DropAppliedSettingsFromCode(applied, &r.findings);
+  if (cold) {
+    // One cold first pass: what bounds it is partly first-call setup (autotuning, code loading)
+    // that a steady step does not pay, so no finding about the step is high, and no fix is
+    // predicted from it.
+    for (Finding& f : r.findings) {
+      if (f.id == "cold_start" || BottleneckOfFinding(f.id) == Bottleneck::kUnknown) continue;
+      f.severity = std::min(f.severity, FindingSeverity::kModerate);
+      f.fix.summary = "This window is one cold first pass: profile steady-state steps before acting on it. " + f.fix.summary;
+      if (const char* fix = FixForFinding(f.id); fix && !f.prediction) {
+        Prediction none;
+        none.fix = fix;
+        none.why_not = "the window is one cold first pass (one-off start-up included): there is no steady step to "
+                       "predict from";
+        f.prediction = none;
+      }
+    }
+  }
   const bool any_fix = std::any_of(r.findings.begin(), r.findings.end(),
                                    [](const Finding& f) { return FixForFinding(f.id) != nullptr; });
   // The model with device work captured serves the predictions and the critical path: built once.
@@ -397,6 +416,15 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
                       "torch.profiler) and diagnose the logdir");
   }
 
+  if (r.verdict.bottleneck == Bottleneck::kUnknown && resources && resources->job_samples() < kMinSamples &&
+      resources->gpu_runs && trace.EventCount() == 0) {
+    // The log holds enough samples, but the job held the GPU in too few of them.
+    r.verdict.summary = fmt::format(
+        "too few samples to judge: a process held the GPU in {} of the log's {} samples, under the {} a verdict needs",
+        resources->job_samples(), resources->samples, kMinSamples);
+    r.notes.push_back("log for longer while the job runs (nvidia-smi --query-gpu=timestamp,index,utilization.gpu,"
+                      "memory.used --format=csv -l 1, or stepdoctor run -- CMD), then diagnose again");
+  }
   if (r.verdict.bottleneck == Bottleneck::kUnknown && r.findings.empty() && !resources && trace.EventCount() == 0) {
     // Samples too few to judge are not "nothing to analyse": say how many there are and what a
     // verdict needs.

@@ -3,13 +3,24 @@
 // (GPU logs, samples, Horovod timelines of either framework, JAX), both are kept.
 #pragma once
 
+#include <string>
 #include <vector>
 
+#include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 #include "stepdoctor/model/trace.h"
 #include "stepdoctor/report/report.h"
 
 namespace stepdoctor {
 
 void KeepTheFrameworksCode(Framework framework, std::vector<Finding>* findings);
+
+// The settings the trace shows already in use leave the code the findings show, so no fix
+// advises what the job does: with batches pinned, `pin_memory=True` goes from every DataLoader
+// call (a line of its own, or one argument among others), and the finding says it is in use.
+void DropAppliedSettingsFromCode(const AppliedOptimizations& applied, std::vector<Finding>* findings);
+
+// `code` without the `pin_memory=True` argument: a line holding only it (and its comment) goes,
+// as does the argument within a line. Unchanged where it holds none.
+std::string WithoutPinMemoryArg(std::string code);
 
 }  // namespace stepdoctor

@@ -295,7 +295,7 @@ void ClassifyResources(ResourceSignals* r) {
   const bool no_gpu_used = !r->gpus.empty() && std::all_of(r->gpus.begin(), r->gpus.end(), [](const GpuResource& g) { return g.unused; });
 
   ResourceClass c = ResourceClass::kUnknown;
-  if (r->samples < kMinSamples) {
+  if (r->job_samples() < kMinSamples) {
     c = ResourceClass::kUnknown;
   } else if (has_gpu) {
     if (*r->gpu_util_mean_pct >= kGpuLowUtilPct) c = ResourceClass::kGpuBusy;
@@ -357,6 +357,13 @@ std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace) {
     std::vector<double> gaps;
     for (size_t i = 1; i < longest->ts_ns.size(); ++i) gaps.push_back(double(longest->ts_ns[i] - longest->ts_ns[i - 1]) / 1e9);
     r->interval_s = Median(gaps);
+    if (r->times_known && r->interval_s > 0)
+      for (double g : gaps)
+        if (g >= kSampleGapFactor * r->interval_s) {
+          ++r->sample_gaps;
+          r->sample_gap_s += g - r->interval_s;
+          r->sample_gap_max_s = std::max(r->sample_gap_max_s, g);
+        }
   }
   if (r->samples < kMinSamples) return nullptr;
 
@@ -466,6 +473,7 @@ std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace) {
     // longer held is the job starting or ending, its own time.
     if (!r->tree_cpu_mean_pct) r->gpu_runs = FindGpuRuns(s, judged, util_of, lo, r->interval_s, &job_util);
     if (r->gpu_runs) {
+      r->samples_left_out = std::clamp<int64_t>(r->gpu_runs->excluded_samples, 0, r->samples);
       r->gpu_runs->log_util_mean_pct = log_sum / double(judged.size());
       for (size_t i = 0; i < judged.size(); ++i) {
         util_of[i] = &job_util[i];

@@ -113,6 +113,15 @@ struct ResourceSignals {
   int64_t samples = 0;
   double window_s = 0;
   double interval_s = 0;          // median spacing of samples
+  // Samples GpuRuns leaves out (no process on the GPU): the job's own are `samples` less these,
+  // and a verdict needs kMinSamples of them.
+  int64_t samples_left_out = 0;
+  int64_t job_samples() const { return samples - samples_left_out; }
+  // Holes in the sampling: spacings of kSampleGapFactor x interval_s or more (the logger stalled
+  // or was paused); the figures cover the sampled time only.
+  int sample_gaps = 0;
+  double sample_gap_s = 0;        // their time in all, beyond the usual spacing
+  double sample_gap_max_s = 0;
   bool times_known = true;        // false: the file states no times; order is real, spacing assumed
 
   // Host (machine-wide, % of all cores).

@@ -11,6 +11,7 @@ enum class Applied : uint8_t {
   kNone, kGraphLaunch, kCapture, kCompiled, kTorchScript, kXla, kTfGraph, kLoaderWorkers, kPrefetch, kIteratorMade,
   kBackward,  // PyTorch's backward pass or optimizer step: the window trains
   kDropout,   // dropout drawing its random mask (training mode): eval mode calls neither
+  kPinMemory, // a batch pinned in page-locked memory (the DataLoader's pin_memory thread, tensor.pin_memory())
   kAtenOp,    // any other ATen operator: PyTorch operators are recorded
 };
 
@@ -56,6 +57,8 @@ constexpr NamePattern kPatterns[] = {
     {"Optimizer.zero_grad#", true, Applied::kBackward},
     {"aten::bernoulli_", true, Applied::kDropout},
     {"aten::native_dropout", true, Applied::kDropout},
+    {"aten::pin_memory", true, Applied::kPinMemory},
+    {"aten::_pin_memory", true, Applied::kPinMemory},
     {"aten::", true, Applied::kAtenOp},
     {"::Prefetch", false, Applied::kPrefetch},
     // Ops that make a tf.data iterator (TF1's OneShotIterator and MakeIterator, TF2's per-epoch
@@ -161,12 +164,21 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
   std::vector<int8_t> memo(trace.strings.size(), -1);  // Applied per name id, classified once
   std::vector<int8_t> autocast_memo(trace.strings.size(), -1);
   bool backward = false, aten = false;
+  int64_t pinned_h2d = 0, pageable_h2d = 0;
   for (const auto& t : trace.timelines) {
     if (t.worker != worker) continue;
     if (t.kind == TimelineKind::kDeviceStream) {
       // Inductor names the Triton kernels it generates "triton_<kind>_fused_...", "triton__0d1d2d"
       // (PyTorch 2.0): torch.compile, even where no host range says so (inference under 2.0,
       // a trace of device activity alone). Only in PyTorch traces: XLA names Triton fusions too.
+      // Kineto names each host-to-device copy by its source memory: "Memcpy HtoD (Pinned ->
+      // Device)" or "(Pageable -> Device)".
+      for (size_t i = 0; i < t.ev.size(); ++i) {
+        if (t.ev.kind[i] != EventKind::kMemcpyH2D) continue;
+        const std::string_view n = trace.str(t.ev.name[i]);
+        if (n.find("Pinned ->") != std::string_view::npos) ++pinned_h2d;
+        else if (n.find("Pageable ->") != std::string_view::npos) ++pageable_h2d;
+      }
       if (a.compiled || trace.framework != Framework::kPyTorch) continue;
       for (size_t i = 0; i < t.ev.size() && !a.compiled; ++i)
         a.compiled = t.ev.kind[i] == EventKind::kKernel && trace.str(t.ev.name[i]).substr(0, 7) == "triton_";
@@ -188,6 +200,7 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
         case Applied::kIteratorMade: a.pipeline_created = true; break;
         case Applied::kBackward: backward = true; break;
         case Applied::kDropout: ++a.dropout_ops; aten = true; break;
+        case Applied::kPinMemory: a.pinned_memory = true; aten = true; break;
         case Applied::kAtenOp: aten = true; break;
         case Applied::kNone: break;
       }
@@ -212,6 +225,8 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
     a.forward_only = trace.framework == Framework::kPyTorch && aten && !backward;
   }
   if (!a.forward_only) a.dropout_ops = 0;  // training: dropout belongs there
+  // Most host-to-device copies read page-locked memory: batches are pinned (pin_memory=True).
+  if (pinned_h2d > 0 && pinned_h2d >= pageable_h2d) a.pinned_memory = true;
   // JAX programs are jit-compiled by XLA whatever their names say.
   if (trace.framework == Framework::kJax) a.xla = true;
   if (worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).tf1_session) a.tf_graph = true;

@@ -26,6 +26,9 @@ struct AppliedOptimizations {
   int64_t autocast_ops = 0;
   bool loader_workers = false;  // a multi-process DataLoader
   bool prefetch = false;        // tf.data prefetch in the input pipeline
+  // Batches reach the device from page-locked memory: pin_memory ops (the DataLoader's pin
+  // thread, tensor.pin_memory()), or most host-to-device copies named "Pinned -> Device".
+  bool pinned_memory = false;
   // A tf.data iterator made inside the window (OneShotIterator, MakeIterator, AnonymousIterator):
   // the first batch it hands over includes the pipeline's start-up (opening files, filling buffers).
   bool pipeline_created = false;
@@ -42,6 +45,7 @@ struct AppliedOptimizations {
   bool any_compilation() const { return graphs() || compiled || torchscript || xla; }
   bool mixed_precision() const { return autocast_ops > 0; }
   // Human labels, in a fixed order: "CUDA/HIP graph replay (1 launch)", "torch.compile", ...
+  // (pinned memory is not among them: the coverage line names it, the input advice reads it).
   std::vector<std::string> Labels() const;
 };
 

@@ -80,7 +80,7 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
       out.coverage = DeviceCoverage::kCaptured;
       return out;
     }
-  int64_t runtime_calls = 0, profiler_ranges = 0, work_calls = 0, accelerator_ops = 0;
+  int64_t runtime_calls = 0, profiler_ranges = 0, work_calls = 0, linked_work_calls = 0, accelerator_ops = 0;
   std::string_view accelerator_op;
   // What each name is, worked out once per name rather than once per event.
   enum : uint8_t { kKnown = 1, kQuery = 2, kWork = 4, kAcceleratorOp = 8, kProfilerRange = 16 };
@@ -100,7 +100,7 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
       if (k == EventKind::kRuntime && !(f & kQuery)) {
         ++runtime_calls;
         ++runtime_count[id.v];
-        if (f & kWork) ++work_calls;
+        if (f & kWork) ++work_calls, linked_work_calls += t.ev.corr[i] != 0;
       } else if (k == EventKind::kFrameworkOp && (f & kAcceleratorOp)) {
         if (accelerator_ops++ == 0) accelerator_op = trace.str(id);
       } else if (f & kProfilerRange) {
@@ -123,7 +123,16 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
     // Calls that only wait or allocate: the window launched nothing (its work ran before it, or
     // the window holds set-up alone), which recording device activity would not change.
     out.nothing_launched = work_calls == 0;
-    out.tracer_on = work_calls > 0;
+    // A profiler that records device activity (Kineto, TensorFlow's, rocprof) gives each launch a
+    // correlation id for its device record. Calls with none, in a trace no framework's profiler
+    // wrote, come from a tracer of host API calls alone (an interposer, eBPF probes on the
+    // driver): device records were never part of what it records, not lost.
+    const bool profiler = trace.framework == Framework::kPyTorch || trace.framework == Framework::kTensorFlow ||
+                          trace.framework == Framework::kJax;
+    out.tracer_on = work_calls > 0 && (linked_work_calls > 0 || profiler);
+    if (work_calls > 0 && !out.tracer_on)
+      out.evidence.push_back("the launch and copy calls carry no correlation ids and no framework's profiler wrote "
+                             "the trace: its tracer records host API calls only, not device activity");
     if (out.nothing_launched)
       out.evidence.push_back("none of those calls launches a kernel or a copy: no device work was issued inside the window");
   }
@@ -191,6 +200,7 @@ Coverage TraceToCoverage(const Trace& trace, const StepWindows& windows, const D
     c.evidence.push_back(fmt::format("{} warm-up step{} kept out of the figures ({:.1f} ms)", windows.warmup.size(),
                                      windows.warmup.size() == 1 ? "" : "s", windows.warmup.front().dur_ns() / 1e6));
   c.applied = applied.Labels();
+  if (applied.pinned_memory) c.applied.push_back("pinned memory");
   return c;
 }
 

@@ -22,6 +22,23 @@ bool MayWaitOnDeviceOpName(std::string_view name) {
   return name.find("ynchroniz") != std::string_view::npos || name.find("Memcpy") != std::string_view::npos;
 }
 
+namespace {
+
+// The operators' spans, and their names by total time (at most 3).
+HostCpuOps Finish(const Trace& trace, std::vector<Interval> raw, const std::unordered_map<StringId, int64_t>& by_name,
+                  bool judged_by_name) {
+  HostCpuOps out;
+  out.judged_by_name = judged_by_name;
+  out.time = MakeIntervalSet(std::move(raw));
+  std::vector<std::pair<int64_t, StringId>> names;
+  for (const auto& [n, ns] : by_name) names.push_back({ns, n});
+  std::sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t i = 0; i < names.size() && i < 3; ++i) out.top.push_back(std::string(trace.str(names[i].second)));
+  return out;
+}
+
+}  // namespace
+
 HostCpuOps TraceToHostCpuOps(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi, bool device_recorded) {
   // Where the host handed the device work, on any thread of the worker: calls named for it, or
   // any runtime call whose correlation id reaches device work (MTIA's runFunction, XPU enqueues).
@@ -43,6 +60,28 @@ HostCpuOps TraceToHostCpuOps(const Trace& trace, WorkerId worker, int64_t lo, in
   }
   SortRuns(launches);  // each thread's calls come in time order
   HostCpuOps out;
+  // A TensorFlow 1 session's timeline places each op on its device's lane: an op on a
+  // "/device:CPU:N" lane ran on the CPU, launches or none (TF1 records no runtime calls). Its
+  // own bookkeeping ops (_Arg, _Recv, _Send, _Retval: the leading underscore) move data or wait.
+  if (worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).tf1_session) {
+    std::vector<Interval> raw;
+    std::unordered_map<StringId, int64_t> by_name;
+    for (const auto& t : trace.timelines) {
+      if (t.worker != worker || t.kind != TimelineKind::kHostThread || t.name.find("/device:CPU:") == std::string::npos)
+        continue;
+      int64_t cur_end = INT64_MIN;
+      for (uint32_t i = 0; i < t.ev.size(); ++i) {
+        if (t.ev.kind[i] != EventKind::kFrameworkOp) continue;
+        const int64_t s = t.ev.start_ns[i], e = t.end_ns(i);
+        if (s < cur_end) continue;
+        cur_end = e;
+        if (e - s < kCpuOpMinNs || e <= lo || s >= hi || trace.str(t.ev.name[i]).substr(0, 1) == "_") continue;
+        raw.push_back({s, e});
+        by_name[t.ev.name[i]] += e - s;
+      }
+    }
+    return Finish(trace, std::move(raw), by_name, false);
+  }
   // No launch recorded at all (a producer that does not trace runtime calls): beside recorded
   // device work nothing tells an operator that computes on the CPU from one that feeds the device.
   // With no device record either (the device tracer was off), a PyTorch eager operator that
@@ -70,12 +109,7 @@ HostCpuOps TraceToHostCpuOps(const Trace& trace, WorkerId worker, int64_t lo, in
       by_name[t.ev.name[i]] += e - s;
     }
   }
-  out.time = MakeIntervalSet(std::move(raw));
-  std::vector<std::pair<int64_t, StringId>> names;
-  for (const auto& [n, ns] : by_name) names.push_back({ns, n});
-  std::sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (size_t i = 0; i < names.size() && i < 3; ++i) out.top.push_back(std::string(trace.str(names[i].second)));
-  return out;
+  return Finish(trace, std::move(raw), by_name, out.judged_by_name);
 }
 
 }  // namespace stepdoctor

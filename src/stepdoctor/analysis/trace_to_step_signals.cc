@@ -124,6 +124,55 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
     if (double(c.first_dur) > kSlowFirstCallFactor * later_mean)
       out.push_back({{c.first_start, c.first_start + c.first_dur}, name});
   }
+  for (const FirstCall& f : LazyLoadLaunches(trace, worker, lo, hi)) out.push_back(f);
+  return out;
+}
+
+std::vector<FirstCall> LazyLoadLaunches(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi) {
+  struct Candidate {
+    Interval iv;
+    StringId name;
+    int64_t corr;
+  };
+  std::vector<Candidate> cand;
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
+    for (size_t i = 0; i < t.ev.size(); ++i)
+      if (t.ev.kind[i] == EventKind::kRuntime && t.ev.dur_ns[i] >= kLazyLoadLaunchNs && t.ev.corr[i] != 0 &&
+          t.ev.start_ns[i] >= lo && t.ev.start_ns[i] < hi && IsKernelLaunchName(trace.str(t.ev.name[i])))
+        cand.push_back({{t.ev.start_ns[i], t.end_ns(uint32_t(i))}, t.ev.name[i], t.ev.corr[i]});
+  }
+  if (cand.empty()) return {};
+  // The kernel each candidate launched, the first start of each kernel name, and whether the
+  // device ran anything during the call (a launch blocked on a full queue waits on busy streams).
+  std::unordered_map<int64_t, std::pair<StringId, int64_t>> launched;  // corr -> (kernel name, its start)
+  for (const Candidate& c : cand) launched.emplace(c.corr, std::make_pair(StringId{}, INT64_MAX));
+  std::unordered_map<StringId, int64_t> first_start;
+  std::vector<Interval> busy;
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker || t.kind != TimelineKind::kDeviceStream) continue;
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      if (!IsDeviceActivity(t.ev.kind[i])) continue;
+      busy.push_back({t.ev.start_ns[i], t.end_ns(uint32_t(i))});
+      if (t.ev.kind[i] != EventKind::kKernel) continue;
+      auto [it, fresh] = first_start.try_emplace(t.ev.name[i], t.ev.start_ns[i]);
+      if (!fresh) it->second = std::min(it->second, t.ev.start_ns[i]);
+      if (auto l = launched.find(t.ev.corr[i]); l != launched.end() && l->second.first.v == 0)
+        l->second = {t.ev.name[i], t.ev.start_ns[i]};
+    }
+  }
+  const IntervalSet device_busy = MakeIntervalSet(std::move(busy));
+  std::vector<FirstCall> out;
+  for (const Candidate& c : cand) {
+    const auto [kernel, kernel_start] = launched[c.corr];
+    if (kernel.v == 0) continue;  // what it launched is not recorded: nothing says first use
+    // The kernel's first launch: none of its name ran before this call.
+    if (first_start[kernel] < c.iv.start) continue;
+    // The device idle while the call ran, up to the kernel's own start (it may begin before the
+    // call returns).
+    if (LengthWithin(device_busy, c.iv.start, std::min(c.iv.end, kernel_start)) > 0) continue;
+    out.push_back({c.iv, c.name});
+  }
   return out;
 }
 

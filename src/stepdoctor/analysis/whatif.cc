@@ -38,6 +38,9 @@ constexpr double kSharedCoresSlack = 0.10;
 // step's path (the input pipeline's workers share the cores, or the device's version of the work
 // is not free).
 constexpr double kCpuWorkLeftHigh = 0.5;
+// The stalls fix declines where this share of the slow steps' extra time or more is input wait
+// (the share step_time_outliers names a cause at).
+constexpr double kStallInputCauseShare = 0.5;
 
 struct Edit {
   double input_scale = 1;          // input waits x this
@@ -353,6 +356,10 @@ void PredictCpuWork(const StepModel& m, Prediction* p) {
   int64_t cpu_ns = 0;
   for (const auto& h : m.host)
     if (h.part == HostPart::kCpuWork) cpu_ns += h.end_ns - h.start_ns;
+  if (m.cpu_only) {
+    p->why_not = "a CPU-only trace: every operator computes on the CPU and there is no device to move the work to";
+    return;
+  }
   if (cpu_ns == 0) {
     p->why_not = "no operator computes on CPU tensors inside the steps: there is no CPU work to move";
     return;
@@ -397,6 +404,32 @@ void PredictStalls(const StepModel& m, Prediction* p) {
                              slow == 1 ? "is" : "are", Ms(med));
     return;
   }
+  // Slow steps whose extra time is mostly a wait for the input pipeline are the loader falling
+  // behind (workers finishing together, slow items), not a stall a schedule change removes: the
+  // input fix is the one that hides them.
+  {
+    std::vector<double> input_ms(ms.size(), 0);
+    size_t k = 0;
+    for (const HostSegment& h : m.host) {
+      if (h.part != HostPart::kInput) continue;
+      while (k < m.steps.size() && m.steps[k].end_ns <= h.start_ns) ++k;
+      for (size_t j = k; j < m.steps.size() && m.steps[j].start_ns < h.end_ns; ++j)
+        input_ms[j] += double(std::min(h.end_ns, m.steps[j].end_ns) - std::max(h.start_ns, m.steps[j].start_ns)) / 1e6;
+    }
+    std::vector<double> steady_input;
+    double excess = 0, input_excess = 0;
+    for (size_t i = 0; i < ms.size(); ++i)
+      if (ms[i] <= kOutlierStepFactor * med) steady_input.push_back(input_ms[i]);
+    const double typical_input = steady_input.empty() ? 0 : Median(steady_input);
+    for (size_t i = 0; i < ms.size(); ++i)
+      if (ms[i] > kOutlierStepFactor * med) excess += ms[i] - med, input_excess += std::max(0.0, input_ms[i] - typical_input);
+    if (excess > 0 && input_excess >= kStallInputCauseShare * excess) {
+      p->why_not = fmt::format("the slow steps wait for a batch ({} of their {} extra time is input wait): the loader "
+                               "falls behind, not a checkpoint or logging stall; the input fix hides them",
+                               Ms(input_excess), Ms(excess));
+      return;
+    }
+  }
   p->predicted = true;
   p->predicted_step_ms = Mean(fixed);
   p->predicted_median_ms = Median(fixed);
@@ -424,7 +457,12 @@ void PredictAmp(const StepModel& m, Prediction* p) {
       total += double(op.dur_ns);
       if (!IsReducedPrecision(op.precision)) eligible += double(op.dur_ns);
     }
-  if (total <= 0 || eligible <= 0) {
+  if (total <= 0) {
+    p->why_not = "the device ran no compute kernels in the steps (copies or communication only): nothing for 16-bit math "
+                 "to speed up";
+    return;
+  }
+  if (eligible <= 0) {
     p->why_not = "the kernels already run in reduced precision";
     return;
   }

@@ -9,6 +9,12 @@ RuntimeCallRole RuntimeCallRoleOf(std::string_view n, int64_t dur_ns, bool recur
   if (Contains(n, "Synchronize")) return RuntimeCallRole::kSync;
   const bool copy = Contains(n, "Memcpy");
   if (copy && (!Contains(n, "Async") || Contains(n, "WithStream"))) return RuntimeCallRole::kBlockingCopy;
+  // An asynchronous copy call that holds the host this long did not just enqueue: it copied
+  // through a staging buffer (pageable memory) or waited for the stream's queued work.
+  if (copy && dur_ns >= kBlockingAsyncCopyNs) return RuntimeCallRole::kBlockingCopy;
+  // Loading a module or library of device code (cuModuleLoadData, hipModuleLoadData,
+  // cuLibraryLoadData): start-up however short, unless it recurs each step (code built per step).
+  if ((Contains(n, "ModuleLoad") || Contains(n, "LibraryLoad")) && !recurs_each_step) return RuntimeCallRole::kStartup;
   if (dur_ns <= kOneOffRuntimeNs) {
     const bool query = Contains(n, "Get") || Contains(n, "Peek") || Contains(n, "Version") ||
                        Contains(n, "IsCapturing") || Contains(n, "Query");

@@ -13,11 +13,17 @@ namespace stepdoctor {
 // context creation, stream and event creation), not per-step launch overhead.
 inline constexpr int64_t kOneOffRuntimeNs = 50'000'000;
 
+// An asynchronous copy call (cudaMemcpyAsync, cuMemcpyHtoDAsync) this long blocked the host: an
+// enqueue takes microseconds; a pageable copy is staged by the host, and a copy may wait on the
+// stream's earlier work.
+inline constexpr int64_t kBlockingAsyncCopyNs = 1'000'000;
+
 enum class RuntimeCallRole : uint8_t {
   kLaunch,        // enqueues work and returns (launches, async copies, event records, queries)
   kBlockingCopy,  // a copy the host waits for (cudaMemcpy, hipMemcpyWithStream, a long copy call)
   kSync,          // the host waits on the device (a *Synchronize, or a long call recurring each step)
-  kStartup,       // one long call that does not recur: start-up, not a per-step cost
+  kStartup,       // one long call that does not recur, or a load of device code (cuModuleLoadData,
+                  // hipModuleLoadData, cuLibraryLoadData): start-up, not a per-step cost
   kQuery,         // only asks (cudaGetDeviceCount, cudaDriverGetVersion, cudaPeekAtLastError,
                   // cudaStreamIsCapturing, cudaEventQuery): no device work, no launch cost
 };

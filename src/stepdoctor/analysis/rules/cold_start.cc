@@ -23,7 +23,10 @@ std::optional<Finding> ColdStart(const Signals& sig) {
   f.title = fmt::format("{} of the window is one-off start-up: the profile caught a cold first pass", Pct(share));
   f.gain_upper_bound = 1.0;
   f.gain_text = "none per step: start-up is paid once; profile steady-state steps to see what bounds them";
-  f.evidence.push_back({fmt::format("one-off runtime calls (each > {} ms)", kOneOffRuntimeNs / 1'000'000), fmt::format("{} per window ({})", Ms(s.startup_ms), Pct(share))});
+  f.evidence.push_back({fmt::format("one-off start-up (runtime calls over {} ms, device-code loads, first calls far "
+                                    "slower than later ones)",
+                                    kOneOffRuntimeNs / 1'000'000),
+                        fmt::format("{} per window ({})", Ms(s.startup_ms), Pct(share))});
   for (size_t i = 0; i < s.startup_events.size() && i < kTopEventsShown; ++i) f.top_events.push_back(s.startup_events[i]);
   f.fix.summary = "Profile after warm-up: skip the first iterations, then record a few steady-state steps.";
   f.fix.pytorch =

@@ -19,7 +19,13 @@ inline EvidenceItem SamplesEvidence(const ResourceSignals& r) {
   if (!r.times_known)
     return {"samples", fmt::format("{} in file order (the log does not time them: their interval is unknown)", r.samples)};
   std::string window = r.window_s >= 120 ? fmt::format("{:.1f} min", r.window_s / 60) : fmt::format("{:.1f} s", r.window_s);
-  return {"samples", fmt::format("{} over {} (every {:.2g} s)", r.samples, window, r.interval_s)};
+  std::string holes;
+  if (r.sample_gaps > 0 && r.window_s > 0)
+    holes = fmt::format("; {} hole{} in the sampling, up to {:.2g} s, {:.1f}% of the log unsampled: the figures cover "
+                        "the sampled time",
+                        r.sample_gaps, r.sample_gaps == 1 ? "" : "s", r.sample_gap_max_s,
+                        100.0 * r.sample_gap_s / r.window_s);
+  return {"samples", fmt::format("{} over {} (every {:.2g} s{})", r.samples, window, r.interval_s, holes)};
 }
 
 // "2.0 MiB" under 1 GiB, else GiB: an idle GPU's few MiB read as 0.0 GiB otherwise.

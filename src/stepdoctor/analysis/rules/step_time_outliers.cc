@@ -173,7 +173,16 @@ std::optional<Finding> StepTimeOutliers(const Signals& sig) {
     return f;
   }
   if (cause == StepCategory::kInput) {
-    // The slow steps are the ones that wait for a batch: input arrives unevenly.
+    // The slow steps are the ones that wait for a batch: input arrives unevenly. Their fix is the
+    // input fix (replayed as such), and where input_bound reports the wait, this is the same time
+    // seen step by step: not a second gain.
+    f.whatif_fix = "input";
+    if (CategoryShare(s, StepCategory::kInput) >= kInputModeratePct) {
+      f.severity = FindingSeverity::kLow;
+      f.gain_text = "the same time input_bound counts (hiding the input wait removes these outliers): not a "
+                    "gain of its own";
+      f.evidence.push_back({"counted in", "input_bound: these steps' extra time is its wait for batches"});
+    }
     f.fix.summary = "The slow steps are the ones that wait for a batch: input arrives unevenly (loader workers "
                     "finishing together, slow files or items). Keep more batches ready ahead of the step and even "
                     "out the cost of an item.";

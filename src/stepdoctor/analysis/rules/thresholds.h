@@ -63,6 +63,7 @@ inline constexpr double kDipBaselineMinPct = 40.0;      // ... where the median 
 inline constexpr int kDipMinCount = 3;                  // periodic: at least 3 dips ...
 inline constexpr double kDipMaxPeriodCv = 0.3;          // ... whose spacing varies by at most 30%
 inline constexpr int kMinSamples = 5;                   // fewer samples than this: no resource signals
+inline constexpr double kSampleGapFactor = 3.0;          // a spacing this many times the usual one: a hole in the sampling
 inline constexpr double kCpuWaitEvidencePct = 10.0;     // the job waiting >= 10% of a core for a CPU: worth a line of evidence
 
 // --- untraced_time (gaps with nothing recorded: kUntracedGapNs, trace_to_step_signals.h)

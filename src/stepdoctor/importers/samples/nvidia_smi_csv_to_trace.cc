@@ -284,8 +284,14 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
     placer = std::make_unique<GpuRowPlacer>(cols.keys, polls, emit);
   };
   // One data row, in file order.
+  int64_t last_row_line = -1;
+  bool last_row_cut = false;    // its last field empty, or fields missing: what a cut mid-row leaves
+  bool last_row_short = false;  // fields missing: the row is dropped
   auto take_row = [&](std::vector<std::string> f, int64_t line_no) {
     ++rows;
+    last_row_line = line_no;
+    last_row_short = f.size() < cols.col.size();
+    last_row_cut = last_row_short || (!f.empty() && Trim(f.back()).empty());
     if (f.size() < cols.col.size()) {
       ++bad_rows;
       return;
@@ -417,6 +423,13 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
   if (nul_bytes > 0)
     trace.diagnostics.Note(ImportIssue::kPadding, fmt::format("{}: {} NUL byte(s) skipped", src.name(), nul_bytes));
   if (!record.empty()) trace.diagnostics.Count(ImportIssue::kTruncatedInput);  // an unclosed quote at the end
+  // A last row with no line end and an empty or missing last field: the file was cut mid-row.
+  // What the row holds is read; the fields it lost are named here, not dropped silently.
+  else if (lines.ended_without_newline() && last_row_cut && last_row_line == lines.line_number())
+    trace.diagnostics.Note(ImportIssue::kTruncatedInput,
+                           fmt::format("{}: line {}: the file ends mid-row (no line end, {}){}", src.name(),
+                                       last_row_line, last_row_short ? "fields missing" : "its last field empty",
+                                       last_row_short ? ": the row is not read" : ": the values it holds are read"));
   if (bad_rows > 0)
     trace.diagnostics.Note(ImportIssue::kMalformedEvent,
                            src.name() + ": " + std::to_string(bad_rows) + " of " + std::to_string(rows) +

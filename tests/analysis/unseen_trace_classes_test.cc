@@ -1,0 +1,293 @@
+// Classes of traces the rules once read wrongly, each built inline so the mechanism is tested on
+// both sides of its condition: settings the trace shows in use (pinned memory) leave the advice;
+// a first-use kernel launch that loads code is start-up; an asynchronous copy call that holds the
+// host is a blocking copy; slow steps that wait for a batch are the input fix's, not a stall; a
+// device that ran only copies gets no mixed-precision prediction; a host API tracer's trace is
+// not a device tracer that lost its records; a TF1 op placed on the CPU is CPU work.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "inline_chrome.h"
+#include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/analysis/framework_code.h"
+#include "stepdoctor/analysis/trace_to_applied_optimizations.h"
+#include "stepdoctor/analysis/trace_to_steps.h"
+#include "stepdoctor/analysis/trace_to_step_signals.h"
+#include "stepdoctor/analysis/trace_to_whatif.h"
+#include "stepdoctor/analysis/whatif.h"
+#include "stepdoctor/model/runtime_calls.h"
+#include "test_util.h"
+
+namespace stepdoctor {
+namespace {
+
+using testing::Doc;
+using testing::X;
+
+constexpr const char* kA100 =
+    ",\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA A100-SXM4-80GB\",\"computeMajor\":8,\"computeMinor\":0}]";
+
+std::string Kernel(const char* name, double ts, double dur, int corr, const char* cat = "kernel") {
+  return X(cat, name, 0, 7, ts, dur, "{\"correlation\":" + std::to_string(corr) + ",\"stream\":7,\"device\":0}");
+}
+
+Report AnalyzeJson(const std::string& json) { return AnalyzeTrace(testing::ImportChrome(json)); }
+
+Prediction Predict(const Trace& t, const std::string& fix) {
+  auto f = ParseFix(fix);
+  EXPECT_TRUE(f.ok());
+  WhatIfReport r = TraceToWhatIf(t, {*f}, {});
+  return r.predictions.empty() ? Prediction{} : r.predictions[0];
+}
+
+// --- pinned memory: the advice leaves pin_memory=True out where copies read pinned memory
+
+TEST(UnseenClasses, PinMemoryArgumentLeavesEachFormOfLoaderCall) {
+  EXPECT_EQ(WithoutPinMemoryArg("loader = DataLoader(ds,\n    pin_memory=True,   # async copies\n    num_workers=4)"),
+            "loader = DataLoader(ds,\n    num_workers=4)");
+  EXPECT_EQ(WithoutPinMemoryArg("DataLoader(ds, num_workers=8, pin_memory=True, persistent_workers=True)"),
+            "DataLoader(ds, num_workers=8, persistent_workers=True)");
+  EXPECT_EQ(WithoutPinMemoryArg("DataLoader(ds, num_workers=8, pin_memory=True)"), "DataLoader(ds, num_workers=8)");
+  // First on a continuation line with more arguments after it: only the argument goes.
+  EXPECT_EQ(WithoutPinMemoryArg("DataLoader(ds,\n      pin_memory=True, prefetch_factor=4)"),
+            "DataLoader(ds,\n      prefetch_factor=4)");
+  EXPECT_EQ(WithoutPinMemoryArg("ds = ds.prefetch(2)"), "ds = ds.prefetch(2)");
+}
+
+// A GPU step that waits 40 ms on a multi-process DataLoader, copies the batch, then computes.
+std::string LoaderCopyLoop(const char* copy_name) {
+  std::string ev;
+  int corr = 1;
+  for (int i = 0; i < 4; ++i) {
+    const double t = i * 60000.0;
+    ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, 60000);
+    ev += X("cpu_op", "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 1, 1, t, 40000);
+    ev += X("cuda_runtime", "cudaMemcpyAsync", 1, 1, t + 40000, 20, testing::Corr(corr));
+    ev += Kernel(copy_name, t + 40030, 500, corr++, "gpu_memcpy");
+    ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t + 40100, 10, testing::Corr(corr));
+    ev += Kernel("ampere_sgemm_128x64_nn", t + 40600, 15000, corr++);
+    ev += X("cuda_runtime", "cudaDeviceSynchronize", 1, 1, t + 40200, 15500);
+  }
+  return Doc(ev, kA100);
+}
+
+TEST(UnseenClasses, PinnedCopiesMeanPinMemoryIsInUse) {
+  Trace pinned = testing::ImportChrome(LoaderCopyLoop("Memcpy HtoD (Pinned -> Device)"));
+  Trace pageable = testing::ImportChrome(LoaderCopyLoop("Memcpy HtoD (Pageable -> Device)"));
+  EXPECT_TRUE(TraceToAppliedOptimizations(pinned, PrimaryWorker(pinned)).pinned_memory);
+  EXPECT_FALSE(TraceToAppliedOptimizations(pageable, PrimaryWorker(pageable)).pinned_memory);
+
+  Report with_pin = AnalyzeTrace(pinned);
+  const Finding* in = testing::FindFinding(with_pin, "input_bound");
+  ASSERT_NE(in, nullptr) << with_pin.verdict.summary;
+  EXPECT_EQ(in->fix.pytorch.find("pin_memory=True"), std::string::npos) << in->fix.pytorch;
+  EXPECT_NE(testing::EvidenceText(*in).find("pinned memory"), std::string::npos);
+  bool listed = false;
+  for (const auto& a : with_pin.coverage.applied) listed |= a == "pinned memory";
+  EXPECT_TRUE(listed);
+
+  Report without = AnalyzeTrace(pageable);
+  const Finding* in2 = testing::FindFinding(without, "input_bound");
+  ASSERT_NE(in2, nullptr);
+  EXPECT_NE(in2->fix.pytorch.find("pin_memory=True"), std::string::npos) << in2->fix.pytorch;
+}
+
+// --- first-use launches and device-code loads are start-up
+
+// Three steps; in the first, one launch call takes `first_launch_ms` while the device is idle
+// (or, with `busy`, while an earlier kernel still runs).
+std::string FirstLaunchLoop(double first_launch_ms, bool busy, bool same_kernel_before) {
+  std::string ev;
+  int corr = 1;
+  for (int i = 0; i < 3; ++i) {
+    const double t = i * 20000.0;
+    ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, 20000);
+    double h = t + 100;
+    if (i == 0 && same_kernel_before) {
+      ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, h, 10, testing::Corr(corr));
+      ev += Kernel("elementwise_add", h + 20, 50, corr++);
+      h += 200;
+    }
+    if (i == 0 && busy) {
+      ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, h, 10, testing::Corr(corr));
+      ev += Kernel("long_gemm", h + 20, first_launch_ms * 1000 + 500, corr++);
+      h += 20;
+    }
+    const double dur = i == 0 ? first_launch_ms * 1000 : 10;
+    ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, h, dur, testing::Corr(corr));
+    const double k = busy && i == 0 ? h + dur + 600 : h + dur + 5;
+    ev += Kernel("elementwise_add", k, 100, corr++);
+    ev += X("cuda_runtime", "cudaDeviceSynchronize", 1, 1, h + dur + 10, 800);
+  }
+  return Doc(ev, kA100);
+}
+
+TEST(UnseenClasses, AFirstUseLaunchWithTheDeviceIdleIsStartup) {
+  Trace lazy = testing::ImportChrome(FirstLaunchLoop(8, false, false));
+  const WorkerId w = PrimaryWorker(lazy);
+  const StepWindows steps = TraceToSteps(lazy, w);
+  ASSERT_EQ(LazyLoadLaunches(lazy, w, INT64_MIN / 4, INT64_MAX / 4).size(), 1u);
+  StepSignals s = TraceToStepSignals(lazy, w, steps);
+  EXPECT_GT(s.startup_ms, 0);
+
+  // Shorter than kLazyLoadLaunchNs: a launch, however slow.
+  Trace short_call = testing::ImportChrome(FirstLaunchLoop(1.5, false, false));
+  EXPECT_TRUE(LazyLoadLaunches(short_call, PrimaryWorker(short_call), INT64_MIN / 4, INT64_MAX / 4).empty());
+  // The device busy during the call: a full launch queue, the device's pace.
+  Trace queue = testing::ImportChrome(FirstLaunchLoop(8, true, false));
+  EXPECT_TRUE(LazyLoadLaunches(queue, PrimaryWorker(queue), INT64_MIN / 4, INT64_MAX / 4).empty());
+  // The kernel ran before: not its first use.
+  Trace again = testing::ImportChrome(FirstLaunchLoop(8, false, true));
+  EXPECT_TRUE(LazyLoadLaunches(again, PrimaryWorker(again), INT64_MIN / 4, INT64_MAX / 4).empty());
+}
+
+TEST(UnseenClasses, DeviceCodeLoadsAreStartupAndLongAsyncCopiesBlock) {
+  EXPECT_EQ(RuntimeCallRoleOf("hipModuleLoadData", 500'000, false), RuntimeCallRole::kStartup);
+  EXPECT_EQ(RuntimeCallRoleOf("cuLibraryLoadData", 100'000, false), RuntimeCallRole::kStartup);
+  EXPECT_EQ(RuntimeCallRoleOf("cuModuleLoadData", 100'000, true), RuntimeCallRole::kLaunch);  // every step: not start-up
+  EXPECT_EQ(RuntimeCallRoleOf("cudaMemcpyAsync", kBlockingAsyncCopyNs, false), RuntimeCallRole::kBlockingCopy);
+  EXPECT_EQ(RuntimeCallRoleOf("cuMemcpyDtoHAsync_v2", kBlockingAsyncCopyNs - 1, false), RuntimeCallRole::kLaunch);
+}
+
+// A whole-window trace dominated by start-up: no high finding about the step, and no prediction.
+TEST(UnseenClasses, AColdFirstPassGetsNoHighStepFindingAndNoPrediction) {
+  std::string ev = X("cpu_op", "aten::conv2d", 1, 1, 0, 12000);
+  ev += X("cuda_runtime", "hipModuleLoadData", 1, 1, 100, 2000);
+  ev += X("cuda_runtime", "hipLaunchKernel", 1, 1, 2200, 7700, testing::Corr(1));
+  ev += Kernel("igemm_fwd", 9950, 10, 1);
+  ev += X("cpu_op", "aten::add_", 1, 1, 12100, 3000);
+  ev += X("cuda_runtime", "hipLaunchKernel", 1, 1, 12200, 60, testing::Corr(2));
+  ev += Kernel("elementwise_add", 12300, 5, 2);
+  Report r = AnalyzeJson(Doc(ev, kA100));
+  EXPECT_EQ(r.coverage.confidence, "low");
+  const Finding* cold = testing::FindFinding(r, "cold_start");
+  ASSERT_NE(cold, nullptr) << r.verdict.summary;
+  for (const Finding& f : r.findings) {
+    if (f.id == "cold_start") continue;
+    EXPECT_NE(f.severity, FindingSeverity::kHigh) << f.id;
+    if (f.prediction) EXPECT_FALSE(f.prediction->predicted) << f.id;
+  }
+}
+
+// --- slow steps that wait for a batch; a device that only copies
+
+TEST(UnseenClasses, SlowStepsThatWaitForABatchAreTheInputFixs) {
+  // Every 4th step waits 300 ms for a batch, the others 1 ms: four workers behind the step.
+  std::string ev;
+  double t = 0;
+  for (int i = 0; i < 12; ++i) {
+    const double wait = i % 4 == 0 ? 300000 : 1000;
+    ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, wait + 20000);
+    ev += X("cpu_op", "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 1, 1, t, wait);
+    ev += X("cpu_op", "aten::addmm", 1, 1, t + wait, 20000);
+    t += wait + 20000;
+  }
+  Trace tr = testing::ImportChrome(Doc(ev));
+  Prediction stalls = Predict(tr, "stalls");
+  EXPECT_FALSE(stalls.predicted);
+  EXPECT_NE(stalls.why_not.find("wait for a batch"), std::string::npos) << stalls.why_not;
+  Report r = AnalyzeTrace(tr);
+  const Finding* out = testing::FindFinding(r, "step_time_outliers");
+  ASSERT_NE(out, nullptr);
+  ASSERT_NE(testing::FindFinding(r, "input_bound"), nullptr);
+  EXPECT_EQ(out->whatif_fix, "input");
+  EXPECT_EQ(out->severity, FindingSeverity::kLow);
+  EXPECT_NE(out->gain_text.find("input_bound"), std::string::npos);
+
+  // Slow steps from something else (a long operator): a stall the fix removes.
+  std::string ev2;
+  t = 0;
+  for (int i = 0; i < 12; ++i) {
+    const double extra = i % 4 == 0 ? 300000 : 0;
+    ev2 += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, 21000 + extra);
+    ev2 += X("cpu_op", "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 1, 1, t, 1000);
+    ev2 += X("cpu_op", "aten::addmm", 1, 1, t + 1000, 20000 + extra);
+    t += 21000 + extra;
+  }
+  EXPECT_TRUE(Predict(testing::ImportChrome(Doc(ev2)), "stalls").predicted);
+}
+
+TEST(UnseenClasses, AmpOnADeviceThatOnlyCopiedSaysSo) {
+  Trace copies = testing::ImportChrome(LoaderCopyLoop("Memcpy HtoD (Pinned -> Device)"));
+  // The same loop less its GEMM: only the copy ran on the device.
+  std::string ev;
+  int corr = 1;
+  for (int i = 0; i < 4; ++i) {
+    const double t = i * 60000.0;
+    ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, 60000);
+    ev += X("cpu_op", "aten::copy_", 1, 1, t, 40000);
+    ev += X("cuda_runtime", "cudaMemcpyAsync", 1, 1, t + 40000, 20, testing::Corr(corr));
+    ev += Kernel("Memcpy HtoD (Pinned -> Device)", t + 40030, 5000, corr++, "gpu_memcpy");
+  }
+  Prediction only = Predict(testing::ImportChrome(Doc(ev, kA100)), "amp");
+  EXPECT_FALSE(only.predicted);
+  EXPECT_NE(only.why_not.find("no compute kernels"), std::string::npos) << only.why_not;
+  EXPECT_TRUE(Predict(copies, "amp").predicted);  // an fp32 GEMM beside the copy: there is something to speed up
+}
+
+TEST(UnseenClasses, CpuWorkOnACpuOnlyTraceSaysThereIsNoDevice) {
+  Prediction p = Predict(testing::ImportChrome(testing::DataLoaderLoop(5, 5, 40)), "cpuwork");
+  EXPECT_FALSE(p.predicted);
+  EXPECT_NE(p.why_not.find("CPU-only"), std::string::npos) << p.why_not;
+}
+
+// --- a host API tracer is not a device tracer
+
+TEST(UnseenClasses, AHostApiTracerDidNotLoseDeviceRecords) {
+  // An interposer's trace: driver calls with no category, no correlation ids, no profiler metadata.
+  std::string ev;
+  for (int i = 0; i < 6; ++i) {
+    const double t = i * 10000.0;
+    ev += ",{\"ph\":\"X\",\"name\":\"cuMemcpyHtoDAsync_v2\",\"pid\":7,\"tid\":7,\"ts\":" + std::to_string(t) + ",\"dur\":300}";
+    ev += ",{\"ph\":\"X\",\"name\":\"cuLaunchKernel\",\"pid\":7,\"tid\":7,\"ts\":" + std::to_string(t + 400) + ",\"dur\":20}";
+    ev += ",{\"ph\":\"X\",\"name\":\"cuStreamSynchronize\",\"pid\":7,\"tid\":7,\"ts\":" + std::to_string(t + 500) + ",\"dur\":900}";
+  }
+  Report api = AnalyzeJson("{\"traceEvents\":[" + ev.substr(1) + "]}");
+  const Finding* f = testing::FindFinding(api, "device_activity_missing");
+  ASSERT_NE(f, nullptr) << api.verdict.summary;
+  EXPECT_EQ(testing::EvidenceText(*f).find("recorded, then lost"), std::string::npos) << testing::EvidenceText(*f);
+  EXPECT_NE(testing::EvidenceText(*f).find("host API calls only"), std::string::npos);
+
+  // Kineto's runtime calls carry correlation ids: its device records were lost.
+  std::string kineto;
+  for (int i = 0; i < 4; ++i) {
+    const double t = i * 10000.0;
+    kineto += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, 10000);
+    kineto += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t + 100, 10, testing::Corr(i + 1));
+    kineto += X("cuda_runtime", "cudaDeviceSynchronize", 1, 1, t + 200, 9000);
+  }
+  Report lost = AnalyzeJson(Doc(kineto, kA100));
+  const Finding* g = testing::FindFinding(lost, "device_activity_missing");
+  ASSERT_NE(g, nullptr);
+  EXPECT_NE(testing::EvidenceText(*g).find("recorded, then lost"), std::string::npos);
+}
+
+// --- a TF1 op placed on the CPU is CPU work
+
+TEST(UnseenClasses, Tf1OpsOnTheCpuLaneAreCpuWork) {
+  auto lane = [](int pid, const char* name) {
+    return ",{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(pid) + ",\"args\":{\"name\":\"" + name + "\"}}";
+  };
+  auto op = [](int pid, const char* name, double ts, double dur) {
+    return ",{\"ph\":\"X\",\"cat\":\"Op\",\"name\":\"" + std::string(name) + "\",\"pid\":" + std::to_string(pid) +
+           ",\"tid\":0,\"ts\":" + std::to_string(ts) + ",\"dur\":" + std::to_string(dur) +
+           ",\"args\":{\"name\":\"" + name + "\",\"op\":\"" + name + "\"}}";
+  };
+  std::string ev = lane(1, "/job:localhost/replica:0/task:0/device:CPU:0 Compute") +
+                   lane(2, "/job:localhost/replica:0/task:0/device:GPU:0 Compute") +
+                   lane(3, "/device:GPU:0/stream:all Compute") + lane(4, "/device:GPU:0/stream:13 Compute");
+  ev += op(1, "LookupTableFindV2", 100, 4800);
+  ev += op(1, "_Recv", 50, 2000);  // the executor's transfer, not CPU compute
+  ev += op(2, "MatMul", 5000, 300);
+  ev += op(3, "MatMul", 5100, 4000);
+  ev += op(4, "MatMul", 5100, 4000);
+  ev += op(1, "Unique", 9200, 3600);
+  Trace t = testing::ImportChrome("{\"traceEvents\":[" + ev.substr(1) + "]}");
+  ASSERT_TRUE(t.worker(PrimaryWorker(t)).tf1_session);
+  StepSignals s = TraceToStepSignals(t, PrimaryWorker(t), TraceToSteps(t, PrimaryWorker(t)));
+  EXPECT_NEAR(s.host_cpu_op_ms, 4.8 + 3.6, 0.05);
+}
+
+}  // namespace
+}  // namespace stepdoctor
