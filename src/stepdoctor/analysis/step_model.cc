@@ -143,7 +143,10 @@ StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindow
 
   // Device work: what starts within the steps, and what the steps launched that runs after them.
   std::unordered_map<StringId, DeviceWorkClass> classes;  // names repeat: classify each once
-  for (const auto& t : trace.timelines) {
+  std::unordered_map<uint64_t, CollectiveCall> comm;      // what the trace records of each collective
+  for (CollectiveCall& c : TraceToCollectiveCalls(trace, worker)) comm.emplace(CollectiveCallKey(c.timeline, c.event), std::move(c));
+  for (uint32_t ti = 0; ti < trace.timelines.size(); ++ti) {
+    const Timeline& t = trace.timelines[ti];
     if (t.worker != worker || t.kind != TimelineKind::kDeviceStream) continue;
     const uint32_t stream = m.stream_count++;
     for (size_t i = 0; i < t.ev.size(); ++i) {
@@ -171,12 +174,24 @@ StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindow
                 : k == EventKind::kCollective ? DeviceWorkRole::kCollective
                 : k == EventKind::kMemset     ? DeviceWorkRole::kMemset
                                               : DeviceWorkRole::kCopy;
+      if (op.role == DeviceWorkRole::kCollective)
+        if (auto c = comm.find(CollectiveCallKey(ti, uint32_t(i))); c != comm.end()) {
+          op.comm_kind = c->second.kind;
+          op.comm_ranks = c->second.group_size;
+          op.comm_bytes = c->second.first_of_call ? c->second.bytes : 0;
+        }
       if (op.launch_ns != DeviceOp::kNoLaunch) ++m.ops_with_launch;
       m.device.push_back(op);
     }
   }
-  for (const auto& d : trace.devices)
-    if (d.worker == worker && HasMatrixUnits(d)) m.tensor_core_device = true;
+  for (const auto& d : trace.devices) {
+    if (d.worker != worker) continue;
+    if (HasMatrixUnits(d)) m.tensor_core_device = true;
+    if (d.kind == DeviceKind::kGpu) {
+      ++m.gpus_on_host;
+      if (m.device_name.empty()) m.device_name = d.name;
+    }
+  }
   std::sort(m.device.begin(), m.device.end(), [](const DeviceOp& a, const DeviceOp& b) {
     return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.stream < b.stream;
   });

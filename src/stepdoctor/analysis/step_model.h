@@ -9,8 +9,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "stepdoctor/analysis/collective_calls.h"
 #include "stepdoctor/analysis/trace_to_coverage.h"
 #include "stepdoctor/analysis/trace_to_steps.h"
 #include "stepdoctor/model/device_work_classify.h"
@@ -46,6 +48,10 @@ struct DeviceOp {
   bool matrix = false;  // a GEMM or convolution (DeviceWorkClass::matrix)
   StringId name;        // the kernel or copy, for what names it (critical path, tables)
   int64_t corr = 0;     // correlation id; 0 none. Many ops share one under a graph launch.
+  // Collectives (role kCollective): what the trace records of the call (collective_calls.h).
+  CollectiveKind comm_kind = CollectiveKind::kUnknown;
+  int32_t comm_ranks = 0;  // group size; 0 not recorded
+  double comm_bytes = 0;   // message size (nccl-tests' S); 0 not recorded
 
   static constexpr int64_t kNoLaunch = INT64_MIN;
 };
@@ -67,6 +73,8 @@ struct StepModel {
   bool tf_graph = false;             // the step runs as a TensorFlow graph (TF1 session, tf.function)
   int cores = 0;                     // CPU cores of the machine that ran the job; 0 unknown
   bool tensor_core_device = false;   // a device with 16-bit matrix units (compute capability >= 7, AMD MFMA)
+  std::string device_name;           // the worker's first accelerator, as the trace names it ("NVIDIA H100 80GB HBM3")
+  int gpus_on_host = 0;              // the GPUs the trace lists for the worker's host
 
   int64_t lo() const { return steps.empty() ? 0 : steps.front().start_ns; }
   int64_t hi() const { return steps.empty() ? 0 : steps.back().end_ns; }

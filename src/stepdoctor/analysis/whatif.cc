@@ -1,5 +1,6 @@
 #include "stepdoctor/analysis/whatif.h"
 
+#include "stepdoctor/analysis/whatif_comm.h"
 #include "stepdoctor/analysis/whatif_replay.h"
 
 #include <fmt/format.h>
@@ -332,6 +333,32 @@ Result<FixSpec> ParseFix(std::string_view text) {
     }
     return f;
   }
+  if (head == "comm") {
+    // comm:devices=N[,link=L]
+    f.kind = FixKind::kComm;
+    std::string_view opts = rest;
+    while (!opts.empty()) {
+      const std::string_view item = opts.substr(0, opts.find(','));
+      opts = item.size() < opts.size() ? opts.substr(item.size() + 1) : std::string_view{};
+      if (item.substr(0, 8) == "devices=") {
+        const std::string_view num = item.substr(8);
+        auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), f.devices);
+        if (ec != std::errc() || ptr != num.data() + num.size() || f.devices < 2 || f.devices > 1'000'000)
+          return {ErrorCode::kInvalidArgument, "--fix " + f.text + ": devices must be a whole number from 2 to 1000000"};
+      } else if (item.substr(0, 5) == "link=") {
+        f.link = std::string(item.substr(5));
+        if (!FindCommLink(f.link)) {
+          std::string names;
+          for (const CommLink& l : CommLinks()) names += (names.empty() ? "" : ", ") + std::string(l.name);
+          return {ErrorCode::kInvalidArgument, "--fix " + f.text + ": unknown link '" + f.link + "' (expected " + names + ")"};
+        }
+      } else {
+        return {ErrorCode::kInvalidArgument, "--fix " + f.text + ": expected comm:devices=N[,link=L]"};
+      }
+    }
+    if (f.devices == 0) return {ErrorCode::kInvalidArgument, "--fix " + f.text + ": expected comm:devices=N[,link=L]"};
+    return f;
+  }
   if (!rest.empty()) return {ErrorCode::kInvalidArgument, "--fix " + f.text + ": " + std::string(head) + " takes no options"};
   if (head == "launch") f.kind = FixKind::kLaunch;
   else if (head == "stalls") f.kind = FixKind::kStalls;
@@ -342,7 +369,9 @@ Result<FixSpec> ParseFix(std::string_view text) {
   return f;
 }
 
-std::string FixSyntaxHelp() { return "input, input:workers=N, launch, stalls, amp, overlap or cpuwork"; }
+std::string FixSyntaxHelp() {
+  return "input, input:workers=N, launch, stalls, amp, overlap, cpuwork or comm:devices=N[,link=L]";
+}
 
 Prediction PredictFix(const StepModel& m, const FixSpec& fix, const WhatIfOptions& opts) {
   Prediction p;
@@ -379,6 +408,7 @@ Prediction PredictFix(const StepModel& m, const FixSpec& fix, const WhatIfOption
     case FixKind::kAmp: PredictAmp(m, &p); break;
     case FixKind::kOverlap: PredictOverlap(m, &p); break;
     case FixKind::kCpuWork: PredictCpuWork(m, &p); break;
+    case FixKind::kComm: PredictCommScale(m, fix, &p); break;
   }
   if (p.predicted && std::abs(p.model_baseline_ms - p.baseline_step_ms) > p.baseline_step_ms * kReplayTolerancePct / 100)
     p.assumptions.push_back(fmt::format("the replay of the trace as recorded gives {} per step against {} measured",

@@ -22,16 +22,19 @@ enum class FixKind : uint8_t {
   kAmp,     // mixed precision on the kernels that can use it
   kOverlap, // communication overlapped with compute (DDP buckets, FSDP prefetch): off the step's path
   kCpuWork, // operators computing on CPU tensors inside the step made on the device or in the input pipeline
+  kComm,    // the job scaled to N devices: each collective re-timed by an alpha-beta ring model (whatif_comm.cc)
 };
 
 struct FixSpec {
   FixKind kind = FixKind::kInput;
   int workers = 0;   // input: loader workers; 0 = as many as it takes
+  int devices = 0;   // comm: the devices to scale to (>= 2)
+  std::string link;  // comm: the link to scale over (kCommLinks' names); empty: the one recorded
   std::string text;  // as written
 };
 
-// "input", "input:workers=N", "launch", "stalls", "amp", "overlap", "cpuwork"; an error naming what is
-// accepted.
+// "input", "input:workers=N", "launch", "stalls", "amp", "overlap", "cpuwork",
+// "comm:devices=N[,link=L]"; an error naming what is accepted.
 [[nodiscard]] Result<FixSpec> ParseFix(std::string_view text);
 // The fixes ParseFix accepts, for help text.
 std::string FixSyntaxHelp();
