@@ -293,5 +293,31 @@ TEST(CriticalPath, CorpusHipGraphReplayIsDeviceBound) {
   EXPECT_GT(kernels, 100);
 }
 
+// A kernel that starts long after its launch on an idle stream (nothing recorded held it, the
+// host blocked in a synchronize meanwhile): the delay is the device's queue, not launch cost; a
+// short launch-to-start delay stays launch.
+TEST(CriticalPath, ALongDelayAfterTheLaunchOnAnIdleStreamIsQueuedNotLaunch) {
+  auto doc = [](double delay_us) {
+    std::string ev;
+    for (int s = 0; s < 3; ++s) {
+      const double t0 = s * 20000.0;
+      ev += Step(s, t0, 20000);
+      ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t0 + 100, 10, Corr(s + 1));
+      ev += Kernel("gemm", 7, t0 + 110 + delay_us, 2000, s + 1);
+      ev += X("cuda_runtime", "cudaStreamSynchronize", 1, 1, t0 + 200, delay_us + 2000);
+    }
+    return Doc(ev);
+  };
+  CriticalPathSummary queued = PathOf(Import(doc(8000)));
+  ASSERT_FALSE(queued.steps.empty());
+  ExpectWellFormed(queued);
+  EXPECT_GT(Kind(queued.steps[0], PathKind::kWait), 7.5);
+  EXPECT_LT(Kind(queued.steps[0], PathKind::kLaunch), 0.5);
+  CriticalPathSummary prompt = PathOf(Import(doc(200)));
+  ASSERT_FALSE(prompt.steps.empty());
+  EXPECT_GT(Kind(prompt.steps[0], PathKind::kLaunch), 0.15);
+  EXPECT_LT(Kind(prompt.steps[0], PathKind::kWait), 0.15);  // the synchronize returning after the kernel
+}
+
 }  // namespace
 }  // namespace stepdoctor

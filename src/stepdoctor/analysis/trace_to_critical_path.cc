@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "stepdoctor/analysis/trace_to_step_signals.h"
 #include "stepdoctor/model/runtime_calls.h"
 
 namespace stepdoctor {
@@ -257,8 +258,14 @@ struct Walker {
         continue;
       }
       auto l = launch.find(op.corr);
-      add(launch_end, t, PathKind::kLaunch, l != launch.end() ? threads[l->second.first]->ev.name[l->second.second] : StringId{},
-          l != launch.end() ? nullptr : "(launch)", -1);
+      // Launched long before it started on an idle stream: nothing recorded held it (device work
+      // the trace lacks, or queue latency), as the breakdown's queued time; not the launch's cost.
+      if (t - launch_end > kQueuedSlackNs)
+        add(launch_end, t, PathKind::kWait, {}, "(queued after its launch: device work not recorded, or queue latency)",
+            int(op.stream));
+      else
+        add(launch_end, t, PathKind::kLaunch, l != launch.end() ? threads[l->second.first]->ev.name[l->second.second] : StringId{},
+            l != launch.end() ? nullptr : "(launch)", -1);
       t = launch_end;
       th = l != launch.end() ? l->second.first : primary;
       dev = -1;
