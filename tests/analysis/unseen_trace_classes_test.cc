@@ -10,6 +10,7 @@
 
 #include "inline_chrome.h"
 #include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/framework_code.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 #include "stepdoctor/analysis/trace_to_steps.h"
@@ -287,6 +288,33 @@ TEST(UnseenClasses, Tf1OpsOnTheCpuLaneAreCpuWork) {
   ASSERT_TRUE(t.worker(PrimaryWorker(t)).tf1_session);
   StepSignals s = TraceToStepSignals(t, PrimaryWorker(t), TraceToSteps(t, PrimaryWorker(t)));
   EXPECT_NEAR(s.host_cpu_op_ms, 4.8 + 3.6, 0.05);
+}
+
+// --- the host blocked on the device while the record shows it idle
+
+TEST(UnseenClasses, HostWaitsOnUnrecordedDeviceWorkAreSaid) {
+  // Each 20 ms step: a launch, then the host blocks `idle_ms` in a synchronize while nothing runs,
+  // then the kernel (2 ms) the wait ends with: work before it on the device was not recorded.
+  auto doc = [](double idle_ms) {
+    std::string ev;
+    for (int i = 0; i < 4; ++i) {
+      const double t = i * 20000.0;
+      ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, 20000);
+      ev += X("cpu_op", "aten::mm", 1, 1, t, 17000 - idle_ms * 1000);
+      ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t + 100, 10, testing::Corr(i + 1));
+      ev += X("cuda_runtime", "cudaStreamSynchronize", 1, 1, t + 17000 - idle_ms * 1000, idle_ms * 1000 + 2100);
+      ev += Kernel("ampere_sgemm_128x64_nn", t + 17000, 2000, i + 1);
+    }
+    return Doc(ev, kA100);
+  };
+  const double over = 20.0 * (kUnrecordedDeviceWorkPct + 10) / 100, under = 20.0 * (kUnrecordedDeviceWorkPct - 10) / 100;
+  Report missing = AnalyzeJson(doc(over));
+  const Finding* f = testing::FindFinding(missing, "unrecorded_device_work");
+  ASSERT_NE(f, nullptr) << missing.verdict.summary;
+  EXPECT_NEAR(f->share_pct, kUnrecordedDeviceWorkPct + 10, 1.5);
+  EXPECT_EQ(missing.coverage.confidence, "low");
+  Report fine = AnalyzeJson(doc(under));
+  EXPECT_EQ(testing::FindFinding(fine, "unrecorded_device_work"), nullptr) << fine.verdict.summary;
 }
 
 }  // namespace

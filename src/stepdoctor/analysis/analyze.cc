@@ -1,4 +1,5 @@
 #include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/analysis/cold_window.h"
 #include "stepdoctor/analysis/framework_code.h"
 #include "stepdoctor/analysis/profiler_overhead.h"
 
@@ -358,23 +359,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   r.findings = RunRules(sig, &r.diagnostics);
   KeepTheFrameworksCode(trace.framework, &r.findings);
   DropAppliedSettingsFromCode(applied, &r.findings);
-  if (cold) {
-    // One cold first pass: what bounds it is partly first-call setup (autotuning, code loading)
-    // that a steady step does not pay, so no finding about the step is high, and no fix is
-    // predicted from it.
-    for (Finding& f : r.findings) {
-      if (f.id == "cold_start" || BottleneckOfFinding(f.id) == Bottleneck::kUnknown) continue;
-      f.severity = std::min(f.severity, FindingSeverity::kModerate);
-      f.fix.summary = "This window is one cold first pass: profile steady-state steps before acting on it. " + f.fix.summary;
-      if (const char* fix = FixForFinding(f.id); fix && !f.prediction) {
-        Prediction none;
-        none.fix = fix;
-        none.why_not = "the window is one cold first pass (one-off start-up included): there is no steady step to "
-                       "predict from";
-        f.prediction = none;
-      }
-    }
-  }
+  if (cold) HoldBackColdWindowFindings(&r.findings);
   const bool any_fix = std::any_of(r.findings.begin(), r.findings.end(),
                                    [](const Finding& f) { return FixForFinding(f.id) != nullptr; });
   // The model with device work captured serves the predictions and the critical path: built once.
@@ -446,6 +431,13 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     else if (untraced >= kUntracedModeratePct && r.coverage.confidence == "high") r.coverage.confidence = "medium";
     if (untraced >= kUntracedModeratePct)
       r.coverage.evidence.push_back(fmt::format("{:.0f}% of the step has nothing recorded", untraced));
+  }
+  // Host waits on device work the trace does not hold: the record is partial.
+  if (steps.step_count > 0 && !steps.cpu_only && !steps.device_missing && steps.mean_step_ms > 0 &&
+      100.0 * steps.sync_wait_ms / steps.mean_step_ms >= kUnrecordedDeviceWorkPct) {
+    r.coverage.confidence = "low";
+    r.coverage.evidence.push_back(fmt::format("{:.0f}% of the step the host waits on device work the trace does not hold",
+                                              100.0 * steps.sync_wait_ms / steps.mean_step_ms));
   }
   // The profiler's own host work (Python stacks, memory events) inflates host-side figures: said
   // beside the report, and a host-bound verdict rests on them, so it is held with less confidence.

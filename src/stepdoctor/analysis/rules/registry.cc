@@ -132,6 +132,10 @@ const std::vector<RuleDef>& AllRules() {
       {.id = "untraced_time",
        .summary = "much of each step is host time with nothing recorded",
        .evaluate = &Infallible<rules::UntracedTime>},
+      // The device's work is missing from the record: names no bottleneck, says what to record.
+      {.id = "unrecorded_device_work",
+       .summary = "the host waits on the device while the trace shows the device idle: its work is not recorded",
+       .evaluate = &Infallible<rules::UnrecordedDeviceWork>},
   };
   return kRules;
 }

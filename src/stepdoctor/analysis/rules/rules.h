@@ -46,5 +46,6 @@ std::optional<Finding> PeriodicStall(const Signals& s);          // periodic_sta
 std::optional<Finding> Retracing(const Signals& s);              // retracing.cc
 std::optional<Finding> TfDataBottleneckStage(const Signals& s);  // tfdata_bottleneck_stage.cc
 std::optional<Finding> UntracedTime(const Signals& s);      // untraced_time.cc
+std::optional<Finding> UnrecordedDeviceWork(const Signals& s);  // unrecorded_device_work.cc
 
 }  // namespace stepdoctor::rules

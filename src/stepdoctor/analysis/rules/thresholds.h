@@ -69,6 +69,8 @@ inline constexpr double kCpuWaitEvidencePct = 10.0;     // the job waiting >= 10
 // --- untraced_time (gaps with nothing recorded: kUntracedGapNs, trace_to_step_signals.h)
 inline constexpr double kUntracedModeratePct = 25.0;  // untraced host time >= 25% of the step: moderate
 inline constexpr double kUntracedHighPct = 50.0;      // >= 50%: high (the trace explains under half the step)
+// --- unrecorded_device_work: the host blocked on the device while the trace shows it idle
+inline constexpr double kUnrecordedDeviceWorkPct = 20.0;  // such waits >= 20% of the step: the device's work is missing
 
 // --- cold_start (fires at kColdWindowStartupPct of the window, trace_to_coverage.h)
 inline constexpr double kColdStartModeratePct = 50.0;  // start-up >= 50% of the window: moderate
