@@ -292,7 +292,7 @@ TEST(UnseenClasses, Tf1OpsOnTheCpuLaneAreCpuWork) {
 
 // --- the host blocked on the device while the record shows it idle
 
-TEST(UnseenClasses, HostWaitsOnUnrecordedDeviceWorkAreSaid) {
+TEST(UnrecordedDeviceWorkRule, HostWaitsOnUnrecordedDeviceWorkBothSides) {
   // Each 20 ms step: a launch, then the host blocks `idle_ms` in a synchronize while nothing runs,
   // then the kernel (2 ms) the wait ends with: work before it on the device was not recorded.
   auto doc = [](double idle_ms) {

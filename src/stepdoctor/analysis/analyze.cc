@@ -1,6 +1,7 @@
 #include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/analysis/cold_window.h"
 #include "stepdoctor/analysis/framework_code.h"
+#include "stepdoctor/analysis/horovod_negotiation.h"
 #include "stepdoctor/analysis/profiler_overhead.h"
 
 #include <fmt/format.h>
@@ -342,6 +343,11 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     for (size_t i = 0; i < job.ids.size(); ++i) in.push_back({job.ids[i], &job.windows[i]});
     cross = TraceToCrossRank(trace, in);
     if (cross.attempted) sig.cross_rank = &cross;
+  }
+  HorovodLateRanks horovod;
+  if (trace.framework == Framework::kHorovod && worker.valid()) {
+    horovod = TraceToHorovodLateRanks(trace, worker);
+    if (horovod.negotiations > 0) sig.horovod = &horovod;
   }
   sig.memory = TraceToMemoryPeaks(trace);
   FillJobRows(sig.workers, cross, &r);

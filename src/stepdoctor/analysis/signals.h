@@ -120,6 +120,7 @@ struct AppliedOptimizations;  // analysis/trace_to_applied_optimizations.h: grap
 struct ResourceSignals;  // analysis/resource_signals.h: live samples and GPU logs
 struct CrossRank;        // analysis/trace_to_cross_rank.h: the ranks aligned at their collectives
 struct InputLimitSignals;  // analysis/input_limit.h: the job's reads against its probed storage (--data)
+struct HorovodLateRanks;   // analysis/horovod_negotiation.h: the rank a Horovod negotiation waits for
 
 struct Signals {
   const Trace* trace = nullptr;
@@ -134,6 +135,7 @@ struct Signals {
   // the transfer-only figures where the ranks were aligned; null where no collective is sized.
   const CollectiveBandwidthSummary* collective_bandwidth = nullptr;
   std::vector<DeviceMemoryPeak> memory;    // PyTorch allocator peaks per GPU (profile_memory)
+  const HorovodLateRanks* horovod = nullptr;  // a Horovod timeline's rank-ready markers, where it has them
 };
 
 }  // namespace stepdoctor

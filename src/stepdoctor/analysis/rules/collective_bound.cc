@@ -6,6 +6,7 @@
 #include <map>
 #include <string_view>
 
+#include "stepdoctor/analysis/horovod_negotiation.h"
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
@@ -106,8 +107,11 @@ std::optional<Finding> CollectiveBound(const Signals& sig) {
                         EachStepNoun(sig.steps));
   f.gain_upper_bound = GainIfRemoved(exposed);
   f.gain_text = GainText(f.gain_upper_bound, "if communication were fully hidden behind compute");
+  const bool horovod = sig.trace && sig.trace->framework == Framework::kHorovod;
   f.evidence.push_back({"collective time per step", fmt::format("{} per replica ({})", Ms(s.total_ms),
-                                                                s.on_host ? "host collective ops" : "device kernels")});
+                                                                s.on_host  ? "host collective ops"
+                                                                : horovod  ? "Horovod's collective phases"
+                                                                           : "device kernels")});
   f.evidence.push_back({"exposed (device not computing)", fmt::format("{} ({} of the step)", Ms(s.exposed_ms), Pct(exposed))});
   f.evidence.push_back({"overlapped with compute", Pct(overlap)});
   if (s.compute_ms > 0)
@@ -116,7 +120,19 @@ std::optional<Finding> CollectiveBound(const Signals& sig) {
   if (s.replicas > 0) f.evidence.push_back({"active devices on this worker", fmt::format("{}", s.replicas)});
   if (sig.collective_bandwidth) SetCollectiveBandwidthEvidence(*sig.collective_bandwidth, &f);
   f.top_events = s.top;
-  if (sig.trace && sig.trace->framework == Framework::kHorovod) {
+  if (horovod && sig.horovod && sig.horovod->broadcasts == sig.horovod->negotiations) {
+    // Only broadcasts were negotiated: the start-up broadcast of the initial weights, paid once,
+    // not the per-step all-reduces the fusion knobs tune.
+    f.severity = FindingSeverity::kLow;
+    f.evidence.push_back({"what was negotiated", "only broadcasts: the start-up broadcast of the initial weights"});
+    f.gain_text = "none per step: the start-up broadcast is paid once";
+    f.fix.summary = "The window holds Horovod's start-up broadcast of the initial weights, not training steps: "
+                    "profile steps after it to see the per-step all-reduces.";
+    f.fix.tensorflow = "# record a window of training steps: HOROVOD_TIMELINE=... with HOROVOD_TIMELINE_MARK_CYCLES=1";
+    f.fix.pytorch = f.fix.tensorflow;
+    return f;
+  }
+  if (horovod) {
     // Horovod fuses tensors that are ready within one cycle into one all-reduce: the two knobs
     // are how much it may fuse and how long it waits to gather a fusion.
     f.fix.summary = "Let Horovod send fewer, larger all-reduces: raise its fusion threshold and cycle time, "

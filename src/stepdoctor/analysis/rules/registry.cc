@@ -128,14 +128,14 @@ const std::vector<RuleDef>& AllRules() {
        .summary = "one tf.data stage blocks the input pipeline",
        .bottleneck = B::kInput,
        .evaluate = &Infallible<rules::TfDataBottleneckStage>},
-      // Host time with nothing recorded names no bottleneck: what runs there is unknown.
-      {.id = "untraced_time",
-       .summary = "much of each step is host time with nothing recorded",
-       .evaluate = &Infallible<rules::UntracedTime>},
       // The device's work is missing from the record: names no bottleneck, says what to record.
       {.id = "unrecorded_device_work",
        .summary = "the host waits on the device while the trace shows the device idle: its work is not recorded",
        .evaluate = &Infallible<rules::UnrecordedDeviceWork>},
+      // Host time with nothing recorded names no bottleneck: what runs there is unknown.
+      {.id = "untraced_time",
+       .summary = "much of each step is host time with nothing recorded",
+       .evaluate = &Infallible<rules::UntracedTime>},
   };
   return kRules;
 }

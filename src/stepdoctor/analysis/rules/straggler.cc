@@ -12,6 +12,7 @@
 #include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/statistics.h"
+#include "stepdoctor/analysis/horovod_negotiation.h"
 #include "stepdoctor/analysis/trace_to_cross_rank.h"
 
 namespace stepdoctor::rules {
@@ -37,9 +38,62 @@ Excess LargestExcess(const std::vector<WorkerStepFigures>& w, size_t s) {
   return *std::max_element(std::begin(e), std::end(e), [](const Excess& a, const Excess& b) { return a.ms < b.ms; });
 }
 
+// A Horovod timeline's own record of who was ready last: the coordinator's rank-ready markers.
+std::optional<Finding> HorovodStraggler(const Signals& sig) {
+  const HorovodLateRanks& h = *sig.horovod;
+  const StepSignals& s = *sig.steps;
+  if (h.by_rank.empty() || s.mean_step_ms <= 0) return std::nullopt;
+  const HorovodLateRanks::Rank& r = h.by_rank.front();
+  const double late = r.late_ms / double(s.step_count);  // per step (per window without steps)
+  const double share = 100.0 * late / s.mean_step_ms;
+  if (share < kStragglerMinPct) return std::nullopt;
+  const double last_pct = 100.0 * double(r.last_in) / double(h.negotiations);
+  Finding f;
+  f.id = "straggler";
+  f.severity = share >= kStragglerHighPct ? FindingSeverity::kHigh : FindingSeverity::kModerate;
+  f.share_pct = share;
+  f.title = fmt::format("rank {} is ready last in {:.0f}% of Horovod's negotiations: the other ranks wait {} {} for it",
+                        r.rank, last_pct, Ms(late), PerStep(s));
+  f.gain_upper_bound = GainIfRemoved(share);
+  f.gain_text = GainText(f.gain_upper_bound, "if it were ready with the next-latest rank");
+  f.figures.push_back({"rank", double(r.rank)});
+  f.figures.push_back({"late_ms_per_step", late});
+  f.figures.push_back({"last_in_pct", last_pct});
+  f.evidence.push_back({"negotiations read", fmt::format("{} with rank-ready markers of {} ranks (Horovod's coordinator "
+                                                         "records each rank as it reports a tensor ready)",
+                                                         h.negotiations, h.ranks)});
+  f.evidence.push_back({fmt::format("rank {}", r.rank),
+                        fmt::format("last in {} of {}; {} behind the next-latest rank in all", r.last_in,
+                                    h.negotiations, Ms(r.late_ms))});
+  f.evidence.push_back({"time with a rank ready and waiting for the last", fmt::format("{} {}", Ms(h.wait_ms / double(s.step_count)), PerStep(s))});
+  const bool startup = h.broadcasts == h.negotiations;
+  if (startup) {
+    // The initial weights' broadcast: the ranks wait for the slowest to build its model (or
+    // load its checkpoint), once per run.
+    f.severity = std::min(f.severity, FindingSeverity::kModerate);
+    f.evidence.push_back({"what was negotiated", "only broadcasts: the start-up broadcast of the initial weights, paid once"});
+    f.fix.summary = fmt::format("Rank {} reaches the start-up broadcast last: it builds its model, loads its checkpoint "
+                                "or imports its data later than the others. Give every rank the same start-up work "
+                                "(no rank-0-only downloads or preprocessing before the broadcast), then profile the "
+                                "training steps to see the per-step synchronisations.",
+                                r.rank);
+  } else {
+    f.fix.summary = fmt::format("Rank {} holds the others at their collectives: find what it does before them that they "
+                                "do not (rank-0 logging, evaluation or checkpoints inside the step, a slower or shared "
+                                "host, a larger shard) and balance or move it.",
+                                r.rank);
+  }
+  f.fix.tensorflow = "if hvd.rank() == 0: ...   # work only one rank does before a collective holds every rank\n"
+                     "ds = ds.shard(hvd.size(), hvd.rank())   # equal shards";
+  f.fix.pytorch = "if hvd.rank() == 0: ...   # work only one rank does before a collective holds every rank\n"
+                  "sampler = torch.utils.data.distributed.DistributedSampler(ds, num_replicas=hvd.size(), rank=hvd.rank())";
+  return f;
+}
+
 }  // namespace
 
 std::optional<Finding> Straggler(const Signals& sig) {
+  if (sig.horovod && sig.steps && sig.steps->step_count > 0 && !sig.cross_rank) return HorovodStraggler(sig);
   const CrossRank* x = sig.cross_rank;
   const auto& w = sig.workers;
   if (!x || !x->aligned || x->ranks.size() != w.size() || w.size() < 2) return std::nullopt;

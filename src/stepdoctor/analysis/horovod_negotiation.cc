@@ -1,0 +1,71 @@
+#include "stepdoctor/analysis/horovod_negotiation.h"
+
+#include <algorithm>
+#include <map>
+#include <string_view>
+
+#include "stepdoctor/analysis/interval_set.h"
+
+namespace stepdoctor {
+namespace {
+
+// A rank marker's name: its rank, decimal; -1 for any other name.
+int RankOf(std::string_view n) {
+  if (n.empty() || n.size() > 6) return -1;
+  int r = 0;
+  for (char c : n) {
+    if (c < '0' || c > '9') return -1;
+    r = r * 10 + (c - '0');
+  }
+  return r;
+}
+
+}  // namespace
+
+HorovodLateRanks TraceToHorovodLateRanks(const Trace& trace, WorkerId worker) {
+  HorovodLateRanks out;
+  std::map<int, HorovodLateRanks::Rank> late;
+  std::map<int, std::vector<Interval>> late_ivs;  // per late rank: from the next-latest marker to its own
+  std::vector<Interval> waits;                    // per negotiation: from the first marker to the last
+  std::vector<std::pair<int64_t, int>> marks;  // (time, rank) inside one negotiation
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      if (t.ev.kind[i] != EventKind::kCollectiveWait) continue;
+      const std::string_view phase = trace.str(t.ev.name[i]);
+      if (phase.substr(0, 10) != "NEGOTIATE_") continue;
+      const int64_t lo = t.ev.start_ns[i], hi = t.end_ns(uint32_t(i));
+      marks.clear();
+      // Events are sorted by start: the markers follow their phase on its lane.
+      for (size_t j = i + 1; j < t.ev.size() && t.ev.start_ns[j] <= hi; ++j) {
+        if (t.ev.dur_ns[j] != 0 || t.ev.start_ns[j] < lo) continue;
+        const int r = RankOf(trace.str(t.ev.name[j]));
+        if (r >= 0) marks.push_back({t.ev.start_ns[j], r});
+      }
+      if (marks.size() < 2) continue;
+      std::sort(marks.begin(), marks.end());
+      ++out.negotiations;
+      out.broadcasts += phase == "NEGOTIATE_BROADCAST";
+      for (const auto& m : marks) out.ranks = std::max(out.ranks, m.second + 1);
+      waits.push_back({marks.front().first, marks.back().first});
+      const auto& last = marks.back();
+      const auto& next = marks[marks.size() - 2];
+      if (last.first == next.first) continue;  // a tie: no one rank held the others
+      HorovodLateRanks::Rank& r = late[last.second];
+      r.rank = last.second;
+      ++r.last_in;
+      late_ivs[last.second].push_back({next.first, last.first});
+    }
+  }
+  // Tensors negotiate side by side: a rank late for several at once holds the others once.
+  for (auto& [rank, r] : late) {
+    r.late_ms = double(TotalLength(MakeIntervalSet(std::move(late_ivs[rank])))) / 1e6;
+    out.by_rank.push_back(r);
+  }
+  out.wait_ms = double(TotalLength(MakeIntervalSet(std::move(waits)))) / 1e6;
+  std::sort(out.by_rank.begin(), out.by_rank.end(),
+            [](const auto& a, const auto& b) { return a.late_ms != b.late_ms ? a.late_ms > b.late_ms : a.rank < b.rank; });
+  return out;
+}
+
+}  // namespace stepdoctor

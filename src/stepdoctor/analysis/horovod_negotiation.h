@@ -1,0 +1,31 @@
+// Trace -> which rank the others wait for in a Horovod timeline. Horovod's coordinator writes,
+// inside each tensor's NEGOTIATE_* phase, one marker per rank (the rank's number as the name) as
+// that rank reports the tensor ready; the collective starts once the last one has. The last rank
+// in a negotiation holds every other rank for the time between its marker and the next-latest's.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "stepdoctor/model/trace.h"
+
+namespace stepdoctor {
+
+struct HorovodLateRanks {
+  struct Rank {
+    int rank = 0;
+    int64_t last_in = 0;   // negotiations it was ready last in (alone: ties count for none)
+    double late_ms = 0;    // the time, in all, between the next-latest rank's marker and its own where it was
+                           // last (the union over negotiations: tensors negotiate side by side)
+  };
+  int64_t negotiations = 0;  // NEGOTIATE_* phases with two or more rank markers
+  int64_t broadcasts = 0;    // of them, NEGOTIATE_BROADCAST: the start-up broadcast of the initial weights
+  int ranks = 0;             // the ranks seen (highest marker + 1)
+  double wait_ms = 0;        // the time some rank had reported ready and waited for the last (a union)
+  std::vector<Rank> by_rank; // ranks that were ever last, the most late time first
+};
+
+// REQUIRED: trace finalized. Empty (negotiations 0) where the worker's timelines hold no markers.
+HorovodLateRanks TraceToHorovodLateRanks(const Trace& trace, WorkerId worker);
+
+}  // namespace stepdoctor

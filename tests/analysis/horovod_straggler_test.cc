@@ -1,0 +1,96 @@
+// A Horovod timeline's rank-ready markers name the rank the others wait for (analysis/
+// horovod_negotiation): the last marker of each NEGOTIATE_* phase, late by the time after the
+// next-latest one; tensors negotiated side by side count that time once. Only broadcasts
+// negotiated: the start-up broadcast, paid once.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/analysis/horovod_negotiation.h"
+#include "stepdoctor/analysis/trace_to_steps.h"
+#include "test_util.h"
+
+namespace stepdoctor {
+namespace {
+
+// `tensors` tensors negotiated side by side, each cycle: ranks 0..3 report ready, `late_rank`
+// `late_ms` after the others (a tie where late_ms is 0), then a 20 ms MPI phase. `cycles` cycles
+// 100 ms apart.
+std::string Timeline(const char* phase, int tensors, int cycles, int late_rank, double late_ms) {
+  const std::string op = std::string(phase).substr(10);  // ALLREDUCE, BROADCAST
+  std::string s = "[\n";
+  for (int k = 0; k < tensors; ++k)
+    s += "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " + std::to_string(k + 1) +
+         ", \"args\": {\"name\": \"Horovod" + op + "_grad_" + std::to_string(k) + "\"}},\n";
+  for (int c = 0; c < cycles; ++c) {
+    const double t0 = c * 100000.0;
+    for (int k = 0; k < tensors; ++k) {
+      const std::string pid = std::to_string(k + 1);
+      const double start = t0 + k * 10;
+      const double ready = start + 1000 + late_ms * 1000;
+      s += "{\"ph\": \"B\", \"name\": \"" + std::string(phase) + "\", \"ts\": " + std::to_string(start) + ", \"pid\": " + pid + "},\n";
+      for (int r = 0; r < 4; ++r) {
+        const double at = r == late_rank ? ready : start + 1000;
+        s += "{\"ph\": \"X\", \"name\": \"" + std::to_string(r) + "\", \"ts\": " + std::to_string(at + r) +
+             ", \"pid\": " + pid + ", \"dur\": 0},\n";
+      }
+      s += "{\"ph\": \"E\", \"ts\": " + std::to_string(ready + 10) + ", \"pid\": " + pid + "},\n";
+      s += "{\"ph\": \"B\", \"name\": \"MPI_" + op + "\", \"ts\": " + std::to_string(ready + 10) + ", \"pid\": " + pid + "},\n";
+      s += "{\"ph\": \"E\", \"ts\": " + std::to_string(ready + 20010) + ", \"pid\": " + pid + "},\n";
+    }
+  }
+  return s;
+}
+
+Trace Import(const std::string& text) {
+  Trace t;
+  EXPECT_TRUE(testing::ImportText(text, "horovod_timeline.json", &t).ok());
+  return t;
+}
+
+TEST(HorovodStraggler, TheLastRankToReportReadyIsNamedAndItsLatenessCountedOnce) {
+  Trace t = Import(Timeline("NEGOTIATE_ALLREDUCE", 3, 4, 2, 30));
+  HorovodLateRanks h = TraceToHorovodLateRanks(t, PrimaryWorker(t));
+  EXPECT_EQ(h.negotiations, 12);
+  EXPECT_EQ(h.ranks, 4);
+  ASSERT_FALSE(h.by_rank.empty());
+  EXPECT_EQ(h.by_rank[0].rank, 2);
+  EXPECT_EQ(h.by_rank[0].last_in, 12);
+  // Three tensors late together per cycle: about 30 ms a cycle (plus the 20 us stagger), not 90.
+  EXPECT_NEAR(h.by_rank[0].late_ms, 4 * 30.02, 0.1);
+
+  Report r = AnalyzeTrace(t);
+  const Finding* f = testing::FindFinding(r, "straggler");
+  ASSERT_NE(f, nullptr) << r.verdict.summary;
+  EXPECT_NE(f->title.find("rank 2 is ready last in 100%"), std::string::npos) << f->title;
+  bool rank_figure = false;
+  for (const auto& fig : f->figures) rank_figure |= fig.first == "rank" && fig.second == 2;
+  EXPECT_TRUE(rank_figure);
+}
+
+TEST(HorovodStraggler, ReadyTogetherNamesNoOne) {
+  Trace t = Import(Timeline("NEGOTIATE_ALLREDUCE", 2, 4, 1, 0));
+  HorovodLateRanks h = TraceToHorovodLateRanks(t, PrimaryWorker(t));
+  EXPECT_EQ(h.negotiations, 8);
+  // The markers 1 us apart (rank order) make rank 3 last by a microsecond: far under the
+  // straggler's share of the window.
+  Report r = AnalyzeTrace(t);
+  EXPECT_EQ(testing::FindFinding(r, "straggler"), nullptr) << r.verdict.summary;
+}
+
+TEST(HorovodStraggler, OnlyTheStartupBroadcastIsPaidOnce) {
+  Trace t = Import(Timeline("NEGOTIATE_BROADCAST", 3, 1, 0, 60));
+  Report r = AnalyzeTrace(t);
+  const Finding* f = testing::FindFinding(r, "straggler");
+  ASSERT_NE(f, nullptr) << r.verdict.summary;
+  EXPECT_NE(f->severity, FindingSeverity::kHigh);
+  EXPECT_NE(testing::EvidenceText(*f).find("start-up broadcast"), std::string::npos);
+  if (const Finding* c = testing::FindFinding(r, "collective_bound")) {
+    EXPECT_EQ(c->severity, FindingSeverity::kLow);
+    EXPECT_EQ(c->fix.summary.find("fusion threshold"), std::string::npos) << c->fix.summary;
+  }
+}
+
+}  // namespace
+}  // namespace stepdoctor
