@@ -8,6 +8,7 @@
 
 #include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/analysis/horovod_negotiation.h"
+#include "stepdoctor/analysis/trace_to_step_signals.h"
 #include "stepdoctor/analysis/trace_to_steps.h"
 #include "test_util.h"
 
@@ -90,6 +91,25 @@ TEST(HorovodStraggler, OnlyTheStartupBroadcastIsPaidOnce) {
     EXPECT_EQ(c->severity, FindingSeverity::kLow);
     EXPECT_EQ(c->fix.summary.find("fusion threshold"), std::string::npos) << c->fix.summary;
   }
+}
+
+// Between Horovod's phases, gaps of any length are the framework's work the timeline does not
+// record: untraced, never host compute.
+TEST(HorovodStraggler, ShortGapsBetweenPhasesAreUntracedNotHostCompute) {
+  std::string s = "[\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"HorovodAllreduce_g\"}},\n";
+  for (int c = 0; c < 10; ++c) {
+    const double t = c * 21500.0;  // 1 ms negotiation, 20 ms all-reduce, then 0.5 ms with nothing
+    s += "{\"ph\": \"B\", \"name\": \"NEGOTIATE_ALLREDUCE\", \"ts\": " + std::to_string(t) + ", \"pid\": 1},\n";
+    s += "{\"ph\": \"E\", \"ts\": " + std::to_string(t + 1000) + ", \"pid\": 1},\n";
+    s += "{\"ph\": \"B\", \"name\": \"MPI_ALLREDUCE\", \"ts\": " + std::to_string(t + 1000) + ", \"pid\": 1},\n";
+    s += "{\"ph\": \"E\", \"ts\": " + std::to_string(t + 21000) + ", \"pid\": 1},\n";
+  }
+  Trace t = Import(s);
+  ASSERT_EQ(t.framework, Framework::kHorovod);
+  const WorkerId w = PrimaryWorker(t);
+  StepSignals sig = TraceToStepSignals(t, w, TraceToSteps(t, w));
+  const double host = sig.category_ms[int(StepCategory::kHostCompute)], untraced = sig.untraced_host_ms;
+  EXPECT_GT(untraced, 0.4 * 9);  // nine 0.5 ms gaps inside the window
 }
 
 }  // namespace

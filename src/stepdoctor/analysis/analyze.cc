@@ -466,7 +466,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
                      r.findings.end());
     r.verdict.bottleneck = Bottleneck::kUnknown;
     r.verdict.summary = fmt::format("too little to diagnose: the steps analysed span {:.1f} us in all, under the {} ms "
-                                    "a training step needs to say anything about it",
+                                    "a step (training or inference) needs to say anything about it",
                                     analysed_ms * 1e3, kMinAnalysableWindowNs / 1'000'000);
     // Without device records the steps are the host's time alone; a longer wait on the device
     // says the device's share, not recorded, is the larger.
