@@ -317,5 +317,37 @@ TEST(UnrecordedDeviceWorkRule, HostWaitsOnUnrecordedDeviceWorkBothSides) {
   EXPECT_EQ(testing::FindFinding(fine, "unrecorded_device_work"), nullptr) << fine.verdict.summary;
 }
 
+// A TF1 GPU op called once that holds its op-level lane 200 ms while its kernels run 2 ms set up
+// (library handles, autotuning): start-up, and the one-step window is a cold pass; with its
+// kernels busy a fifth of it, it is the op's work.
+TEST(UnseenClasses, ATf1GpuOpCalledOnceThatBarelyUsesTheDeviceIsSetup) {
+  auto doc = [](double kernel_ms) {
+    auto lane = [](int pid, const char* name) {
+      return ",{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(pid) + ",\"args\":{\"name\":\"" + name + "\"}}";
+    };
+    auto op = [](int pid, const char* name, double ts, double dur) {
+      return ",{\"ph\":\"X\",\"cat\":\"Op\",\"name\":\"" + std::string(name) + "\",\"pid\":" + std::to_string(pid) +
+             ",\"tid\":0,\"ts\":" + std::to_string(ts) + ",\"dur\":" + std::to_string(dur) +
+             ",\"args\":{\"name\":\"" + name + "\",\"op\":\"" + name + "\"}}";
+    };
+    std::string ev = lane(2, "/job:localhost/replica:0/task:0/device:GPU:0 Compute") +
+                     lane(3, "/device:GPU:0/stream:all Compute") + lane(4, "/device:GPU:0/stream:13 Compute");
+    ev += op(2, "MatMul", 100, 200000);
+    ev += op(3, "MatMul", 200000 - kernel_ms * 1000, kernel_ms * 1000);
+    ev += op(4, "MatMul", 200000 - kernel_ms * 1000, kernel_ms * 1000);
+    ev += op(2, "Relu", 200200, 100);
+    ev += op(4, "Relu", 200250, 50);
+    return "{\"traceEvents\":[" + ev.substr(1) + "]}";
+  };
+  Trace cold = testing::ImportChrome(doc(2));
+  ASSERT_TRUE(cold.worker(PrimaryWorker(cold)).tf1_session);
+  StepSignals s = TraceToStepSignals(cold, PrimaryWorker(cold), TraceToSteps(cold, PrimaryWorker(cold)));
+  EXPECT_GT(s.startup_ms, 150);
+  EXPECT_FALSE(Predict(cold, "launch").predicted);
+  Trace busy = testing::ImportChrome(doc(40));
+  StepSignals b = TraceToStepSignals(busy, PrimaryWorker(busy), TraceToSteps(busy, PrimaryWorker(busy)));
+  EXPECT_LT(b.startup_ms, 1);
+}
+
 }  // namespace
 }  // namespace stepdoctor

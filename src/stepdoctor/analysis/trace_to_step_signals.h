@@ -33,6 +33,9 @@ inline constexpr int64_t kQueuedSlackNs = 1'000'000;
 // An operator's first call longer than kOneOffRuntimeNs and this many times the mean of its later
 // calls is warm-up (autotuning, lazy loading), counted as one-off start-up.
 inline constexpr double kSlowFirstCallFactor = 10.0;
+// A TF1 GPU op called once, over kOneOffRuntimeNs, with the device busy under this share of its
+// span, is set-up (SlowFirstCalls).
+inline constexpr double kLoneOpDeviceShare = 0.1;
 // A gap inside a host annotation with no operator, Python frame or runtime call this long is
 // untraced host time (Python the profiler did not record), not framework overhead.
 inline constexpr int64_t kUntracedGapNs = 1'000'000;

@@ -400,6 +400,17 @@ Prediction PredictFix(const StepModel& m, const FixSpec& fix, const WhatIfOption
                             Ms(p.model_baseline_ms), Ms(p.baseline_step_ms));
     return p;
   }
+  // One region dominated by one-off start-up: there is no steady step to predict from (diagnose
+  // holds its findings' predictions back on the same window: cold_window.h).
+  if (m.steps.size() == 1) {
+    int64_t startup_ns = 0;
+    for (const HostSegment& h : m.host)
+      if (h.part == HostPart::kStartup) startup_ns += h.end_ns - h.start_ns;
+    if (double(startup_ns) >= kColdWindowStartupPct / 100.0 * double(m.steps[0].dur_ns())) {
+      p.why_not = "the window is one cold first pass (one-off start-up included): there is no steady step to predict from";
+      return p;
+    }
+  }
   const int cores = opts.cores > 0 ? opts.cores : m.cores;
   switch (fix.kind) {
     case FixKind::kInput: PredictInput(m, fix, cores, &p); break;

@@ -1,0 +1,128 @@
+// One-off first calls (analysis/trace_to_step_signals.h: SlowFirstCalls, LazyLoadLaunches): an
+// operator's first call far slower than its later ones, a TF1 GPU op called once that spent its
+// time setting up, a kernel's first launch that loaded its code.
+#include <algorithm>
+#include <unordered_map>
+
+#include "stepdoctor/analysis/interval_set.h"
+#include "stepdoctor/analysis/trace_to_step_signals.h"
+#include "stepdoctor/model/runtime_calls.h"
+
+namespace stepdoctor {
+
+std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi) {
+  struct Calls {
+    int64_t first_start = INT64_MAX, first_dur = 0;
+    double later_ns = 0;
+    int64_t count = 0;
+  };
+  std::unordered_map<StringId, Calls> by_name;
+  for (const auto& t : trace.timelines) {
+    // Host threads, and the op-level lines a profiler derived (TF1's GPU op lanes: an op from
+    // launch to completion, where cuDNN autotuning and library start-up show).
+    if (t.worker != worker || t.kind == TimelineKind::kDeviceStream) continue;
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      if (t.ev.kind[i] != EventKind::kFrameworkOp || t.ev.start_ns[i] < lo || t.ev.start_ns[i] >= hi) continue;
+      Calls& c = by_name[t.ev.name[i]];
+      ++c.count;
+      if (t.ev.start_ns[i] < c.first_start) {
+        if (c.first_start != INT64_MAX) c.later_ns += double(c.first_dur);
+        c.first_start = t.ev.start_ns[i];
+        c.first_dur = t.ev.dur_ns[i];
+      } else {
+        c.later_ns += double(t.ev.dur_ns[i]);
+      }
+    }
+  }
+  std::vector<FirstCall> out;
+  for (const auto& [name, c] : by_name) {
+    if (c.count < 2 || c.first_dur <= kOneOffRuntimeNs) continue;
+    const double later_mean = c.later_ns / double(c.count - 1);
+    if (double(c.first_dur) > kSlowFirstCallFactor * later_mean)
+      out.push_back({{c.first_start, c.first_start + c.first_dur}, name});
+  }
+  // An op a TF1 session placed on a GPU spans its launch to completion on the op-level lane: one
+  // called once that takes over kOneOffRuntimeNs while the device works under a tenth of it spent
+  // that time setting up (library handles, autotuning), not in its kernels.
+  const bool tf1 = worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).tf1_session;
+  std::vector<Interval> lone;
+  std::vector<StringId> lone_names;
+  if (tf1)
+    for (const auto& t : trace.timelines) {
+      if (t.worker != worker || t.kind != TimelineKind::kHostThread || t.name.find("/device:GPU:") == std::string::npos)
+        continue;
+      for (size_t i = 0; i < t.ev.size(); ++i) {
+        if (t.ev.kind[i] != EventKind::kFrameworkOp || t.ev.dur_ns[i] <= kOneOffRuntimeNs || t.ev.start_ns[i] < lo ||
+            t.ev.start_ns[i] >= hi)
+          continue;
+        auto c = by_name.find(t.ev.name[i]);
+        if (c != by_name.end() && c->second.count == 1) {
+          lone.push_back({t.ev.start_ns[i], t.end_ns(uint32_t(i))});
+          lone_names.push_back(t.ev.name[i]);
+        }
+      }
+    }
+  if (!lone.empty()) {
+    std::vector<Interval> busy;
+    for (const auto& t : trace.timelines)
+      if (t.worker == worker && t.kind == TimelineKind::kDeviceStream)
+        for (size_t i = 0; i < t.ev.size(); ++i)
+          if (IsDeviceActivity(t.ev.kind[i])) busy.push_back({t.ev.start_ns[i], t.end_ns(uint32_t(i))});
+    const IntervalSet device_busy = MakeIntervalSet(std::move(busy));
+    for (size_t k = 0; k < lone.size(); ++k)
+      if (double(LengthWithin(device_busy, lone[k].start, lone[k].end)) < kLoneOpDeviceShare * double(lone[k].end - lone[k].start))
+        out.push_back({lone[k], lone_names[k]});
+  }
+  for (const FirstCall& f : LazyLoadLaunches(trace, worker, lo, hi)) out.push_back(f);
+  return out;
+}
+
+std::vector<FirstCall> LazyLoadLaunches(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi) {
+  struct Candidate {
+    Interval iv;
+    StringId name;
+    int64_t corr;
+  };
+  std::vector<Candidate> cand;
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
+    for (size_t i = 0; i < t.ev.size(); ++i)
+      if (t.ev.kind[i] == EventKind::kRuntime && t.ev.dur_ns[i] >= kLazyLoadLaunchNs && t.ev.corr[i] != 0 &&
+          t.ev.start_ns[i] >= lo && t.ev.start_ns[i] < hi && IsKernelLaunchName(trace.str(t.ev.name[i])))
+        cand.push_back({{t.ev.start_ns[i], t.end_ns(uint32_t(i))}, t.ev.name[i], t.ev.corr[i]});
+  }
+  if (cand.empty()) return {};
+  // The kernel each candidate launched, the first start of each kernel name, and whether the
+  // device ran anything during the call (a launch blocked on a full queue waits on busy streams).
+  std::unordered_map<int64_t, std::pair<StringId, int64_t>> launched;  // corr -> (kernel name, its start)
+  for (const Candidate& c : cand) launched.emplace(c.corr, std::make_pair(StringId{}, INT64_MAX));
+  std::unordered_map<StringId, int64_t> first_start;
+  std::vector<Interval> busy;
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker || t.kind != TimelineKind::kDeviceStream) continue;
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      if (!IsDeviceActivity(t.ev.kind[i])) continue;
+      busy.push_back({t.ev.start_ns[i], t.end_ns(uint32_t(i))});
+      if (t.ev.kind[i] != EventKind::kKernel) continue;
+      auto [it, fresh] = first_start.try_emplace(t.ev.name[i], t.ev.start_ns[i]);
+      if (!fresh) it->second = std::min(it->second, t.ev.start_ns[i]);
+      if (auto l = launched.find(t.ev.corr[i]); l != launched.end() && l->second.first.v == 0)
+        l->second = {t.ev.name[i], t.ev.start_ns[i]};
+    }
+  }
+  const IntervalSet device_busy = MakeIntervalSet(std::move(busy));
+  std::vector<FirstCall> out;
+  for (const Candidate& c : cand) {
+    const auto [kernel, kernel_start] = launched[c.corr];
+    if (kernel.v == 0) continue;  // what it launched is not recorded: nothing says first use
+    // The kernel's first launch: none of its name ran before this call.
+    if (first_start[kernel] < c.iv.start) continue;
+    // The device idle while the call ran, up to the kernel's own start (it may begin before the
+    // call returns).
+    if (LengthWithin(device_busy, c.iv.start, std::min(c.iv.end, kernel_start)) > 0) continue;
+    out.push_back({c.iv, c.name});
+  }
+  return out;
+}
+
+}  // namespace stepdoctor
