@@ -349,5 +349,28 @@ TEST(UnseenClasses, ATf1GpuOpCalledOnceThatBarelyUsesTheDeviceIsSetup) {
   EXPECT_LT(b.startup_ms, 1);
 }
 
+// CPU convolutions oneDNN did not take run PyTorch's reference loops: said, with the layers to
+// check; none said where every convolution took oneDNN. Thread counts are checked, not set.
+TEST(UnseenClasses, CpuConvolutionsOnTheReferencePathAreNamed) {
+  auto doc = [](const char* inner) {
+    std::string ev;
+    for (int i = 0; i < 6; ++i) {
+      const double t = i * 3000.0;
+      ev += X("cpu_op", "aten::conv2d", 1, 1, t, 2500);
+      ev += X("cpu_op", inner, 1, 1, t + 50, 2400);
+    }
+    return Doc(ev);
+  };
+  Report slow = AnalyzeJson(doc("aten::thnn_conv2d"));
+  const Finding* f = testing::FindFinding(slow, "compute_bound");
+  ASSERT_NE(f, nullptr) << slow.verdict.summary;
+  EXPECT_NE(testing::EvidenceText(*f).find("reference path"), std::string::npos) << testing::EvidenceText(*f);
+  EXPECT_EQ(f->fix.pytorch.find("set_num_threads(os.cpu_count())"), std::string::npos);
+  Report fast = AnalyzeJson(doc("aten::mkldnn_convolution"));
+  const Finding* g = testing::FindFinding(fast, "compute_bound");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(testing::EvidenceText(*g).find("reference path"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -77,7 +77,17 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
       f.fix.tensorflow += forward_only ? "\n@tf.function(jit_compile=True)   # fuse ops with XLA\n"
                                          "def predict_step(x):\n    return model(x, training=False)"
                                        : "\n@tf.function(jit_compile=True)   # fuse ops with XLA\ndef train_step(x, y): ...";
-    f.fix.pytorch = "torch.set_num_threads(os.cpu_count())";
+    // PyTorch's default is one intra-op thread per physical core: what to check, not to set.
+    f.fix.pytorch = "print(torch.get_num_threads())   # the default is the physical cores: a lower value set elsewhere starves the ops";
+    // Convolutions oneDNN did not take run on PyTorch's reference loops, many times slower.
+    for (const TopEvent& e : s.top_ops)
+      if (e.name == "aten::_slow_conv2d_forward" || e.name == "aten::thnn_conv2d" || e.name == "aten::slow_conv3d_forward") {
+        f.evidence.push_back({"convolutions on the reference path (oneDNN did not take them)",
+                              fmt::format("{} call{} of {}, {} in all", e.count, e.count == 1 ? "" : "s", e.name, Ms(e.total_ms))});
+        f.fix.pytorch += "\n# " + std::to_string(e.count) + " convolutions ran " + e.name +
+                         " (not oneDNN): check torch.backends.mkldnn.is_available() and those layers' dtype, groups and layout";
+        break;
+      }
     if (train_mode) f.fix.pytorch += "\nmodel.eval()                                        # inference: no dropout, fixed batch norm";
     if (!compiled) f.fix.pytorch += "\nmodel = torch.compile(model)                        # fuse operators";
     if (!autocast && forward_only)
