@@ -33,6 +33,16 @@ std::string Kernel(const char* name, double ts, double dur, int corr, const char
   return X(cat, name, 0, 7, ts, dur, "{\"correlation\":" + std::to_string(corr) + ",\"stream\":7,\"device\":0}");
 }
 
+// A TF1 timeline lane (a Chrome "process" named for its device) and an op on it.
+std::string Tf1Lane(int pid, const char* name) {
+  return ",{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(pid) + ",\"args\":{\"name\":\"" + name + "\"}}";
+}
+std::string Tf1Op(int pid, const char* name, double ts, double dur) {
+  return ",{\"ph\":\"X\",\"cat\":\"Op\",\"name\":\"" + std::string(name) + "\",\"pid\":" + std::to_string(pid) +
+         ",\"tid\":0,\"ts\":" + std::to_string(ts) + ",\"dur\":" + std::to_string(dur) +
+         ",\"args\":{\"name\":\"" + name + "\",\"op\":\"" + name + "\"}}";
+}
+
 Report AnalyzeJson(const std::string& json) { return AnalyzeTrace(testing::ImportChrome(json)); }
 
 Prediction Predict(const Trace& t, const std::string& fix) {
@@ -267,23 +277,15 @@ TEST(UnseenClasses, AHostApiTracerDidNotLoseDeviceRecords) {
 // --- a TF1 op placed on the CPU is CPU work
 
 TEST(UnseenClasses, Tf1OpsOnTheCpuLaneAreCpuWork) {
-  auto lane = [](int pid, const char* name) {
-    return ",{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(pid) + ",\"args\":{\"name\":\"" + name + "\"}}";
-  };
-  auto op = [](int pid, const char* name, double ts, double dur) {
-    return ",{\"ph\":\"X\",\"cat\":\"Op\",\"name\":\"" + std::string(name) + "\",\"pid\":" + std::to_string(pid) +
-           ",\"tid\":0,\"ts\":" + std::to_string(ts) + ",\"dur\":" + std::to_string(dur) +
-           ",\"args\":{\"name\":\"" + name + "\",\"op\":\"" + name + "\"}}";
-  };
-  std::string ev = lane(1, "/job:localhost/replica:0/task:0/device:CPU:0 Compute") +
-                   lane(2, "/job:localhost/replica:0/task:0/device:GPU:0 Compute") +
-                   lane(3, "/device:GPU:0/stream:all Compute") + lane(4, "/device:GPU:0/stream:13 Compute");
-  ev += op(1, "LookupTableFindV2", 100, 4800);
-  ev += op(1, "_Recv", 50, 2000);  // the executor's transfer, not CPU compute
-  ev += op(2, "MatMul", 5000, 300);
-  ev += op(3, "MatMul", 5100, 4000);
-  ev += op(4, "MatMul", 5100, 4000);
-  ev += op(1, "Unique", 9200, 3600);
+  std::string ev = Tf1Lane(1, "/job:localhost/replica:0/task:0/device:CPU:0 Compute") +
+                   Tf1Lane(2, "/job:localhost/replica:0/task:0/device:GPU:0 Compute") +
+                   Tf1Lane(3, "/device:GPU:0/stream:all Compute") + Tf1Lane(4, "/device:GPU:0/stream:13 Compute");
+  ev += Tf1Op(1, "LookupTableFindV2", 100, 4800);
+  ev += Tf1Op(1, "_Recv", 50, 2000);  // the executor's transfer, not CPU compute
+  ev += Tf1Op(2, "MatMul", 5000, 300);
+  ev += Tf1Op(3, "MatMul", 5100, 4000);
+  ev += Tf1Op(4, "MatMul", 5100, 4000);
+  ev += Tf1Op(1, "Unique", 9200, 3600);
   Trace t = testing::ImportChrome("{\"traceEvents\":[" + ev.substr(1) + "]}");
   ASSERT_TRUE(t.worker(PrimaryWorker(t)).tf1_session);
   StepSignals s = TraceToStepSignals(t, PrimaryWorker(t), TraceToSteps(t, PrimaryWorker(t)));
@@ -322,21 +324,13 @@ TEST(UnrecordedDeviceWorkRule, HostWaitsOnUnrecordedDeviceWorkBothSides) {
 // kernels busy a fifth of it, it is the op's work.
 TEST(UnseenClasses, ATf1GpuOpCalledOnceThatBarelyUsesTheDeviceIsSetup) {
   auto doc = [](double kernel_ms) {
-    auto lane = [](int pid, const char* name) {
-      return ",{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(pid) + ",\"args\":{\"name\":\"" + name + "\"}}";
-    };
-    auto op = [](int pid, const char* name, double ts, double dur) {
-      return ",{\"ph\":\"X\",\"cat\":\"Op\",\"name\":\"" + std::string(name) + "\",\"pid\":" + std::to_string(pid) +
-             ",\"tid\":0,\"ts\":" + std::to_string(ts) + ",\"dur\":" + std::to_string(dur) +
-             ",\"args\":{\"name\":\"" + name + "\",\"op\":\"" + name + "\"}}";
-    };
-    std::string ev = lane(2, "/job:localhost/replica:0/task:0/device:GPU:0 Compute") +
-                     lane(3, "/device:GPU:0/stream:all Compute") + lane(4, "/device:GPU:0/stream:13 Compute");
-    ev += op(2, "MatMul", 100, 200000);
-    ev += op(3, "MatMul", 200000 - kernel_ms * 1000, kernel_ms * 1000);
-    ev += op(4, "MatMul", 200000 - kernel_ms * 1000, kernel_ms * 1000);
-    ev += op(2, "Relu", 200200, 100);
-    ev += op(4, "Relu", 200250, 50);
+    std::string ev = Tf1Lane(2, "/job:localhost/replica:0/task:0/device:GPU:0 Compute") +
+                     Tf1Lane(3, "/device:GPU:0/stream:all Compute") + Tf1Lane(4, "/device:GPU:0/stream:13 Compute");
+    ev += Tf1Op(2, "MatMul", 100, 200000);
+    ev += Tf1Op(3, "MatMul", 200000 - kernel_ms * 1000, kernel_ms * 1000);
+    ev += Tf1Op(4, "MatMul", 200000 - kernel_ms * 1000, kernel_ms * 1000);
+    ev += Tf1Op(2, "Relu", 200200, 100);
+    ev += Tf1Op(4, "Relu", 200250, 50);
     return "{\"traceEvents\":[" + ev.substr(1) + "]}";
   };
   Trace cold = testing::ImportChrome(doc(2));
