@@ -359,5 +359,30 @@ TEST(UnseenClasses, CpuConvolutionsOnTheReferencePathAreNamed) {
   EXPECT_EQ(testing::EvidenceText(*g).find("reference path"), std::string::npos);
 }
 
+// XLA on a TensorFlow graph still launches its clusters from the host (_XlaLaunch, about 0.5 ms a
+// step on the measured TF1 pairs): the launch fix's prediction keeps that floor and a share of the
+// executor's work, not one 20 us graph launch.
+TEST(UnseenClasses, XlaOnATf1GraphKeepsItsClusterLaunchOnTheHost) {
+  std::string ev = Tf1Lane(2, "/job:localhost/replica:0/task:0/device:GPU:0 Compute") +
+                   Tf1Lane(3, "/device:GPU:0/stream:all Compute") + Tf1Lane(4, "/device:GPU:0/stream:13 Compute");
+  for (int k = 0; k < 10; ++k) {  // ten 200 us ops, each running a 10 us kernel at its end
+    const double t = 100 + k * 200.0;
+    ev += Tf1Op(2, k % 2 ? "MatMul" : "BiasAdd", t, 190);
+    ev += Tf1Op(3, k % 2 ? "MatMul" : "BiasAdd", t + 180, 10);
+    ev += Tf1Op(4, k % 2 ? "MatMul" : "BiasAdd", t + 180, 10);
+  }
+  Trace t = testing::ImportChrome("{\"traceEvents\":[" + ev.substr(1) + "]}");
+  ASSERT_TRUE(t.worker(PrimaryWorker(t)).tf1_session);
+  Prediction p = Predict(t, "launch");
+  ASSERT_TRUE(p.predicted) << p.why_not;
+  EXPECT_GE(p.low_ms, 0.5);                   // the clusters' launch stays
+  EXPECT_GT(p.predicted_step_ms, p.low_ms);   // and, at the point, a quarter of the executor's work
+  EXPECT_GE(p.high_ms, p.predicted_step_ms);
+  EXPECT_LT(p.predicted_step_ms, p.baseline_step_ms);
+  bool says = false;
+  for (const auto& a : p.assumptions) says |= a.find("_XlaLaunch") != std::string::npos;
+  EXPECT_TRUE(says);
+}
+
 }  // namespace
 }  // namespace stepdoctor
