@@ -384,5 +384,18 @@ TEST(UnseenClasses, XlaOnATf1GraphKeepsItsClusterLaunchOnTheHost) {
   EXPECT_TRUE(says);
 }
 
+// XLA's auto-clustering leaves CPU ops alone without TF_XLA_FLAGS: a CPU-only TF1 graph's XLA
+// advice sets it; a GPU one's does not need it.
+TEST(UnseenClasses, XlaAdviceForACpuGraphSetsTheCpuJitFlag) {
+  std::string ev = Tf1Lane(1, "/job:localhost/replica:0/task:0/device:CPU:0 Compute");
+  for (int k = 0; k < 40; ++k) ev += Tf1Op(1, k % 2 ? "Add" : "Mul", 100 + k * 50.0, 5);  // tiny ops, gaps between
+  Report r = AnalyzeJson("{\"traceEvents\":[" + ev.substr(1) + "]}");
+  std::string code;
+  for (const Finding& f : r.findings) code += f.fix.tensorflow;
+  ASSERT_NE(code.find("set_jit"), std::string::npos) << r.verdict.summary;
+  EXPECT_NE(code.find("--tf_xla_cpu_global_jit"), std::string::npos) << code;
+  EXPECT_EQ(code.find("set_intra_op_parallelism_threads(os.cpu_count())"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace stepdoctor

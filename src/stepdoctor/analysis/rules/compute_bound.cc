@@ -70,9 +70,10 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
     if (train_mode)
       f.fix.summary = "The model runs forward only but in training mode: call model.eval() (no dropout masks, batch "
                       "norm on its running statistics) under torch.inference_mode(). " + f.fix.summary;
-    f.fix.tensorflow = "tf.config.threading.set_intra_op_parallelism_threads(os.cpu_count())";
+    // TensorFlow's default (0) is every core: what to check, not to set.
+    f.fix.tensorflow = "print(tf.config.threading.get_intra_op_parallelism_threads())   # 0 = every core, the default";
     if (applied && applied->tf_graph && !applied->xla)  // graph mode is done: XLA for the graph
-      f.fix.tensorflow += std::string("\n") + kTfGraphXlaCode;
+      f.fix.tensorflow += "\n" + TfGraphXlaCode(true);
     else if (!(applied && applied->xla))
       f.fix.tensorflow += forward_only ? "\n@tf.function(jit_compile=True)   # fuse ops with XLA\n"
                                          "def predict_step(x):\n    return model(x, training=False)"

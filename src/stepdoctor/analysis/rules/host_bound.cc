@@ -202,7 +202,7 @@ std::optional<Finding> HostBound(const Signals& sig) {
                                : "The step already runs as a TensorFlow graph and the executor's scheduling between its "
                                  "operators is the overhead: fuse them with XLA so fewer are scheduled, and give each "
                                  "more work (a larger batch).";
-    f.fix.tensorflow = std::string(kTfGraphXlaCode) + "\n# and raise the batch size so each op does more work";
+    f.fix.tensorflow = TfGraphXlaCode(s.cpu_only) + "\n# and raise the batch size so each op does more work";
     f.fix.pytorch = "model = torch.compile(model)   # the same idea in PyTorch: fuse operators (PyTorch 2)";
     return f;
   }

@@ -63,6 +63,15 @@ inline constexpr const char* kTfGraphXlaCode =
     "#   config.graph_options.optimizer_options.global_jit_level = tf.compat.v1.OptimizerOptions.ON_1\n"
     "#   sess = tf.compat.v1.Session(config=config)";
 
+// The same on a CPU: TensorFlow's auto-clustering leaves CPU ops alone unless this flag is set
+// before it starts (global_jit_level alone turns XLA on for GPU ops only).
+inline std::string TfGraphXlaCode(bool cpu_only) {
+  return cpu_only ? std::string("os.environ['TF_XLA_FLAGS'] = '--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit'  # "
+                                "before TensorFlow starts: auto-clustering of CPU ops\n") +
+                        kTfGraphXlaCode
+                  : std::string(kTfGraphXlaCode);
+}
+
 // The code to record a short profile, for findings whose next step is to look inside the step.
 inline void SetProfileAFewStepsCode(Fix* fix) {
   fix->tensorflow =
