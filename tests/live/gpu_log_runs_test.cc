@@ -31,6 +31,15 @@ void Add(std::vector<Sample>* v, int n, double util, double mem_mib) {
   for (int i = 0; i < n; ++i) v->push_back({util, mem_mib});
 }
 
+// Two 20 s runs at 80% holding `run_mib`, with 10 s at `util_between` % and `between_mib` between them.
+std::string TwoRuns(double run_mib, double between_mib, double util_between = 0) {
+  std::vector<Sample> v;
+  Add(&v, 20, 80, run_mib);
+  Add(&v, 10, util_between, between_mib);
+  Add(&v, 20, 80, run_mib);
+  return Log(v);
+}
+
 std::unique_ptr<ResourceSignals> Signals(const std::string& csv, Report* report = nullptr) {
   Trace t;
   Status st = testing::ImportText(csv, "gpu.csv", &t);
@@ -125,26 +134,14 @@ TEST(GpuLogRuns, NoProcessNeedsMemoryWithinTheMarginOfTheBaselineBothSides) {
 }
 
 TEST(GpuLogRuns, NoProcessNeedsTheGpuIdleBothSides) {
-  auto log = [](double util_between) {
-    std::vector<Sample> v;
-    Add(&v, 20, 80, 8000);
-    Add(&v, 10, util_between, 2);
-    Add(&v, 20, 80, 8000);
-    return Log(v);
-  };
+  auto log = [](double util_between) { return TwoRuns(8000, 2, util_between); };
   EXPECT_TRUE(Signals(log(kIdleGpuUtilPct - 0.5))->gpu_runs.has_value());
   EXPECT_FALSE(Signals(log(kIdleGpuUtilPct))->gpu_runs.has_value());
 }
 
 TEST(GpuLogRuns, ABaselineAProcessHoldsIsNoReleaseBothSides) {
   // The lowest reading is itself held memory: phases of one run, not runs.
-  auto log = [](double low_mib) {
-    std::vector<Sample> v;
-    Add(&v, 20, 80, low_mib + 6000);
-    Add(&v, 10, 0, low_mib);
-    Add(&v, 20, 80, low_mib + 6000);
-    return Log(v);
-  };
+  auto log = [](double low_mib) { return TwoRuns(low_mib + 6000, low_mib); };
   const double held_mib = kHeldMemoryBytes / (1024 * 1024);
   EXPECT_TRUE(Signals(log(held_mib - 1))->gpu_runs.has_value());
   EXPECT_FALSE(Signals(log(held_mib))->gpu_runs.has_value());
@@ -153,13 +150,7 @@ TEST(GpuLogRuns, ABaselineAProcessHoldsIsNoReleaseBothSides) {
 TEST(GpuLogRuns, ALowestReadingFarUnderThePeakIsNoProcessBothSides) {
   // The GPU idles at `low` MiB (a display server, another user's context) between runs that hold
   // 20 GiB: no process of the job's under kNoProcessPeakShare of the peak, whatever its size.
-  auto log = [](double low_mib) {
-    std::vector<Sample> v;
-    Add(&v, 20, 80, 20480);
-    Add(&v, 10, 0, low_mib);
-    Add(&v, 20, 80, 20480);
-    return Log(v);
-  };
+  auto log = [](double low_mib) { return TwoRuns(20480, low_mib); };
   const double share_mib = kNoProcessPeakShare * 20480;  // 2048 MiB, over kHeldMemoryBytes
   EXPECT_TRUE(Signals(log(share_mib - 1))->gpu_runs.has_value());
   EXPECT_FALSE(Signals(log(share_mib))->gpu_runs.has_value());
