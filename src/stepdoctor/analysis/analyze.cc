@@ -376,7 +376,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     const DeviceCoverage coverage = steps.cpu_only         ? DeviceCoverage::kCpuOnly
                                     : steps.device_missing ? DeviceCoverage::kMissing
                                                            : DeviceCoverage::kCaptured;
-    StepModel model = TraceToStepModel(trace, worker, windows, coverage);
+    StepModel model = TraceToStepModel(trace, worker, windows, coverage, &steps.first_calls);
     model.loader_workers = applied.loader_workers || applied.prefetch;
     model.compiled = applied.any_compilation();
     model.tf_graph = applied.tf_graph;
@@ -387,7 +387,8 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   }
   // Right after the replay, so the model is freed before anything else is built.
   if (steps.step_count > 0 && !steps.cpu_only && !steps.device_missing) {
-    if (!captured_model) captured_model = TraceToStepModel(trace, worker, windows, DeviceCoverage::kCaptured);
+    if (!captured_model)
+      captured_model = TraceToStepModel(trace, worker, windows, DeviceCoverage::kCaptured, &steps.first_calls);
     if (std::string why = NoCriticalPathReason(*captured_model); !why.empty())
       r.notes.push_back(steps.no_host_events ? "no critical path: there are no host calls for its device operations to "
                                                "be linked to" : std::move(why));

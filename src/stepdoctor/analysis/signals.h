@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "stepdoctor/analysis/interval_set.h"
 #include "stepdoctor/analysis/trace_to_memory_peaks.h"
 #include "stepdoctor/analysis/trace_to_outlier_steps.h"
 #include "stepdoctor/model/trace.h"
@@ -67,6 +68,7 @@ struct StepSignals {
   // for other ranks before a collective can start (Horovod's negotiation).
   double sync_wait_ms = 0, device_queued_ms = 0, untraced_host_ms = 0, startup_ms = 0, peer_wait_ms = 0;
   std::vector<TopEvent> startup_events;  // the one-off runtime calls behind startup_ms
+  std::vector<Interval> first_calls;     // SlowFirstCalls over the steps: the step model reads them, not recomputes
   double device_span_busy_pct = 0; // device busy over its own active span within the steps
   double device_span_ms = 0;       // that span: first device start to last device end
   double host_end_ms = 0;          // host's last activity, from the first step's start

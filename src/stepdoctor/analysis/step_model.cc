@@ -74,7 +74,8 @@ const char* HostPartName(HostPart p) {
   return "?";
 }
 
-StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindows& windows, DeviceCoverage device) {
+StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindows& windows, DeviceCoverage device,
+                           const std::vector<Interval>* first_calls) {
   StepModel m;
   if (windows.steps.empty()) return m;
   m.steps = windows.steps;
@@ -122,7 +123,9 @@ StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindow
     }
   }
   // Slow first calls of an operator (autotuning, lazy loading) are start-up, as in the breakdown.
-  for (const FirstCall& f : SlowFirstCalls(trace, worker, lo, hi)) startup.push_back(f.iv);
+  if (first_calls) startup.insert(startup.end(), first_calls->begin(), first_calls->end());
+  else
+    for (const FirstCall& f : SlowFirstCalls(trace, worker, lo, hi)) startup.push_back(f.iv);
   // Long gaps with no host event at all (untraced Python, time outside the traced process).
   std::vector<Interval> untraced;
   for (const Interval& g : Subtract(MakeIntervalSet({{lo, hi}}), MakeIntervalSet(std::move(recorded))))

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "stepdoctor/analysis/collective_calls.h"
+#include "stepdoctor/analysis/interval_set.h"
 #include "stepdoctor/analysis/trace_to_coverage.h"
 #include "stepdoctor/analysis/trace_to_steps.h"
 #include "stepdoctor/model/device_work_classify.h"
@@ -82,6 +83,9 @@ struct StepModel {
 
 // REQUIRED: `windows` are TraceToSteps(trace, worker); `device` is what TraceToDeviceEvidence
 // found for the worker. An empty model (no steps) where there are none.
-StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindows& windows, DeviceCoverage device);
+// `first_calls`: SlowFirstCalls over the same steps where the caller has them (StepSignals::
+// first_calls); computed here otherwise.
+StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindows& windows, DeviceCoverage device,
+                           const std::vector<Interval>* first_calls = nullptr);
 
 }  // namespace stepdoctor

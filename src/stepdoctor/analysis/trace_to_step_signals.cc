@@ -164,6 +164,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   std::vector<Interval> first_call_raw;
   for (const FirstCall& f : SlowFirstCalls(trace, worker, lo, hi)) {
     first_call_raw.push_back(f.iv);
+    s.first_calls.push_back(f.iv);
     auto& v = startup_names[f.name];
     v.first += f.iv.end - f.iv.start;
     ++v.second;
