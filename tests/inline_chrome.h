@@ -21,6 +21,17 @@ inline std::string Doc(const std::string& events, const std::string& top = "") {
          "\"args\":{\"name\":\"python\"}}" + events + "]}";
 }
 
+// A TF1 timeline lane (a Chrome "process" named for its device) and an op on it, each with a
+// leading comma; ts and dur in microseconds.
+inline std::string Tf1Lane(int pid, const char* name) {
+  return ",{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(pid) + ",\"args\":{\"name\":\"" + name + "\"}}";
+}
+inline std::string Tf1Op(int pid, const char* name, double ts, double dur) {
+  return ",{\"ph\":\"X\",\"cat\":\"Op\",\"name\":\"" + std::string(name) + "\",\"pid\":" + std::to_string(pid) +
+         ",\"tid\":0,\"ts\":" + std::to_string(ts) + ",\"dur\":" + std::to_string(dur) +
+         ",\"args\":{\"name\":\"" + name + "\",\"op\":\"" + name + "\"}}";
+}
+
 // A CPU-only training loop of `steps` ProfilerStep#N steps: each loads a batch from the DataLoader
 // for `load_ms` (in the training process, or from worker processes), then computes `compute_ms`.
 inline std::string DataLoaderLoop(int steps, double load_ms, double compute_ms, bool workers = false) {

@@ -75,9 +75,13 @@ TEST(GpuExamples, NvidiaSmiLogOfTheSameJob) {
   Report r = DiagnoseGpuExample("examples/gpu/nvidia_smi_log.csv");
   const Finding* f = FindIn(r, "low_gpu_utilisation");
   ASSERT_NE(f, nullptr);
-  EXPECT_NEAR(100.0 - f->share_pct, 7.9, 1.0);
-  // The log opens with 19 samples (9.5 s) at 0% while the job loads: 12.7% after them.
-  EXPECT_NE(f->title.find("(12.7% after a 9.5 s start-up)"), std::string::npos) << f->title;
+  // The log opens with 9 samples (4.5 s) before the job held the GPU (0 MiB): left out; then 10
+  // (5.0 s) at 0% holding 529 MiB while the job loads its model: 12.7% after them.
+  EXPECT_NEAR(100.0 - f->share_pct, 9.6, 1.0);
+  EXPECT_NE(f->title.find("while a process held the GPU (7.9% over the whole log, which starts before it; 12.7% after "
+                          "a 5.0 s start-up)"),
+            std::string::npos)
+      << f->title;
 }
 
 

@@ -24,6 +24,8 @@ namespace stepdoctor {
 namespace {
 
 using testing::Doc;
+using testing::Tf1Lane;
+using testing::Tf1Op;
 using testing::X;
 
 constexpr const char* kA100 =
@@ -31,16 +33,6 @@ constexpr const char* kA100 =
 
 std::string Kernel(const char* name, double ts, double dur, int corr, const char* cat = "kernel") {
   return X(cat, name, 0, 7, ts, dur, "{\"correlation\":" + std::to_string(corr) + ",\"stream\":7,\"device\":0}");
-}
-
-// A TF1 timeline lane (a Chrome "process" named for its device) and an op on it.
-std::string Tf1Lane(int pid, const char* name) {
-  return ",{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(pid) + ",\"args\":{\"name\":\"" + name + "\"}}";
-}
-std::string Tf1Op(int pid, const char* name, double ts, double dur) {
-  return ",{\"ph\":\"X\",\"cat\":\"Op\",\"name\":\"" + std::string(name) + "\",\"pid\":" + std::to_string(pid) +
-         ",\"tid\":0,\"ts\":" + std::to_string(ts) + ",\"dur\":" + std::to_string(dur) +
-         ",\"args\":{\"name\":\"" + name + "\",\"op\":\"" + name + "\"}}";
 }
 
 Report AnalyzeJson(const std::string& json) { return AnalyzeTrace(testing::ImportChrome(json)); }

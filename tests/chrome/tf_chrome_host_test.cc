@@ -37,7 +37,7 @@ TEST(TfChromeHost, GpusNamedWithoutEventsAreSaidToBeUnknown) {
   auto src = MemorySource(kHostOnly, "localhost.trace.json");
   ASSERT_TRUE(ImportChromeJson(*src, t, nullptr, {}).ok());
   EXPECT_EQ(t.framework, Framework::kTensorFlow);
-  EXPECT_TRUE(HasNote(t, "holds no GPU events"));
+  EXPECT_TRUE(HasNote(t, "holds no GPU tracer events"));
   Report r = AnalyzeTrace(t);
   EXPECT_EQ(r.steps.count, 2);  // TF's own step events, not the whole window
   EXPECT_FALSE(r.steps.whole_window);
@@ -49,7 +49,7 @@ TEST(TfChromeHost, SmdebugCaptureWithEmptyGpuLanes) {
                           "2020080513/000000000/plugins/profile/2020_08_05_13_37_44/ip-172-31-19-241.trace.json.gz");
   auto imp = ImportPaths({path});
   ASSERT_TRUE(imp.ok()) << imp.message();
-  EXPECT_TRUE(HasNote(imp->trace, "names 8 GPU lane(s) but holds no GPU events"));
+  EXPECT_TRUE(HasNote(imp->trace, "names 8 GPU lane(s) but holds no GPU tracer events"));
   Report r = AnalyzeTrace(imp->trace);
   EXPECT_EQ(r.steps.count, 1);  // one Keras train_function of 63.9 ms
   EXPECT_NEAR(r.steps.median_ms, 63.9, 0.1);

@@ -68,6 +68,33 @@ TEST(DiffReport, StepTimeCategoriesAndVerdict) {
   EXPECT_EQ(d.unit, "ms");
 }
 
+bool HasNoteWith(const DiffReport& d, const std::string& text) {
+  for (const auto& n : d.notes)
+    if (n.find(text) != std::string::npos) return true;
+  return false;
+}
+
+Report SpreadReport(int steps, double median_ms, double min_ms, double max_ms) {
+  Report r = StepReport(steps, median_ms, Bottleneck::kDeviceCompute, {{"device_compute", median_ms, 100}});
+  r.steps.min_ms = min_ms;
+  r.steps.max_ms = max_ms;
+  return r;
+}
+
+// A one-step side shows no variation; medians inside each other's spread may be noise; a change
+// clear of both spreads gets no such note.
+TEST(DiffReport, StepSpreadSaysWhenTheChangeMayBeNoise) {
+  Trace empty;
+  EXPECT_TRUE(HasNoteWith(ReportsToDiff(empty, SpreadReport(1, 112, 112, 112), empty, SpreadReport(5, 100, 95, 104)),
+                          "before holds one step"));
+  EXPECT_TRUE(HasNoteWith(ReportsToDiff(empty, SpreadReport(5, 100, 95, 104), empty, SpreadReport(1, 90, 90, 90)),
+                          "after holds one step"));
+  DiffReport noisy = ReportsToDiff(empty, SpreadReport(6, 100, 80, 130), empty, SpreadReport(6, 95, 85, 120));
+  EXPECT_TRUE(HasNoteWith(noisy, "it may be noise"));
+  DiffReport clear = ReportsToDiff(empty, SpreadReport(6, 150, 140, 160), empty, SpreadReport(6, 120, 115, 126));
+  EXPECT_FALSE(HasNoteWith(clear, "noise"));
+}
+
 TEST(DiffReport, KernelsAddedRemovedSlowerFaster) {
   Trace before = KernelTrace({{"gemm", 2.0, 10}, {"relu", 1.0, 10}, {"old_conv", 3.0, 2}, {"tiny", 0.01, 10}});
   Trace after = KernelTrace({{"gemm", 3.0, 10}, {"relu", 0.5, 10}, {"new_conv", 1.0, 4}, {"tiny", 0.0102, 10}});

@@ -179,12 +179,14 @@ TEST(GpuLogRules, GpuUtilisationNotLoggedRule) {
   EXPECT_NE(f->fix.summary.find("utilization.gpu"), std::string::npos);
 }
 
-// `idle` leading samples at 0% while memory grows, then `busy` samples at 40%, 0.5 s apart.
+// `idle` leading samples at 0% while memory grows from 1100 MiB (a process holds the GPU from the
+// first sample: an opening with no process is left out instead, gpu_log_runs_test), then `busy`
+// samples at 40% holding 2000 MiB, 0.5 s apart.
 std::string StartupLog(int idle, int busy, double idle_util = 0, double busy_util = 40) {
   std::string s = "timestamp,gpu_utilization,memory_used,memory_total\r\n";
   for (int i = 0; i < idle + busy; ++i)
     s += fmt::format("{:.1f},{:g}, {}, 15360\r\n", 1746556382.0 + 0.5 * i, i < idle ? idle_util : busy_util,
-                     i < idle ? 60 * i : 1070);
+                     i < idle ? 1100 + 10 * i : 2000);
   return s;
 }
 
@@ -228,14 +230,14 @@ TEST(GpuLogRules, StartupBothSidesOfEachThreshold) {
 }
 
 TEST(GpuLogRules, StartupIsStatedBesideTheWholeLogMean) {
-  // 18 samples idle while memory grows to 1020 MiB, then 117 at 40%: 34.7% over the whole log.
+  // 18 samples idle while memory grows to 1270 MiB, then 117 at 40%: 34.7% over the whole log.
   Report r = Diagnose(StartupLog(18, 117));
   const Finding* f = FindIn(r, "gpu_partly_idle");
   ASSERT_NE(f, nullptr);
   EXPECT_NEAR(f->share_pct, 100 - 40.0 * 117 / 135, 0.01);  // the figures stay over the whole log
   EXPECT_NE(f->title.find("busy 34.7% of the time (40.0% after a 9.0 s start-up)"), std::string::npos) << f->title;
   EXPECT_NE(EvidenceOf(*f).find("GPU utilisation after start-up: 40.0% (the first 18 samples (9.0 s) below 5% while "
-                                "memory grew from 0 MiB to 1020 MiB"),
+                                "memory grew from 1.1 GiB to 1.2 GiB"),
             std::string::npos)
       << EvidenceOf(*f);
   EXPECT_EQ(EvidenceOf(*f).find("drops below half the median"), std::string::npos);  // the start-up is no dip

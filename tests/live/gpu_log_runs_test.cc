@@ -78,7 +78,7 @@ TEST(GpuLogRuns, RunsWithTheGpuReleasedBetweenThemAreJudgedOnTheirOwnSamples) {
   EXPECT_EQ(testing::FindFinding(r, "gpu_partly_idle"), nullptr);
   const Finding* f = testing::FindFinding(r, "gpu_well_fed");
   ASSERT_NE(f, nullptr);
-  EXPECT_NE(f->title.find("90.0% mean utilisation while the job ran (3 runs; 67.5% over the whole log)"),
+  EXPECT_NE(f->title.find("90.0% mean utilisation while a process held the GPU (3 runs; 67.5% over the whole log)"),
             std::string::npos)
       << f->title;
   const std::string ev = testing::EvidenceText(*f);
@@ -108,7 +108,7 @@ TEST(GpuLogRuns, ALogThatGoesOnAfterTheJobBothSidesOfTheShare) {
   EXPECT_NEAR(*above->gpu_util_mean_pct, 50.0, 1e-9);
   const Finding* f = testing::FindFinding(r, "gpu_partly_idle");
   ASSERT_NE(f, nullptr);
-  EXPECT_NE(f->title.find("busy 50.0% of the time while the job ran (47.5% over the whole log, which goes on after it)"),
+  EXPECT_NE(f->title.find("busy 50.0% of the time while a process held the GPU (47.5% over the whole log, which goes on after it)"),
             std::string::npos)
       << f->title;
   EXPECT_NE(testing::EvidenceText(*f).find("1 run: 95.0 s at 50.0%; 5 samples (5.0 s, 5.0% of the log) after it"),
@@ -198,12 +198,34 @@ TEST(GpuLogRuns, TheLongestIdleStretchWithMemoryHeldBothSides) {
   EXPECT_FALSE(Signals(Log(v))->gpu_idle_stretch.has_value());
 }
 
-TEST(GpuLogRuns, OnlyALeadingStretchIsAStartUpNotRuns) {
+// A log started before the job (or before it first touched the GPU), cut off while it still runs:
+// the samples no process holds are left out as they are after a job, not taken for its start-up.
+TEST(GpuLogRuns, ALeadingStretchWithNoProcessIsLeftOutLikeATrailingOne) {
   std::vector<Sample> v;
   Add(&v, 10, 0, 2);
   Add(&v, 40, 70, 8000);
-  auto rs = Signals(Log(v));
+  Report r;
+  auto rs = Signals(Log(v), &r);
   ASSERT_NE(rs, nullptr);
+  ASSERT_TRUE(rs->gpu_runs.has_value());
+  EXPECT_TRUE(rs->gpu_runs->leading);
+  EXPECT_FALSE(rs->gpu_runs->trailing);
+  EXPECT_EQ(rs->gpu_runs->excluded_samples, 10);
+  EXPECT_NEAR(*rs->gpu_util_mean_pct, 70.0, 1e-9);
+  EXPECT_FALSE(rs->gpu_startup.has_value());  // the job's own samples open with work
+  const Finding* f = testing::FindFinding(r, "gpu_partly_idle");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("while a process held the GPU (56.0% over the whole log, which starts before it)"), std::string::npos)
+      << f->title;
+  EXPECT_NE(testing::EvidenceText(*f).find("10 samples (10.0 s, 20.0% of the log) before it with no process"),
+            std::string::npos)
+      << testing::EvidenceText(*f);
+  // The same job with its memory held from the first sample: that idle opening is the job's own
+  // start-up, stated beside the whole log's figure.
+  v.clear();
+  Add(&v, 10, 0, 8000);
+  Add(&v, 40, 70, 8000);
+  rs = Signals(Log(v));
   EXPECT_FALSE(rs->gpu_runs.has_value());
   ASSERT_TRUE(rs->gpu_startup.has_value());
   EXPECT_EQ(rs->gpu_startup->samples, 10);

@@ -1,6 +1,7 @@
 // GPU utilisation logs: every CSV shape the importer reads (ISO 8601 and nvidia-smi timestamps,
 // per-GPU rows, a job log with nvidia-smi's table, NUL padding and rows without times), the
 // refusal of a CSV that is not one, and the verdict a log gives at each utilisation level.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -114,13 +115,16 @@ TEST(GpuLogCsv, JobLogWithTableNulPaddingAndNoTimestamps) {
   Status st = ImportText(JobLog(/*state_interval=*/true, /*index_column=*/false), "slurm-123.out", &t, &f);
   ASSERT_TRUE(st.ok()) << st.message();
   EXPECT_EQ(f, InputFormat::kCsv);
-  // The table lists two GPUs, so rows alternate GPU 0, GPU 1; polls are -l 10 apart.
+  // The table lists two GPUs, so rows alternate GPU 0, GPU 1; polls are -l 10 apart. The table's
+  // own snapshot (both GPUs at 0% with 4 MiB: the job not started) is their first reading.
   const CounterSeries* g0 = Find(t, "gpu0_util_pct");
   const CounterSeries* g1 = Find(t, "gpu1_util_pct");
   ASSERT_NE(g0, nullptr);
   ASSERT_NE(g1, nullptr);
-  EXPECT_EQ(g0->value, (std::vector<double>{88, 88, 88, 88}));
-  EXPECT_EQ(g1->value, (std::vector<double>{0, 0, 0, 0}));
+  EXPECT_EQ(g0->value, (std::vector<double>{0, 88, 88, 88, 88}));
+  EXPECT_EQ(g1->value, (std::vector<double>{0, 0, 0, 0, 0}));
+  EXPECT_EQ(Find(t, "gpu0_mem_used_bytes")->value.front(), 4.0 * 1024 * 1024);
+  EXPECT_TRUE(AnyNoteContains(t, "before the CSV header read as one snapshot (nvidia-smi's table)"));
   EXPECT_EQ(g0->ts_ns[1] - g0->ts_ns[0], 10000000000);
   EXPECT_EQ(g0->ts_ns[0], g1->ts_ns[0]);
   EXPECT_EQ(t.diagnostics.count(ImportIssue::kPadding), 1u);
@@ -136,10 +140,65 @@ TEST(GpuLogCsv, JobLogWithoutStatedIntervalAssumesAndSaysSo) {
   ASSERT_TRUE(ImportText(JobLog(/*state_interval=*/false, /*index_column=*/true), "job.log", &t).ok());
   const CounterSeries* g0 = Find(t, "gpu0_util_pct");
   ASSERT_NE(g0, nullptr);
-  EXPECT_EQ(g0->value.size(), 4u);
-  EXPECT_EQ(Find(t, "gpu1_util_pct")->value.size(), 4u);
+  EXPECT_EQ(g0->value.size(), 5u);  // the table's snapshot, then 4 rows
+  EXPECT_EQ(Find(t, "gpu1_util_pct")->value.size(), 5u);
   EXPECT_EQ(g0->ts_ns[1] - g0->ts_ns[0], 1000000000);
+  EXPECT_EQ(g0->ts_ns[2] - g0->ts_ns[1], 1000000000);
   EXPECT_TRUE(AnyNoteContains(t, "no -l interval stated: rows assumed 1 s apart"));
+}
+
+// Rows with their own times may come from another clock than the table's date: the table stays
+// out of the samples. The lines skipped are counted as the file has them, blank ones included.
+TEST(GpuLogCsv, TimedRowsLeaveTheTableOutAndCountEveryLineAbove) {
+  std::string log = JobLog(false, true);
+  const size_t header = log.find("index, name");
+  std::string timed = log.substr(0, header) + "\n   \ntimestamp, index, utilization.gpu [%]\n";
+  for (int i = 0; i < 4; ++i) timed += fmt::format("2024/01/15 10:00:0{}.000, 0, 50 %\n", i + 1);
+  Trace t;
+  ASSERT_TRUE(ImportText(timed, "job.log", &t).ok());
+  EXPECT_EQ(Find(t, "gpu0_util_pct")->value, (std::vector<double>{50, 50, 50, 50}));
+  const int above = int(std::count(timed.begin(), timed.begin() + timed.find("timestamp,"), '\n'));
+  EXPECT_TRUE(AnyNoteContains(t, fmt::format("{} line(s) before the CSV header skipped", above)));
+}
+
+// A job script that prints the table, then four untimed rows: five readings of an unused GPU,
+// enough for a verdict, where the rows alone are one short of it.
+TEST(GpuLogVerdict, TheTableAboveUntimedRowsIsTheirFirstSample) {
+  std::string s = "Fri Dec  3 13:29:07 2021\n"
+                  "| NVIDIA-SMI 495.44       Driver Version: 495.44       CUDA Version: 11.5     |\n"
+                  "|===============================+======================+======================|\n"
+                  "|   0  Tesla V100-PCIE...  On   | 00000000:58:00.0 Off |                    0 |\n"
+                  "| N/A   30C    P0    25W / 250W |      0MiB / 32510MiB |      0%      Default |\n"
+                  "| Processes:                                                                  |\n"
+                  "|  No running processes found                                                 |\n"
+                  "index, name, memory.total [MiB], memory.used [MiB], utilization.gpu [%]\n";
+  std::string rows;
+  for (int i = 0; i < kMinSamples - 1; ++i) rows += "0, Tesla V100-PCIE-32GB, 32510 MiB, 0 MiB, 0 %\n";
+  Trace with_table, rows_only;
+  ASSERT_TRUE(ImportText(s + rows, "gpu_stats.csv", &with_table).ok());
+  ASSERT_TRUE(ImportText(s.substr(s.find("index,")) + rows, "rows.csv", &rows_only).ok());
+  EXPECT_EQ(Find(with_table, "gpu0_util_pct")->value.size(), size_t(kMinSamples));
+  Report r = AnalyzeTrace(with_table);
+  bool unused = false;
+  for (const auto& f : r.findings) unused |= f.id == "gpus_unused";
+  EXPECT_TRUE(unused) << r.verdict.summary;
+  EXPECT_NE(AnalyzeTrace(rows_only).verdict.summary.find("too few samples"), std::string::npos);
+}
+
+// Another vendor's monitor is named as such, not called an unknown file.
+TEST(GpuLogCsv, OtherVendorsMonitorTablesAreNamed) {
+  const std::string npu = "Mon Feb  9 00:37:31 CST 2026\n+------+\n| npu-smi 24.1.rc3      Version: 24.1.rc3 |\n"
+                          "| NPU   Name | Health | Power(W) |\n| 0     910B3 | OK | 239.9 |\n";
+  Trace t;
+  Status st = ImportText(npu, "gpu.log", &t);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), ErrorCode::kUnknownFormat);
+  EXPECT_NE(st.message().find("gpu.log: an npu-smi table (Huawei Ascend NPUs), which stepdoctor does not read"),
+            std::string::npos)
+      << st.message();
+  Trace u;
+  Status other = ImportText("some notes\nnothing here\n", "notes.log", &u);
+  EXPECT_NE(other.message().find("not a format stepdoctor reads"), std::string::npos) << other.message();
 }
 
 TEST(GpuLogCsv, RowsWithoutTimesKeyedByUuid) {

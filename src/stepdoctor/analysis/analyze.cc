@@ -457,7 +457,8 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
       r.coverage.confidence = "medium";
   }
   const double analysed_ms = steps.mean_step_ms * steps.step_count;
-  if (steps.step_count > 0 && analysed_ms * 1e6 < double(kMinAnalysableWindowNs)) {
+  const bool whole_short_steps = !windows.whole_window && steps.events_in_steps >= kMinEventsForAShortStep;
+  if (steps.step_count > 0 && analysed_ms * 1e6 < double(kMinAnalysableWindowNs) && !whole_short_steps) {
     // What bounds so short a window says nothing about a step; findings of another kind (memory
     // headroom, missing device activity) still hold.
     r.findings.erase(std::remove_if(r.findings.begin(), r.findings.end(),

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 #include "stepdoctor/analysis/event_totals.h"
 
 namespace stepdoctor {
@@ -20,10 +22,33 @@ DiffSide SideOf(const Report& r) {
   s.median_step_ms = r.steps.median_ms;
   s.mean_step_ms = r.steps.mean_ms;
   s.p90_step_ms = r.steps.p90_ms;
+  s.min_step_ms = r.steps.min_ms;
+  s.max_step_ms = r.steps.max_ms;
   return s;
 }
 
 bool HasSteps(const DiffSide& s) { return !s.whole_window && s.step_count > 0; }
+
+// Whether the change in median step stands out from the steps' own variation: one step on a side
+// shows none, and medians that each fall inside the other side's fastest-to-slowest range may
+// differ by noise alone. Empty where the change stands clear of both spreads.
+std::string StepSpreadNote(const DiffSide& before, const DiffSide& after) {
+  auto one = [](const char* side, const DiffSide& s) {
+    return fmt::format("{} holds one step: a single step shows no step-to-step variation, so the change in step time "
+                       "cannot be told from noise; record several steps (torch.profiler.schedule active=3 or more)",
+                       side);
+  };
+  if (before.step_count == 1) return one("before", before);
+  if (after.step_count == 1) return one("after", after);
+  auto inside = [](double v, const DiffSide& s) { return s.max_step_ms > 0 && v >= s.min_step_ms && v <= s.max_step_ms; };
+  if (before.median_step_ms != after.median_step_ms && inside(before.median_step_ms, after) &&
+      inside(after.median_step_ms, before))
+    return fmt::format("the change in median step lies inside both runs' own step-to-step spread (before {:.4g}-{:.4g} ms over {} "
+                       "steps, after {:.4g}-{:.4g} ms over {}): it may be noise",
+                       before.min_step_ms, before.max_step_ms, before.step_count, after.min_step_ms, after.max_step_ms,
+                       after.step_count);
+  return {};
+}
 
 std::optional<double> ChangePct(double before, double after) {
   if (before <= 0) return std::nullopt;
@@ -181,6 +206,9 @@ DiffReport ReportsToDiff(const Trace& before_trace, const Report& before, const 
   } else if (d.per_step) {
     d.notes.push_back("step counts differ, so kernel and op figures are per step (totals over each trace "
                       "divided by its step count)");
+  }
+  if (both_steps) {
+    if (std::string n = StepSpreadNote(d.before, d.after); !n.empty()) d.notes.push_back(std::move(n));
   }
   for (const auto& s : before.diagnostics) d.diagnostics.push_back("before: " + s);
   for (const auto& s : after.diagnostics) d.diagnostics.push_back("after: " + s);

@@ -186,7 +186,7 @@ std::optional<GpuRuns> FindGpuRuns(const Series& s, const std::vector<const GpuR
   out.trailing = none[n - 1];
   out.excluded_samples = int(std::count(none.begin(), none.end(), true));
   out.excluded_pct = 100.0 * out.excluded_samples / double(n);
-  if ((out.runs.size() < 2 && !out.trailing) || out.excluded_pct < kNoProcessMinSharePct) return std::nullopt;
+  if (out.excluded_pct < kNoProcessMinSharePct) return std::nullopt;
   for (size_t i = 0; i < n; ++i)
     if (none[i]) out.excluded_s += i + 1 < n ? double(first.ts_ns[i + 1] - first.ts_ns[i]) / 1e9 : interval_s;
   for (size_t j = 0; j < util_of.size(); ++j) {

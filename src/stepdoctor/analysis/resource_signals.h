@@ -67,8 +67,10 @@ struct GpuStartup {
 // context: under kNoProcessMemBytes above the log's lowest reading) with the GPU idle, between
 // runs of the job or after it ended. Those samples are not the job's: the utilisation figures
 // leave them out, and this says what was left out. Only where they are kNoProcessMinSharePct of
-// the log or more, and not only at its start (that is a start-up, GpuStartup); never in samples
-// of the job's own process tree (`run`), which span the job's life.
+// the log or more, wherever they lie: a log started before the job (or before it first touched the
+// GPU) opens with samples no process holds, which are no more the job's GPU time than those after it
+// ended. A start-up with memory held (the job loading its model) is the job's own (GpuStartup).
+// Never in samples of the job's own process tree (`run`), which span the job's life.
 struct GpuRuns {
   struct Run {
     double start_s = 0, duration_s = 0;  // from the log's first sample

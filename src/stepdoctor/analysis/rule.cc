@@ -2,12 +2,36 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace stepdoctor {
 
 double GainIfRemoved(double share_pct) {
   double rest = 1.0 - std::clamp(share_pct, 0.0, 99.0) / 100.0;
   return 1.0 / rest;
 }
+
+namespace {
+
+// A host-side fix (input, launches, framework code) shortens the step to no less than the device
+// work each step launched: where that floor is under the share's 1 / (1 - share), the ceiling is
+// step / floor, and the gain text says which bounds it.
+void CapByDeviceFloor(const StepSignals& s, Finding* f) {
+  if (s.cpu_only || s.device_missing || s.device_launched_ms <= 0 || s.mean_step_ms <= 0) return;
+  const double cap = std::max(1.0, s.mean_step_ms / s.device_launched_ms);
+  if (f->gain_upper_bound <= cap * (1 + 1e-9)) return;
+  f->gain_upper_bound = cap;
+  const size_t x = f->gain_text.find('x');
+  if (f->gain_text.rfind("up to ", 0) == 0 && x != std::string::npos)
+    f->gain_text = fmt::format("up to {:.2f}x", cap) + f->gain_text.substr(x + 1);
+  f->gain_text += fmt::format(" (and no more: the device work each step launches, {:.1f} ms, stays{})",
+                              s.device_launched_ms,
+                              s.device_launched_ms > s.device_busy_pct / 100.0 * s.mean_step_ms * 1.05
+                                  ? "; part of it runs past the step that launched it"
+                                  : "");
+}
+
+}  // namespace
 
 const RuleDef* FindRule(std::string_view id) {
   for (const RuleDef& r : AllRules())
@@ -36,6 +60,8 @@ std::vector<Finding> RunRules(const std::vector<RuleDef>& rules, const Signals& 
       if (diagnostics) diagnostics->push_back(std::string("rule ") + r.id + " produced finding id " + f->id);
       f->id = r.id;
     }
+    const Bottleneck b = r.bottleneck;
+    if (s.steps && (b == Bottleneck::kInput || b == Bottleneck::kHost)) CapByDeviceFloor(*s.steps, &*f);
     out.push_back(std::move(*f));
   }
   // What the input lacks leads: the rest is judged without it, on the host side only.

@@ -80,6 +80,14 @@ struct StepSignals {
   double median_kernel_us = 0;     // median device kernel duration
   double median_launch_us = 0;     // median kernel-launch runtime call duration
   double device_busy_pct = 0;      // union of device activity / step time
+  // Mean ms per step of device work the steps launched (linked by correlation id to a launch
+  // inside them, or starting inside them where nothing links it), wherever it ran: a device that
+  // lags the host runs part of each step's work in the next, and the last step's past the window.
+  // The floor under any host-side fix. 0 where no device work is recorded.
+  double device_launched_ms = 0;
+  // Host and device events starting inside the steps (their windows' span): how much a short
+  // window holds to judge by.
+  int64_t events_in_steps = 0;
   double tiny_op_share_pct = 0;    // CPU-only: share of top-level op time that is dispatch, not work (cpu_op_work.h)
   // Mean ms per step of host_compute spent in the framework's bookkeeping ops
   // (EventKind::kFrameworkOverhead: TF's NoOp/_SOURCE, _Arg, Const, ...), a part of that category.

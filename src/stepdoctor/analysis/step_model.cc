@@ -91,11 +91,19 @@ StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindow
     if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
     for (size_t i = 0; i < t.ev.size(); ++i) {
       if (t.ev.kind[i] != EventKind::kRuntime) continue;
-      if (t.ev.corr[i] != 0) launch_end[t.ev.corr[i]] = t.end_ns(uint32_t(i));
+      // A copy call that blocks enqueues its copy as it begins and returns once the copy is done:
+      // the host's wait in it (a kSync segment) is for work it launched itself, so the copy is
+      // keyed just before the call, not at its end.
+      if (t.ev.corr[i] != 0)
+        launch_end[t.ev.corr[i]] =
+            RuntimeCallRoleOf(trace.str(t.ev.name[i]), t.ev.dur_ns[i], false) == RuntimeCallRole::kBlockingCopy
+                ? t.ev.start_ns[i] - 1
+                : t.end_ns(uint32_t(i));
       if (t.ev.dur_ns[i] > kOneOffRuntimeNs && t.ev.start_ns[i] >= lo && t.ev.start_ns[i] < hi) ++long_calls[t.ev.name[i]];
     }
   }
   const int n_steps = int(m.steps.size());
+  const bool tf_device_job = trace.framework == Framework::kTensorFlow && !m.cpu_only;
   std::vector<Interval> input, sync, startup, recorded;  // recorded: any host event with a duration
   for (const auto& t : trace.timelines) {
     if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
@@ -107,7 +115,9 @@ StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindow
       if (k != EventKind::kStepMarker && k != EventKind::kUserAnnotation && iv.end > iv.start) recorded.push_back(iv);
       if (k == EventKind::kInputWait) {
         input.push_back(iv);
-      } else if (k == EventKind::kSync) {
+      } else if (k == EventKind::kSync || (k == EventKind::kCollective && tf_device_job)) {
+        // TensorFlow's collective ops (NcclAllReduce, CollectiveReduce) are asynchronous kernels:
+        // their span runs until the device's collective completes, a wait, not the executor's work.
         sync.push_back(iv);
       } else if (k == EventKind::kRuntime && !m.cpu_only) {
         auto it = long_calls.find(t.ev.name[i]);
@@ -177,6 +187,7 @@ StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindow
                 : k == EventKind::kCollective ? DeviceWorkRole::kCollective
                 : k == EventKind::kMemset     ? DeviceWorkRole::kMemset
                                               : DeviceWorkRole::kCopy;
+      op.h2d = k == EventKind::kMemcpyH2D;
       if (op.role == DeviceWorkRole::kCollective)
         if (auto c = comm.find(CollectiveCallKey(ti, uint32_t(i))); c != comm.end()) {
           op.comm_kind = c->second.kind;

@@ -47,6 +47,7 @@ struct DeviceOp {
   KernelPrecision precision = KernelPrecision::kUnstated;
   bool tensor_core = false;
   bool matrix = false;  // a GEMM or convolution (DeviceWorkClass::matrix)
+  bool h2d = false;     // a host-to-device copy
   StringId name;        // the kernel or copy, for what names it (critical path, tables)
   int64_t corr = 0;     // correlation id; 0 none. Many ops share one under a graph launch.
   // Collectives (role kCollective): what the trace records of the call (collective_calls.h).

@@ -37,7 +37,10 @@ constexpr NamePattern kPatterns[] = {
     {"CompiledFunction", false, Applied::kCompiled},
     {"Torch-Compiled Region", false, Applied::kCompiled},
     {"CompiledFxGraph", false, Applied::kCompiled},
-    {"torch/_dynamo", false, Applied::kCompiled},
+    // Dynamo's frames around compiled code (its eval-frame wrapper, the frame conversion): not
+    // any torch/_dynamo file, since the profiler itself reads torch/_dynamo/config_utils.py.
+    {"torch/_dynamo/eval_frame.py", false, Applied::kCompiled},
+    {"torch/_dynamo/convert_frame.py", false, Applied::kCompiled},
     // TorchScript: the autograd node of a differentiable graph the JIT built, the JIT's own
     // functions, and the profiling executor's placeholders for a graph's forward and backward.
     {"DifferentiableGraph", false, Applied::kTorchScript},

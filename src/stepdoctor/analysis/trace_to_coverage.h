@@ -15,6 +15,9 @@ namespace stepdoctor {
 // Steps that together span less than this say nothing about a training step (a unit test's
 // trace, a window of a few events): no verdict or finding is drawn from them.
 inline constexpr int64_t kMinAnalysableWindowNs = 1'000'000;
+// ... unless they are whole steps (bounded by markers, or the one run a TF1 timeline records)
+// holding at least this many events: a small model's complete step is short, not empty.
+inline constexpr int64_t kMinEventsForAShortStep = 20;
 
 // One-off start-up calls taking at least this share of the only region analysed (no steps):
 // the window is one cold first pass, and its figures are not those of a training step.

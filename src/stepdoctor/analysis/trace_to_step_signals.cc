@@ -135,6 +135,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   if (windows.steps.empty()) return s;
 
   std::vector<Interval> raw[kStepCategoryCount];
+  std::vector<Interval> launched_raw;  // device work the steps launched (StepSignals::device_launched_ms)
   std::vector<Interval> input_raw, busy_raw, sync_raw, startup_raw, annotation_raw, overhead_raw;
   // Waiting for other ranks before a collective can start (Horovod's NEGOTIATE_*): no data moves.
   std::vector<Interval> peer_raw;
@@ -177,6 +178,12 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
         if (!IsDeviceActivity(k)) continue;
         Interval iv{t.ev.start_ns[i], t.end_ns(uint32_t(i))};
         busy_raw.push_back(iv);
+        {
+          const int64_t corr = t.ev.corr[i];
+          auto launch = corr != 0 ? edges.launch_end.find(corr) : edges.launch_end.end();
+          const int64_t at = launch != edges.launch_end.end() ? launch->second : iv.start;
+          if (at >= lo && at < hi) launched_raw.push_back(iv);
+        }
         StepCategory c = k == EventKind::kKernel       ? StepCategory::kDeviceCompute
                          : k == EventKind::kCollective ? StepCategory::kCollectives
                                                        : StepCategory::kMemcpy;
@@ -456,6 +463,12 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   s.memcpy_d2d_ms = dir_ns[2] / double(n) / 1e6;
   s.memcpy_other_ms = std::max(0.0, s.category_ms[int(StepCategory::kMemcpy)] - s.memcpy_h2d_ms - s.memcpy_d2h_ms - s.memcpy_d2d_ms);
   s.device_busy_pct = total_ns > 0 ? 100.0 * busy_ns / total_ns : 0;
+  s.device_launched_ms = double(TotalLength(MakeIntervalSet(std::move(launched_raw)))) / double(n) / 1e6;
+  for (const auto& t : trace.timelines)  // each timeline is sorted by start
+    if (t.worker == worker && (t.kind == TimelineKind::kHostThread || t.kind == TimelineKind::kDeviceStream)) {
+      auto b = std::lower_bound(t.ev.start_ns.begin(), t.ev.start_ns.end(), lo);
+      s.events_in_steps += std::lower_bound(b, t.ev.start_ns.end(), hi) - b;
+    }
   s.kernels_per_step = int64_t(kernel_us.size() / n);
   s.median_kernel_us = Median(kernel_us);
   s.median_launch_us = Median(launch_us);

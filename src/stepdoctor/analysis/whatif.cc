@@ -47,6 +47,8 @@ constexpr double kSharedCoresSlack = 0.10;
 // step's path (the input pipeline's workers share the cores, or the device's version of the work
 // is not free).
 constexpr double kCpuWorkLeftHigh = 0.5;
+// A speed-up that takes a device op off the step (its time rounds to nothing).
+constexpr double kRemovedOpFactor = 1e9;
 // The stalls fix declines where this share of the slow steps' extra time or more is input wait
 // (the share step_time_outliers names a cause at).
 constexpr double kStallInputCauseShare = 0.5;
@@ -178,10 +180,21 @@ void PredictCpuWork(const StepModel& m, Prediction* p) {
   SetPoint(Calibrated(m, e, *p), p);
   e.cpu_work_scale = kCpuWorkLeftHigh;
   p->high_ms = Mean(Calibrated(m, e, *p).step_ms);
+  // At best the data is made on the device: its host-to-device copies (and the host's wait on a
+  // copy from pageable memory) go with the CPU work.
+  const bool copies = std::any_of(m.device.begin(), m.device.end(), [](const DeviceOp& op) { return op.h2d; });
+  if (copies) {
+    e.cpu_work_scale = 0;
+    e.device_factor = [](const DeviceOp& op, int) { return op.h2d ? kRemovedOpFactor : 1.0; };
+    p->low_ms = std::min(p->low_ms, Mean(Calibrated(m, e, *p).step_ms));
+  }
   p->assumptions.push_back(fmt::format(
       "the operators computing on CPU tensors ({} per step) leave the step's path: made on the device, or ahead of "
       "the step by the input pipeline's workers; at worst half of their time remains",
       Ms(double(cpu_ns) / double(m.steps.size()) / 1e6)));
+  if (copies)
+    p->assumptions.push_back("the step's host-to-device copies stay at the point (a batch prepared ahead still needs "
+                             "copying); at best, with the data made on the device, they go too");
   p->assumptions.push_back("the device's own work is unchanged: what the moved work costs there is not counted");
 }
 
@@ -442,16 +455,24 @@ Prediction PredictFix(const StepModel& m, const FixSpec& fix, const WhatIfOption
   // A fix that leaves the device's work as it is cannot make a step shorter than the device was
   // busy in it, whatever the replay packs onto other streams or the tolerance widens to.
   if (p.predicted && !m.cpu_only && (fix.kind == FixKind::kInput || fix.kind == FixKind::kLaunch || fix.kind == FixKind::kCpuWork)) {
-    std::vector<Interval> busy;
-    for (const auto& op : m.device) busy.push_back({op.start_ns, op.start_ns + op.dur_ns});
-    const double floor_ms = double(LengthWithin(MakeIntervalSet(std::move(busy)), m.lo(), m.hi())) / 1e6 / double(m.steps.size());
+    // The CPU-work fix's best case also drops the host-to-device copies (PredictCpuWork): its
+    // low end's floor is the rest of the device's work.
+    std::vector<Interval> busy, kept;
+    for (const auto& op : m.device) {
+      busy.push_back({op.start_ns, op.start_ns + op.dur_ns});
+      if (!(fix.kind == FixKind::kCpuWork && op.h2d)) kept.push_back({op.start_ns, op.start_ns + op.dur_ns});
+    }
+    auto per_step = [&](std::vector<Interval> v) {
+      return double(LengthWithin(MakeIntervalSet(std::move(v)), m.lo(), m.hi())) / 1e6 / double(m.steps.size());
+    };
+    const double floor_ms = per_step(std::move(busy)), low_floor_ms = per_step(std::move(kept));
     if (p.predicted_step_ms < floor_ms) {
       p.predicted_median_ms *= floor_ms / p.predicted_step_ms;
       p.predicted_step_ms = floor_ms;
       p.bound_by = "device";
       p.speedup = p.baseline_step_ms / floor_ms;
     }
-    p.low_ms = std::max(p.low_ms, std::min(floor_ms, p.predicted_step_ms));
+    p.low_ms = std::max(p.low_ms, std::min(low_floor_ms, p.predicted_step_ms));
     p.high_ms = std::max(p.high_ms, p.predicted_step_ms * (1 + kReplayTolerancePct / 100));
   }
   return p;

@@ -11,6 +11,11 @@
 namespace stepdoctor::whatif_replay {
 namespace {
 
+// The host's and the device's clocks disagree by tens of microseconds: device work that the
+// record shows ending up to this long after a wait on the device ended was still what it waited
+// for (a blocking copy's own copy ends "after" its call returns).
+constexpr int64_t kSyncEndSlackNs = 100'000;
+
 // When an op becomes ready on the host's clock: its launch call's end, or its own start where it
 // began inside that call (a blocking copy runs while its call waits; a kernel may start before
 // its launch call returns).
@@ -104,7 +109,7 @@ Replayed Replay(const StepModel& m, const Edit& e) {
       case HostPart::kUntraced: break;  // unknown work: no fix is known to remove it
       case HostPart::kSync: {
         // The work this wait could have waited for: what was launched before it and ended by its end.
-        while (!pending.empty() && pending.top().first <= h.end_ns) {
+        while (!pending.empty() && pending.top().first <= h.end_ns + kSyncEndSlackNs) {
           done_orig = std::max(done_orig, pending.top().first);
           done_new = std::max(done_new, pending.top().second);
           pending.pop();

@@ -47,6 +47,24 @@ bool IsNoiseFile(const fs::path& p) {
   return n.empty() || n[0] == '.' || n == "SOURCES.md" || n == "EXPECTED.md" || p.extension() == ".md";
 }
 
+// Other vendors' monitoring tools print tables like nvidia-smi's. Named where one is seen in the
+// first bytes, so an accelerator log is not taken for an unknown file; empty where none is.
+std::string OtherVendorSmiOf(std::string_view head) {
+  struct Tool {
+    std::string_view marker, what;
+  };
+  static constexpr Tool kTools[] = {
+      {"npu-smi", "an npu-smi table (Huawei Ascend NPUs)"},
+      {"ROCm System Management Interface", "a rocm-smi table (AMD GPUs)"},
+      {"AMD-SMI", "an amd-smi table (AMD GPUs)"},
+      {"xpu-smi", "an xpu-smi table (Intel GPUs)"},
+      {"hl-smi", "an hl-smi table (Intel Gaudi)"},
+  };
+  for (const Tool& t : kTools)
+    if (head.find(t.marker) != std::string_view::npos) return std::string(t.what);
+  return {};
+}
+
 }  // namespace
 
 Status ImportSource(PeekableSource& src, Trace& trace, const ImportOptions& opts, ImportedFile* info) {
@@ -66,9 +84,14 @@ Status ImportSource(PeekableSource& src, Trace& trace, const ImportOptions& opts
                            src.name() + ": a TensorBoard profile plugin page (an analysis converted from a profile), not the raw profile stepdoctor reads");
   if (!imp) {
     if (IsProfilerAnalysisFile(src.name())) return plugin_page;
-    if (f == InputFormat::kUnknown)
+    if (f == InputFormat::kUnknown) {
+      if (std::string smi = OtherVendorSmiOf(*head); !smi.empty())
+        return Status(ErrorCode::kUnknownFormat,
+                      src.name() + ": " + smi + ", which stepdoctor does not read: it reads nvidia-smi's table, CSV and dmon "
+                                                "logs, W&B system metrics and `stepdoctor run` samples");
       return Status(ErrorCode::kUnknownFormat, src.name() + ": not a format stepdoctor reads (not a Chrome trace, "
                                                             "XPlane profile, TensorBoard event file or GPU log)");
+    }
     return Status(ErrorCode::kUnknownFormat,
                   src.name() + ": " + InputFormatName(f) + " content that is not a trace stepdoctor reads");
   }

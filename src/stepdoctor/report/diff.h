@@ -28,6 +28,7 @@ struct DiffSide {
   double median_step_ms = 0;
   double mean_step_ms = 0;
   double p90_step_ms = 0;
+  double min_step_ms = 0, max_step_ms = 0;  // the steps' own spread
 };
 
 struct CategoryDelta {      // one step-time category, before and after

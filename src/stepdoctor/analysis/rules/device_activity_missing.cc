@@ -57,6 +57,23 @@ std::optional<Finding> DeviceActivityMissing(const Signals& sig) {
         "# ... a few training steps ...\n"
         "tf.profiler.experimental.stop()";
   }
+  const WorkerId w = sig.steps->worker;
+  if (sig.trace && w.valid() && w.v < sig.trace->workers.size() && sig.trace->worker(w).tf1_session &&
+      !sig.steps->device_nothing_launched) {
+    // A TF1 timeline: its GPU lanes come from the session's own tracer (CUPTI), asked for per run.
+    f.fix.summary = "A TF1 timeline lists the GPU's stream lanes only where the session traced with CUPTI: run the "
+                    "step with a full trace, with libcupti on the library path (the log says \"Could not dlopen "
+                    "library 'libcupti'\" where it is not), then diagnose the new timeline.";
+    f.fix.tensorflow =
+        "# export LD_LIBRARY_PATH=/usr/local/cuda/extras/CUPTI/lib64:$LD_LIBRARY_PATH\n"
+        "run_options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)\n"
+        "run_metadata = tf.compat.v1.RunMetadata()\n"
+        "sess.run(train_op, options=run_options, run_metadata=run_metadata)\n"
+        "from tensorflow.python.client import timeline\n"
+        "with open('timeline.json', 'w') as f:\n"
+        "    f.write(timeline.Timeline(run_metadata.step_stats).generate_chrome_trace_format())";
+    f.fix.pytorch.clear();
+  }
   if (sig.steps->device_nothing_launched) {
     // Recording device activity would show nothing: the window missed the training steps.
     f.title = "no device work was issued inside the profiled window: it holds set-up or a wait on earlier work";

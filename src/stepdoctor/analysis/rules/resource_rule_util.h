@@ -59,7 +59,7 @@ inline std::string GpuUtilText(const ResourceSignals& r) {
   return s + (sampled.size() > 8 ? ", ...)" : ")");
 }
 
-// " while the job ran (3 runs; 25.0% over the whole log)" where the log spans more than the job
+// " while a process held the GPU (3 runs; 25.0% over the whole log)" where the log spans more than the job
 // (ResourceSignals::gpu_runs), then " (40.8% after a 9.2 s start-up)" where the job opens with one
 // (ResourceSignals::gpu_startup).
 inline std::string StartupSuffix(const ResourceSignals& r) {
@@ -69,8 +69,9 @@ inline std::string StartupSuffix(const ResourceSignals& r) {
     if (g.runs.size() >= 2) parts.push_back(fmt::format("{} runs", g.runs.size()));
     parts.push_back(fmt::format("{} over the whole log{}", Pct(g.log_util_mean_pct),
                                 g.runs.size() >= 2 ? ""
-                                : g.leading        ? ", which spans time before and after it"
-                                                   : ", which goes on after it"));
+                                : g.leading && g.trailing ? ", which spans time before and after it"
+                                : g.leading               ? ", which starts before it"
+                                                          : ", which goes on after it"));
   }
   if (r.gpu_startup) {
     const GpuStartup& s = *r.gpu_startup;
@@ -78,7 +79,7 @@ inline std::string StartupSuffix(const ResourceSignals& r) {
                                   : fmt::format("{} after a start-up of {} samples", Pct(s.util_after_pct), s.samples));
   }
   if (parts.empty()) return "";
-  std::string out = r.gpu_runs ? " while the job ran (" : " (";
+  std::string out = r.gpu_runs ? " while a process held the GPU (" : " (";
   for (size_t i = 0; i < parts.size(); ++i) out += (i ? "; " : "") + parts[i];
   return out + ")";
 }
@@ -97,7 +98,7 @@ inline std::string GpuRunsText(const ResourceSignals& r) {
   if (g.runs.size() > 6) s += ", ...";
   const bool leading = g.leading;
   const char* them = g.runs.size() == 1 ? "it" : "them";
-  std::string where = g.runs.size() == 1 ? (leading ? "before and after" : "after")
+  std::string where = g.runs.size() == 1 ? (leading && g.trailing ? "before and after" : leading ? "before" : "after")
                       : leading && g.trailing ? "before, between and after"
                       : leading               ? "before and between"
                       : g.trailing            ? "between and after"

@@ -55,7 +55,7 @@ void NoteTfGpusWithoutEvents(Trace& trace, WorkerId worker, const std::vector<st
   if (named_gpus > 0 && !any_stream)
     trace.diagnostics.Note(ImportIssue::kUnsupportedContent,
                            source + ": the trace names " + std::to_string(named_gpus) +
-                               " GPU lane(s) but holds no GPU events (device tracing off or failed): device time unknown");
+                               " GPU lane(s) but holds no GPU tracer events (device tracing off or failed): device time unknown");
 }
 
 }  // namespace stepdoctor::chrome

@@ -84,9 +84,7 @@ void Tf1GpuLanes::Count(Tf1Lane lane, EventKind kind) {
   }
 }
 
-bool Tf1OpLevelIsHost(Tf1Lane lane, const Tf1GpuLanes& gpu) {
-  return lane == Tf1Lane::kOpLevel && (gpu.has_streams || gpu.has_all_streams);
-}
+bool Tf1OpLevelIsHost(Tf1Lane lane, const Tf1GpuLanes&) { return lane == Tf1Lane::kOpLevel; }
 
 bool Tf1LaneIsDeviceStream(Tf1Lane lane, const Tf1GpuLanes& gpu) {
   const bool streams = gpu.UseStreams();

@@ -58,10 +58,10 @@ struct Tf1GpuLanes {
   bool UseStreams() const { return has_streams && (!has_all_streams || stream_compute >= all_compute); }
 };
 
-// The op-level lane of a GPU is the executor's host-side record, where the GPU tracer's lanes
-// (per stream or stream:all) hold that GPU's work: each op there is its Compute call on a host
-// thread, which enqueues the kernels (they start once it ends). Without those lanes it is the
-// only trace of the GPU's ops and stays with the device.
+// The op-level lane of a GPU is the executor's host-side record: each op there is its Compute
+// call on a host thread, which enqueues the kernels (they start once it ends). The GPU tracer's
+// lanes (per stream or stream:all) hold the device's work; without them (libcupti not loaded,
+// device tracing off) the device's time is unknown, and the op-level lane is still the host's.
 bool Tf1OpLevelIsHost(Tf1Lane lane, const Tf1GpuLanes& gpu);
 
 // REQUIRED: the lane is on a GPU. Whether a lane of `lane` kind is the device's own record of busy

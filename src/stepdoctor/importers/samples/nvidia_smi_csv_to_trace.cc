@@ -67,6 +67,14 @@ struct Preamble {
   int64_t date_ns = INT64_MIN;
   std::vector<int> table_gpus;  // GPU indices listed in the table
   double loop_s = 0;            // the -l / --loop interval; 0 when not stated
+  // The first snapshot's figures, per GPU: one more reading of the same GPUs, just before the
+  // rows (a job script prints the table, then starts its query loop).
+  struct TableReading {
+    int gpu = 0;
+    std::string util, mem_used, mem_total;
+  };
+  std::vector<TableReading> readings;
+  bool expect_figures = false;  // the line after a GPU's first line holds its figures
 
   void Read(std::string_view line) {
     ++lines;
@@ -80,9 +88,18 @@ struct Preamble {
 
   // "|   0  NVIDIA A100-SXM4-40GB  On  | ..." names GPU 0 (nvidia_smi_table_rows.h).
   void TableGpuRow(std::string_view line) {
+    if (expect_figures) {
+      expect_figures = false;
+      smitable::GpuFigures f;
+      if (smitable::ParseGpuFigures(line, &f))
+        readings.push_back({table_gpus.back(), std::string(f.util), std::string(f.mem_used), std::string(f.mem_total)});
+      return;
+    }
     smitable::GpuHead head;
     if (!smitable::ParseGpuHead(line, &head)) return;
-    if (std::find(table_gpus.begin(), table_gpus.end(), head.index) == table_gpus.end()) table_gpus.push_back(head.index);
+    if (std::find(table_gpus.begin(), table_gpus.end(), head.index) != table_gpus.end()) return;  // a later snapshot
+    table_gpus.push_back(head.index);
+    expect_figures = true;
   }
 
   // "-l 10", "-l10", "--loop=10", "-lms 500", "--loop-ms=500".
@@ -183,6 +200,19 @@ double UnitlessMemoryScale(const Columns& c, const std::vector<std::string>& f) 
   return largest > kMaxGpuMemoryMiB ? 1 : kMiB;
 }
 
+// One GPU's reading from nvidia-smi's table ("0%", "1070MiB", "N/A"): what parses is kept.
+void TableReadingToSeries(int gpu, std::string_view util, std::string_view used, std::string_view total, int64_t ts,
+                          SeriesSink& sink) {
+  auto add = [&](GpuMetric m, std::string_view cell, bool memory) {
+    double v, unit;
+    if (!ParseNumber(Trim(cell), &v, &unit)) return;
+    sink.Add(series::GpuSeriesName(gpu, m), ts, memory ? v * (unit > 0 ? unit : kMiB) : v);
+  };
+  add(GpuMetric::kUtilPct, util, false);
+  add(GpuMetric::kMemUsedBytes, used, true);
+  add(GpuMetric::kMemTotalBytes, total, true);
+}
+
 }  // namespace
 
 Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
@@ -191,6 +221,7 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
   std::string record, clean;
   Columns cols;
   Preamble pre;
+  int64_t header_line = 0;  // the CSV header's line number
   Worker w;
   w.source_path = src.name();
   w.hostname = src.name();
@@ -259,14 +290,22 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
 
   // Once the columns are known: what the lines before them and a missing time column mean.
   auto start_rows = [&] {
+    std::optional<GpuRowPlacer::Polls> polls;
+    // Rows the log does not time follow the table above them: its snapshot is their first
+    // reading (timed rows may come from another clock than the table's date, so it stays out).
+    const bool table_sample = cols.time < 0 && !pre.readings.empty();
     if (pre.lines > 0)
       trace.diagnostics.Note(ImportIssue::kUnsupportedContent,
-                             fmt::format("{}: {} line(s) before the CSV header skipped{}", src.name(), pre.lines,
+                             fmt::format("{}: {} line(s) before the CSV header {}{}", src.name(), header_line - 1,
+                                         table_sample ? "read as one snapshot" : "skipped",
                                          pre.table ? " (nvidia-smi's table)" : ""));
-    std::optional<GpuRowPlacer::Polls> polls;
     if (cols.time < 0) {
       polls = GpuRowPlacer::Polls{pre.date_ns == INT64_MIN ? 0 : pre.date_ns,
                                   pre.loop_s > 0 ? pre.loop_s : kAssumedPollIntervalS, int(pre.table_gpus.size())};
+      if (table_sample) {
+        for (const auto& t : pre.readings) TableReadingToSeries(t.gpu, t.util, t.mem_used, t.mem_total, polls->start_ns, sink);
+        if (auto next = CheckedAdd(polls->start_ns, SecondsToNs(polls->interval_s).value_or(0))) polls->start_ns = *next;
+      }
       trace.workers[wid.v].sample_times_assumed = true;
       bool numbered = std::any_of(cols.keys.begin(), cols.keys.end(),
                                   [](const auto& k) { return k.kind != ColumnKind::kGpuName; });
@@ -371,6 +410,7 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
       }
       cols = ReadHeader(std::move(f));
       record.clear();
+      header_line = lines.line_number();
       start_rows();
       continue;
     }
