@@ -3,11 +3,12 @@
 // fix's gain; TensorFlow's asynchronous collective ops are waits, not the executor's work; a
 // blocking copy's wait is for the copy it launched (so a fix that removes the copy removes the
 // wait); a TF1 op-level GPU lane without tracer lanes is the host's; a small model's complete
-// step is analysed however short; the profiler's own reads of Dynamo's config are no
-// torch.compile.
+// step is analysed however short; input waits held by a few steps are named as stalls; the
+// profiler's own reads of Dynamo's config are no torch.compile.
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "inline_chrome.h"
 #include "stepdoctor/analysis/analyze.h"
@@ -167,6 +168,38 @@ TEST(HostFixFloor, ACompleteShortStepIsAnalysedWithEnoughEventsThresholdBothSide
   EXPECT_FALSE(enough.findings.empty());
   Report few = AnalyzeTrace(testing::ImportChrome(ShortTf1CpuStep(int(kMinEventsForAShortStep) - 1)));
   EXPECT_NE(few.verdict.summary.find("too little to diagnose"), std::string::npos) << few.verdict.summary;
+}
+
+// --- input waits held by a few steps are stalls, not a wait of each step
+
+// Ten CPU steps of 20 ms compute, each after a DataLoader fetch of `fetch_ms[i]`.
+std::string LoaderStalls(const std::vector<double>& fetch_ms) {
+  std::string ev;
+  double t = 0;
+  for (size_t i = 0; i < fetch_ms.size(); ++i) {
+    const double step = (fetch_ms[i] + 20) * 1000;
+    ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, step);
+    ev += X("cpu_op", "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 1, 1, t, fetch_ms[i] * 1000);
+    ev += X("cpu_op", "aten::addmm", 1, 1, t + fetch_ms[i] * 1000, 20000);
+    t += step;
+  }
+  return Doc(ev);
+}
+
+TEST(HostFixFloor, InputWaitInAFewStepsIsNamedAsStallsBothSides) {
+  std::vector<double> stalls(10, 0.1);
+  stalls[0] = 800;
+  stalls[6] = 500;
+  Report r = AnalyzeTrace(testing::ImportChrome(LoaderStalls(stalls)));
+  const Finding* f = testing::FindFinding(r, "input_bound");
+  ASSERT_NE(f, nullptr) << r.verdict.summary;
+  EXPECT_NE(f->title.find("nearly all of it in 2 of "), std::string::npos) << f->title;
+  EXPECT_EQ(f->title.find("each"), std::string::npos) << f->title;
+  // Every step waiting: each step's wait.
+  Report every = AnalyzeTrace(testing::ImportChrome(LoaderStalls(std::vector<double>(10, 30))));
+  const Finding* g = testing::FindFinding(every, "input_bound");
+  ASSERT_NE(g, nullptr);
+  EXPECT_NE(g->title.find("of each"), std::string::npos) << g->title;
 }
 
 // --- torch.compile by its frames, not by any Dynamo file

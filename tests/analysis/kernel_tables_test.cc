@@ -119,6 +119,47 @@ TEST(KernelTables, StreamQueueLength) {
 }
 
 // The diagnose report carries both, and its JSON and text show them.
+// Launches that outrun the device: five 10 ms GEMMs launched 20 us apart wait behind each other;
+// the part of each delay the stream was busy is the queue, and the text names it. Kernels spaced
+// apart (MmTrace) have no queue.
+TEST(KernelTables, TheQueuedPartOfTheLaunchDelayBothSides) {
+  std::string ev;
+  for (int i = 0; i < 5; ++i) {
+    ev += X("cpu_op", "aten::mm", 1, 1, i * 30.0, 25);
+    ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, i * 30.0 + 5, 10, Corr(i + 1));
+    ev += Kernel("ampere_sgemm_128x64", 100 + i * 10000.0, 10000, i + 1);
+  }
+  KernelTables deep = Tables(Import(Doc(ev)), {"aten::mm"});
+  ASSERT_EQ(deep.delays, 5);
+  EXPECT_NEAR(deep.median_delay_us, 20035, 1e-6);  // the third GEMM: launched at 65 us, started at 20100
+  EXPECT_NEAR(deep.median_queued_us, 20035, 1e-6);  // all of it behind the second GEMM, which ended at 20100
+  EXPECT_NE(QueuedDelayText(deep).find("waiting behind earlier work"), std::string::npos);
+  KernelTables spaced = Tables(Import(MmTrace()), {"aten::mm"});
+  EXPECT_NEAR(spaced.median_queued_us, 0, 1e-9);
+  EXPECT_TRUE(QueuedDelayText(spaced).empty());
+}
+
+// Kernels launched where no operator encloses the call (an extension's kernel launched from
+// Python): their device time is counted apart and named where it is 10% or more.
+TEST(KernelTables, DeviceTimeNoOperatorEnclosesThresholdBothSides) {
+  auto trace = [](double bare_us) {
+    std::string ev = X("cpu_op", "aten::mm", 1, 1, 0, 100);
+    ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, 20, 10, Corr(1));
+    ev += Kernel("ampere_sgemm_64x32", 50, 1000, 1);
+    ev += X("cuda_runtime", "cuLaunchKernel", 1, 1, 200, 10, Corr(2));  // no operator around it
+    ev += Kernel("matmul_k", 1100, bare_us, 2);
+    return Doc(ev);
+  };
+  KernelTables big = Tables(Import(trace(9000)), {"aten::mm"});
+  EXPECT_NEAR(big.device_ms, 10.0, 1e-9);
+  EXPECT_NEAR(big.unenclosed_ms, 9.0, 1e-9);
+  EXPECT_NE(UnenclosedText(big).find("(90.0%) was launched by calls no operator encloses"), std::string::npos);
+  KernelTables small = Tables(Import(trace(100)), {"aten::mm"});  // 100 of 1100 us: 9.1%
+  EXPECT_NEAR(small.unenclosed_ms, 0.1, 1e-9);
+  EXPECT_LT(100.0 * small.unenclosed_ms / small.device_ms, kUnenclosedNotePct);
+  EXPECT_TRUE(UnenclosedText(small).empty());
+}
+
 TEST(KernelTables, InTheDiagnoseReport) {
   std::string ev;
   for (int s = 0; s < 3; ++s) {

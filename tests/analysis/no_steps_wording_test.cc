@@ -32,12 +32,14 @@ const char* kDevice =
     ",\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA A100-PCIE-40GB\",\"totalGlobalMem\":42346610688,"
     "\"computeMajor\":8,\"computeMinor\":0}]";
 
-// Set-up runtime calls only (no kernels, no step markers): ten 100 us calls, each followed by a
-// gap of `gap_us` with nothing recorded.
-std::string SetupCallsOnly(double gap_us) {
+// Runtime calls only (no kernels, no step markers): ten 100 us calls, each followed by a gap of
+// `gap_us` with nothing recorded; with `launch`, some of them launches (whose kernels were not
+// recorded), else set-up alone.
+std::string SetupCallsOnly(double gap_us, bool launch = true) {
   std::string ev;
   double t = 0;
-  for (int i = 0; i < 10; ++i, t += 100 + gap_us) ev += X("cuda_runtime", i % 2 ? "cudaMalloc" : "cudaGetDeviceProperties", 1, 1, t, 100);
+  for (int i = 0; i < 10; ++i, t += 100 + gap_us)
+    ev += X("cuda_runtime", i % 2 ? (launch ? "cudaLaunchKernel" : "cudaMalloc") : "cudaGetDeviceProperties", 1, 1, t, 100);
   ev += X("cuda_runtime", "cudaDeviceSynchronize", 1, 1, t, 100);
   return Doc(ev, kDevice);
 }
@@ -61,16 +63,22 @@ TEST(NoStepsWording, RuntimeCallsOnlyLeadWithMissingDeviceActivityAndSpeakOfTheW
     EXPECT_FALSE(SaysEachStep(f.title)) << f.title;
     for (const auto& e : f.evidence) EXPECT_EQ(e.label.find("steps measured"), std::string::npos) << e.label;
   }
+  // Set-up calls alone launched nothing: the window holds no step, and its gaps are no step's
+  // untraced time (device_activity_missing says to profile steps).
+  Report setup = AnalyzeJson(SetupCallsOnly(1500, /*launch=*/false));
+  ASSERT_FALSE(setup.findings.empty());
+  EXPECT_EQ(setup.findings[0].id, "device_activity_missing");
+  EXPECT_EQ(Find(setup, "untraced_time"), nullptr);
 }
 
 TEST(NoStepsWording, UntracedTimeThresholdsHoldWithoutSteps) {
   // Under kUntracedModeratePct: no finding; over it: moderate, titled by the window.
   std::string ev_low, ev_high;
-  // 10 calls of 6 ms each with 1.5 ms gaps: 15 ms untraced of 76 ms (under 25%).
+  // 10 launch calls (their kernels not recorded) of 6 ms each with 1.5 ms gaps: 15 ms untraced of 76 ms (under 25%).
   // 10 calls of 3 ms each with 1.5 ms gaps: 15 ms of 46 ms (over 25%).
   for (int i = 0; i < 10; ++i) {
-    ev_low += X("cuda_runtime", "cudaMalloc", 1, 1, i * 7500.0, 6000);
-    ev_high += X("cuda_runtime", "cudaMalloc", 1, 1, i * 4500.0, 3000);
+    ev_low += X("cuda_runtime", "cudaLaunchKernel", 1, 1, i * 7500.0, 6000);
+    ev_high += X("cuda_runtime", "cudaLaunchKernel", 1, 1, i * 4500.0, 3000);
   }
   ev_low += X("cuda_runtime", "cudaDeviceSynchronize", 1, 1, 75000, 1000);
   ev_high += X("cuda_runtime", "cudaDeviceSynchronize", 1, 1, 45000, 1000);

@@ -34,9 +34,21 @@ std::vector<TopEvent> TotalsByName(const Trace& trace, TotalsScope scope, Worker
       hi = std::max(hi, t.end_ns(uint32_t(i)));
     }
   }
-  // Host operators nest, so their summed time means nothing: each is a share of the span the
-  // operators cover (a top-level operator's share of the window).
-  if (scope == TotalsScope::kHostOps) total = hi > lo ? hi - lo : 0;
+  // Host operators nest, so their summed time means nothing: each is a share of the window the
+  // worker's host and device activity spans (a host that enqueues its work, then waits for it in
+  // a call no operator covers, ran its operators in a small part of that).
+  if (scope == TotalsScope::kHostOps) {
+    for (const auto& t : trace.timelines) {
+      if ((worker.valid() && t.worker != worker) || t.ev.size() == 0) continue;
+      if (t.kind != TimelineKind::kHostThread && t.kind != TimelineKind::kDeviceStream) continue;
+      for (size_t i = 0; i < t.ev.size(); ++i)
+        if (t.ev.kind[i] != EventKind::kStepMarker) {
+          lo = std::min(lo, t.ev.start_ns[i]);
+          hi = std::max(hi, t.end_ns(uint32_t(i)));
+        }
+    }
+    total = hi > lo ? hi - lo : 0;
+  }
   std::vector<TopEvent> out;
   out.reserve(acc.size());
   for (const auto& [name, a] : acc) {

@@ -80,7 +80,7 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
       out.coverage = DeviceCoverage::kCaptured;
       return out;
     }
-  int64_t runtime_calls = 0, profiler_ranges = 0, work_calls = 0, linked_work_calls = 0, accelerator_ops = 0;
+  int64_t runtime_calls = 0, query_calls = 0, profiler_ranges = 0, work_calls = 0, linked_work_calls = 0, accelerator_ops = 0;
   std::string_view accelerator_op;
   // What each name is, worked out once per name rather than once per event.
   enum : uint8_t { kKnown = 1, kQuery = 2, kWork = 4, kAcceleratorOp = 8, kProfilerRange = 16 };
@@ -97,6 +97,7 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
         f = kKnown | (IsQueryCall(n) ? kQuery : 0) | (IsDeviceWorkCallName(n) ? kWork : 0) |
             (IsAcceleratorOpName(n) ? kAcceleratorOp : 0) | (n == "cuda_profiler_range" ? kProfilerRange : 0);
       }
+      query_calls += k == EventKind::kRuntime && (f & kQuery);
       if (k == EventKind::kRuntime && !(f & kQuery)) {
         ++runtime_calls;
         ++runtime_count[id.v];
@@ -119,7 +120,11 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
     std::string names;
     for (size_t i = 0; i < top.size() && i < 3; ++i)
       names += fmt::format("{}{} x{}", i ? ", " : "", top[i].second, top[i].first);
-    out.evidence.push_back(fmt::format("{} accelerator runtime calls ({}) but no device events", runtime_calls, names));
+    out.evidence.push_back(fmt::format("{} accelerator runtime call{} ({}{}) but no device events", runtime_calls,
+                                       runtime_calls == 1 ? "" : "s", names,
+                                       query_calls > 0 ? fmt::format("; and {} quer{} of the device", query_calls,
+                                                                     query_calls == 1 ? "y" : "ies")
+                                                       : ""));
     // Calls that only wait or allocate: the window launched nothing (its work ran before it, or
     // the window holds set-up alone), which recording device activity would not change.
     out.nothing_launched = work_calls == 0;

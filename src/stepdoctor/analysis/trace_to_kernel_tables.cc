@@ -22,6 +22,7 @@ struct Op {
   uint32_t stream;
   int64_t delay = -1;  // ns; -1: no launch delay (no launch linked, or not first of its graph)
   int64_t launch_start = 0;
+  int64_t stream_free = INT64_MIN;  // the end of the earlier work on its stream
 };
 
 struct Launch {
@@ -54,10 +55,13 @@ KernelTables TraceToKernelTables(const Trace& trace, WorkerId worker, const std:
     if (t.worker != worker || t.kind != TimelineKind::kDeviceStream) continue;
     const uint32_t stream = uint32_t(stream_names.size());
     stream_names.push_back(StreamLabel(trace, t));
+    int64_t stream_free = INT64_MIN;  // the timeline is sorted by start
     for (size_t i = 0; i < t.ev.size(); ++i) {
       const EventKind k = t.ev.kind[i];
       if (!IsDeviceActivity(k)) continue;
       ops.push_back({t.ev.start_ns[i], t.ev.dur_ns[i], t.ev.name[i], t.ev.corr[i], stream});
+      ops.back().stream_free = stream_free;
+      stream_free = std::max(stream_free, t.ev.start_ns[i] + t.ev.dur_ns[i]);
       WorkClass c = k == EventKind::kCollective ? kCommunication : k == EventKind::kKernel ? kCompute : kMemory;
       if (c == kCompute) {
         auto it = classes.find(t.ev.name[i]);
@@ -98,7 +102,7 @@ KernelTables TraceToKernelTables(const Trace& trace, WorkerId worker, const std:
   std::vector<Run> launched;  // the runs whose id a launch call carries
 
   // Launch delays: the first op of each correlation id.
-  std::vector<double> delays_us;
+  std::vector<double> delays_us, queued_us;  // queued: the part the stream was still busy with earlier work
   for (size_t b = 0, e = 0; b < by_corr.size(); b = e) {
     const int64_t corr = by_corr[b].first;
     for (e = b + 1; e < by_corr.size() && by_corr[e].first == corr;) ++e;
@@ -113,12 +117,15 @@ KernelTables TraceToKernelTables(const Trace& trace, WorkerId worker, const std:
       ops[i].launch_start = std::min(l->second.start, ops[i].start);  // clocks that disagree: the device's start bounds it
       if (ops[i].start < ops[first].start) first = i;
     }
-    ops[first].delay = ops[first].start - ops[first].launch_start;
-    delays_us.push_back(double(ops[first].delay) / 1e3);
+    const Op& f = ops[first];
+    ops[first].delay = f.start - f.launch_start;
+    delays_us.push_back(double(f.delay) / 1e3);
+    queued_us.push_back(double(std::clamp<int64_t>(std::min(f.start, f.stream_free) - f.launch_start, 0, f.delay)) / 1e3);
   }
   out.delays = int64_t(delays_us.size());
   if (!delays_us.empty()) {
     out.median_delay_us = Median(delays_us);
+    out.median_queued_us = Median(queued_us);
     out.outlier_threshold_us = std::max(kDelayOutlierFactor * out.median_delay_us, kDelayOutlierFloorUs);
     std::vector<uint32_t> outliers;
     for (uint32_t i = 0; i < ops.size(); ++i)
@@ -158,6 +165,22 @@ KernelTables TraceToKernelTables(const Trace& trace, WorkerId worker, const std:
     const double span = double(mk.back().first - mk.front().first);
     q.mean_queued = span > 0 ? area / span : 0;
     out.queues.push_back(std::move(q));
+  }
+
+  // Device work whose launch no operator encloses (kernels of a custom extension or Triton,
+  // launched from Python): no operator's row can show it.
+  for (const Run& run : launched)
+    for (size_t j = run.begin; j < run.end; ++j) out.device_ms += double(ops[by_corr[j].second].dur) / 1e6;
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
+    int64_t op_until = INT64_MIN;  // the end of the operators begun so far (the timeline is sorted by start)
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      const EventKind k = t.ev.kind[i];
+      if (k == EventKind::kFrameworkOp || k == EventKind::kFrameworkOverhead) op_until = std::max(op_until, t.end_ns(uint32_t(i)));
+      if (k != EventKind::kRuntime || t.ev.corr[i] == 0 || t.ev.start_ns[i] < op_until) continue;
+      const Launch& l = launches.at(t.ev.corr[i]);
+      for (size_t at = l.ops_begin; at < l.ops_end; ++at) out.unenclosed_ms += double(ops[by_corr[at].second].dur) / 1e6;
+    }
   }
 
   // Each top operator: the launches it encloses on its thread, and the device work they reached.

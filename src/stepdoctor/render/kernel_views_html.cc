@@ -25,6 +25,7 @@ std::string KernelViewsHtml(const Report& r) {
                        HtmlEscape(row.kernel), row.count, row.device_ms, row.mean_delay_us);
   }
   s += "</tbody></table>\n";
+  if (std::string u = UnenclosedText(k); !u.empty()) s += "<p class=\"note\">" + HtmlEscape(u) + ".</p>\n";
   s += "<h4>Device work by class</h4>\n<table id=\"kernel-classes\"><thead><tr><th>class</th><th class=\"num\">count</th>"
        "<th class=\"num\">total ms</th><th class=\"num\">mean us</th><th class=\"num\">min us</th><th class=\"num\">max us</th>"
        "</tr></thead><tbody>\n";
@@ -33,9 +34,9 @@ std::string KernelViewsHtml(const Report& r) {
                      "<td class=\"num\">{:.1f}</td><td class=\"num\">{:.1f}</td></tr>\n",
                      c.work_class, c.count, c.total_ms, c.mean_us, c.min_us, c.max_us);
   s += "</tbody></table>\n";
-  s += fmt::format("<p class=\"meta\">Launch delay (kernel start minus launch start): median {:.1f} us over {} launches; "
+  s += fmt::format("<p class=\"meta\">Launch delay (kernel start minus launch start): median {:.1f} us over {} launches{}; "
                    "{} outliers over {:.0f} us.</p>\n",
-                   k.median_delay_us, k.delays, k.outlier_count, k.outlier_threshold_us);
+                   k.median_delay_us, k.delays, HtmlEscape(QueuedDelayText(k)), k.outlier_count, k.outlier_threshold_us);
   if (!k.outliers.empty()) {
     s += "<table id=\"delay-outliers\"><thead><tr><th>kernel</th><th>launch</th><th class=\"num\">delay us</th>"
          "<th class=\"num\">at ms</th></tr></thead><tbody>\n";

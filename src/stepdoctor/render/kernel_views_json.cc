@@ -90,6 +90,9 @@ void WriteKernelTables(JsonWriter& j, const KernelTables& k) {
   j.EndArray();
   j.Key("launch_delays").Int(k.delays);
   j.Key("median_delay_us").Number(k.median_delay_us, 2);
+  j.Key("median_queued_us").Number(k.median_queued_us, 2);
+  j.Key("unenclosed_ms").Number(k.unenclosed_ms, 3);
+  j.Key("device_ms").Number(k.device_ms, 3);
   j.Key("outlier_threshold_us").Number(k.outlier_threshold_us, 2);
   j.Key("outlier_count").Int(k.outlier_count);
   j.Key("outliers").BeginArray();

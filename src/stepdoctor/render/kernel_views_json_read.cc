@@ -86,6 +86,10 @@ Status ReadKernelTables(const Obj& o, KernelTables* k) {
   }));
   SD_JSON_TRY(o.Field("launch_delays", &k->delays));
   SD_JSON_TRY(o.Field("median_delay_us", &k->median_delay_us));
+  // Read where present: reports written before these fields read them as 0.
+  if (o.Has("median_queued_us")) SD_JSON_TRY(o.Field("median_queued_us", &k->median_queued_us));
+  if (o.Has("unenclosed_ms")) SD_JSON_TRY(o.Field("unenclosed_ms", &k->unenclosed_ms));
+  if (o.Has("device_ms")) SD_JSON_TRY(o.Field("device_ms", &k->device_ms));
   SD_JSON_TRY(o.Field("outlier_threshold_us", &k->outlier_threshold_us));
   SD_JSON_TRY(o.Field("outlier_count", &k->outlier_count));
   SD_JSON_TRY(o.Objects("outliers", &k->outliers, [](const Obj& x, LaunchDelayOutlier* d) -> Status {

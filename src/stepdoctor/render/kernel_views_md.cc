@@ -37,9 +37,10 @@ std::string KernelViewsMarkdown(const Report& r) {
   if (!rows.empty())
     s += "### Kernels of the top operators\n\n| Operator | Kernels | Device time (ms) | Mean launch delay |\n"
          "|---|---:|---:|---:|\n" + rows + "\n";
+  if (std::string u = UnenclosedText(k); !u.empty()) s += MdText(u) + ".\n\n";
   if (k.delays > 0)
-    s += fmt::format("Launch delay: median {:.1f} us over {} launches; {} over {:.0f} us (outliers).\n\n",
-                     k.median_delay_us, k.delays, k.outlier_count, k.outlier_threshold_us);
+    s += fmt::format("Launch delay: median {:.1f} us over {} launches{}; {} over {:.0f} us (outliers).\n\n",
+                     k.median_delay_us, k.delays, QueuedDelayText(k), k.outlier_count, k.outlier_threshold_us);
   return s;
 }
 

@@ -43,6 +43,7 @@ std::string KernelViewsText(const Report& r, std::string (*bold)(const std::stri
   }
   if (!ops.empty())
     out += "\n" + bold("Kernels of the top operators") + " (device time, kernels, mean launch delay)\n" + ops;
+  if (std::string u = UnenclosedText(k); !u.empty()) out += "  " + u + "\n";
   if (!k.classes.empty()) {
     out += "\n" + bold("Device work by class") + " (count, total, mean / min / max)\n";
     for (const auto& c : k.classes)
@@ -50,8 +51,8 @@ std::string KernelViewsText(const Report& r, std::string (*bold)(const std::stri
                          c.mean_us, c.min_us, c.max_us);
   }
   if (k.delays > 0)
-    out += fmt::format("  launch delay: median {:.1f} us over {} launches; {} over {:.0f} us (outliers)\n",
-                       k.median_delay_us, k.delays, k.outlier_count, k.outlier_threshold_us);
+    out += fmt::format("  launch delay: median {:.1f} us over {} launches{}; {} over {:.0f} us (outliers)\n",
+                       k.median_delay_us, k.delays, QueuedDelayText(k), k.outlier_count, k.outlier_threshold_us);
   for (const auto& q : k.queues)
     if (q.max_queued > 1)
       out += fmt::format("  queue on {}: at most {} launched, not started (mean {:.1f})\n", q.stream, q.max_queued,

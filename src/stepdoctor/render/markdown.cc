@@ -155,7 +155,7 @@ std::string RenderMarkdown(const Report& r, const RenderOptions& /*o*/) {
   }
   s += KernelViewsMarkdown(r);
   s += TopTable("Top kernels by device time", r.top_kernels);
-  s += TopTable("Top operators by host time (inclusive, summed over calls; % of the span with a call running)", r.top_ops);
+  s += TopTable("Top operators by host time (inclusive, summed over calls; % of the window with a call running)", r.top_ops);
   if (!r.notes.empty() || !r.diagnostics.empty()) {
     s += "### Notes\n\n";
     for (const auto& n : r.notes) s += "- " + MdText(n) + "\n";

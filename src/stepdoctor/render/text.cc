@@ -220,7 +220,7 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
                          Ellipsize(t.name, W - 36));
   };
   table("Top kernels by device time", r.top_kernels);
-  table("Top operators by host time (inclusive, summed over calls; % of the span with a call running)", r.top_ops);
+  table("Top operators by host time (inclusive, summed over calls; % of the window with a call running)", r.top_ops);
   using Bold = std::string (*)(const std::string&);
   const Bold bold = o.color ? Bold([](const std::string& x) { return "\x1b[1m" + x + "\x1b[0m"; })
                             : Bold([](const std::string& x) { return x; });

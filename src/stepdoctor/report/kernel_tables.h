@@ -49,6 +49,13 @@ struct KernelTables {
   std::vector<OpKernels> ops;             // aligned with the report's top_ops (those that launched work first)
   int64_t delays = 0;                     // device operations with a launch delay
   double median_delay_us = 0;
+  // Median of the part of each delay its stream was still running earlier work: launches that
+  // outrun the device wait in its queue, which is no launch overhead.
+  double median_queued_us = 0;
+  // Device time launched by a call no framework operator encloses on its thread (custom C++/CUDA
+  // extension or Triton kernels launched from Python): no `ops` row reaches it. Of device_ms,
+  // the device time of every launched operation.
+  double unenclosed_ms = 0, device_ms = 0;
   double outlier_threshold_us = 0;        // max(kDelayOutlierFactor x median, kDelayOutlierFloorUs)
   int64_t outlier_count = 0;
   std::vector<LaunchDelayOutlier> outliers;  // the largest, at most kDelayOutliersKept
@@ -56,5 +63,17 @@ struct KernelTables {
   std::vector<StreamQueue> queues;           // streams with linked launches
 };
 inline constexpr size_t kDelayOutliersKept = 10;
+// The launch-delay line names the queue where its part is at least this share of the median delay.
+inline constexpr double kQueuedDelayShare = 0.5;
+
+// ", 31318.2 us of it waiting behind earlier work on its stream (a queue, not launch overhead)"
+// where the queue is at least kQueuedDelayShare of the median delay; else empty. For the renderers.
+std::string QueuedDelayText(const KernelTables& k);
+// The share of launched device time no operator encloses, from which the renderers note it.
+inline constexpr double kUnenclosedNotePct = 10.0;
+// "12.3 ms of the 22.9 ms of launched device time (53.7%) was launched by calls no operator
+// encloses (custom extension or Triton kernels launched from Python): no row above holds it",
+// or empty under kUnenclosedNotePct.
+std::string UnenclosedText(const KernelTables& k);
 
 }  // namespace stepdoctor

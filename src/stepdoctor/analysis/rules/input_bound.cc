@@ -6,6 +6,7 @@
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
+#include "stepdoctor/analysis/statistics.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 
 namespace stepdoctor::rules {
@@ -27,6 +28,28 @@ std::optional<Finding> InputBound(const Signals& sig) {
   bool dataloader = what.find("DataLoader") != std::string::npos;
   f.title = fmt::format("{} of {} waits on {}", Pct(share), EachStep(s),
                         dataloader ? "the DataLoader" : "input");
+  // A few steps holding nearly all the wait (the loader stalled, or its workers started) are no
+  // "each step": the title says where the wait is, and what the median step waits.
+  if (s.has_steps && s.step_count >= kMinStepsForOutliers && s.per_step_category_ms.size() == s.step_ms.size()) {
+    std::vector<double> shares;
+    int heavy = 0;
+    for (size_t w = 0; w < s.step_ms.size(); ++w) {
+      const double in = s.per_step_category_ms[w][int(StepCategory::kInput)];
+      const double sh = s.step_ms[w] > 0 ? 100.0 * in / s.step_ms[w] : 0;
+      shares.push_back(sh);
+      heavy += sh >= kInputModeratePct;
+    }
+    const double median_share = Median(shares);
+    if (2 * heavy < int(shares.size()) && median_share < kInputModeratePct) {
+      f.title = fmt::format("{} of the steps' time waits on {}, nearly all of it in {} of {} steps (the median step "
+                            "waits {})",
+                            Pct(share), dataloader ? "the DataLoader" : "input", heavy, shares.size(), Pct(median_share));
+      f.evidence.push_back({"steps waiting on input for at least " + Pct(kInputModeratePct) + " of their time",
+                            fmt::format("{} of {}: stalls of the input pipeline (a slow fetch, workers starting or "
+                                        "falling behind), not a wait in every step",
+                                        heavy, shares.size())});
+    }
+  }
   f.gain_upper_bound = GainIfRemoved(exposed);
   f.gain_text = GainText(f.gain_upper_bound, "if the input wait is fully hidden behind compute");
   f.evidence.push_back({fmt::format("host waits on input {}", PerStep(s)), fmt::format("{} ({} {})", Ms(s.input_wait_ms), Pct(share), OfTheStep(s))});

@@ -12,6 +12,9 @@ namespace stepdoctor::rules {
 std::optional<Finding> UntracedTime(const Signals& sig) {
   if (!sig.steps || sig.steps->step_count == 0) return std::nullopt;
   const StepSignals& s = *sig.steps;
+  // A window in which nothing launched device work holds set-up or a wait, not a step: what its
+  // gaps hide is no step's time, and device_activity_missing already says to profile steps.
+  if (s.device_missing && s.device_nothing_launched) return std::nullopt;
   double share = s.mean_step_ms > 0 ? 100.0 * s.untraced_host_ms / s.mean_step_ms : 0;
   if (share < kUntracedModeratePct) return std::nullopt;
   Finding f;
