@@ -172,14 +172,18 @@ TEST(HostFixFloor, ACompleteShortStepIsAnalysedWithEnoughEventsThresholdBothSide
 
 // --- input waits held by a few steps are stalls, not a wait of each step
 
-// Ten CPU steps of 20 ms compute, each after a DataLoader fetch of `fetch_ms[i]`.
-std::string LoaderStalls(const std::vector<double>& fetch_ms) {
+// Ten CPU steps of 20 ms compute, each after a DataLoader fetch of `fetch_ms[i]` (from worker
+// processes, or with `single` in the training process).
+std::string LoaderStalls(const std::vector<double>& fetch_ms, bool single = false) {
   std::string ev;
   double t = 0;
   for (size_t i = 0; i < fetch_ms.size(); ++i) {
     const double step = (fetch_ms[i] + 20) * 1000;
     ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, step);
-    ev += X("cpu_op", "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 1, 1, t, fetch_ms[i] * 1000);
+    ev += X("cpu_op",
+            single ? "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"
+                   : "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__",
+            1, 1, t, fetch_ms[i] * 1000);
     ev += X("cpu_op", "aten::addmm", 1, 1, t + fetch_ms[i] * 1000, 20000);
     t += step;
   }
@@ -188,18 +192,35 @@ std::string LoaderStalls(const std::vector<double>& fetch_ms) {
 
 TEST(HostFixFloor, InputWaitInAFewStepsIsNamedAsStallsBothSides) {
   std::vector<double> stalls(10, 0.1);
-  stalls[0] = 800;
+  stalls[3] = 800;
   stalls[6] = 500;
   Report r = AnalyzeTrace(testing::ImportChrome(LoaderStalls(stalls)));
   const Finding* f = testing::FindFinding(r, "input_bound");
   ASSERT_NE(f, nullptr) << r.verdict.summary;
-  EXPECT_NE(f->title.find("nearly all of it in 2 of "), std::string::npos) << f->title;
+  EXPECT_NE(f->title.find("nearly all of it in 2 of 10 steps"), std::string::npos) << f->title;
   EXPECT_EQ(f->title.find("each"), std::string::npos) << f->title;
   // Every step waiting: each step's wait.
   Report every = AnalyzeTrace(testing::ImportChrome(LoaderStalls(std::vector<double>(10, 30))));
   const Finding* g = testing::FindFinding(every, "input_bound");
   ASSERT_NE(g, nullptr);
   EXPECT_NE(g->title.find("of each"), std::string::npos) << g->title;
+}
+
+// The first fetch of a DataLoader with workers starts them: a slow first step made of it is warm-up
+// even where a later step stalls as long; the first fetch of a loader without workers is no
+// start-up, and such a first step is one of the stalls.
+TEST(HostFixFloor, TheFetchThatStartsLoaderWorkersIsWarmUpBothSides) {
+  std::vector<double> fetch(10, 0.1);
+  fetch[0] = 800;
+  fetch[6] = 500;
+  const Trace workers = testing::ImportChrome(LoaderStalls(fetch));
+  const StepWindows w = TraceToSteps(workers, PrimaryWorker(workers));
+  ASSERT_EQ(w.warmup.size(), 1u);
+  EXPECT_EQ(w.steps.size(), 9u);
+  const Trace single = testing::ImportChrome(LoaderStalls(fetch, /*single=*/true));
+  const StepWindows s = TraceToSteps(single, PrimaryWorker(single));
+  EXPECT_TRUE(s.warmup.empty());
+  EXPECT_EQ(s.steps.size(), 10u);
 }
 
 // --- torch.compile by its frames, not by any Dynamo file

@@ -170,8 +170,27 @@ void InferSteps(const Trace& trace, WorkerId worker, StepWindows* out) {
   }
 }
 
-// Moves a first step much slower than the others into `warmup`.
-void SplitWarmup(StepWindows* w) {
+// Whether most of the first step's excess over `median_ns` is spent in the first fetch of a
+// DataLoader with worker processes: the fetch that starts the workers (each imports and builds
+// its dataset), once per iterator, whatever stalls come later.
+bool FirstStepStartsLoaderWorkers(const Trace& trace, WorkerId worker, const StepWindow& first, int64_t median_ns) {
+  const int64_t excess = first.dur_ns() - median_ns;
+  if (excess <= 0) return false;
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
+    for (size_t i = 0; i < t.ev.size() && t.ev.start_ns[i] < first.end_ns; ++i) {
+      if (t.ev.start_ns[i] < first.start_ns || t.ev.kind[i] != EventKind::kInputWait) continue;
+      // The first fetch inside the step: it starts the workers, or it is no start-up at all.
+      const std::string_view n = trace.str(t.ev.name[i]);
+      return n.find("_MultiProcessingDataLoaderIter") != std::string_view::npos && 2 * t.ev.dur_ns[i] >= excess;
+    }
+  }
+  return false;
+}
+
+// Moves a first step much slower than the others into `warmup`: also where later steps stall,
+// when its excess is the first fetch that starts a DataLoader's workers.
+void SplitWarmup(StepWindows* w, const Trace& trace, WorkerId worker) {
   if (int(w->steps.size()) < kMinStepsForWarmup) return;
   std::vector<int64_t> rest;
   for (size_t i = 1; i < w->steps.size(); ++i) rest.push_back(w->steps[i].dur_ns());
@@ -180,7 +199,10 @@ void SplitWarmup(StepWindows* w) {
   const double first = double(w->steps.front().dur_ns());
   const double slowest_later = double(*std::max_element(rest.begin(), rest.end()));
   const bool later_stalls = slowest_later > kOutlierStepFactor * median;
-  if (later_stalls && first <= kWarmupOverStallFactor * slowest_later) return;  // a stall like the later ones
+  const bool loader_start =
+      later_stalls && FirstStepStartsLoaderWorkers(trace, worker, w->steps.front(), int64_t(median));
+  // A stall like the later ones, unless it is the loader's workers starting.
+  if (later_stalls && first <= kWarmupOverStallFactor * slowest_later && !loader_start) return;
   if (median > 0 && first > kWarmupStepFactor * median) {
     w->warmup.push_back(w->steps.front());
     w->steps.erase(w->steps.begin());
@@ -294,7 +316,7 @@ StepWindows TraceToSteps(const Trace& trace, WorkerId worker) {
     }
     if (hi > lo) out.steps.push_back({0, lo, hi});
   }
-  SplitWarmup(&out);
+  SplitWarmup(&out, trace, worker);
   return out;
 }
 
