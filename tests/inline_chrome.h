@@ -21,6 +21,11 @@ inline std::string Doc(const std::string& events, const std::string& top = "") {
          "\"args\":{\"name\":\"python\"}}" + events + "]}";
 }
 
+// A device operation on GPU 0's stream 7 (pid 0, tid 7) with a correlation id, leading comma.
+inline std::string StreamKernel(const char* name, double ts, double dur, int corr, const char* cat = "kernel") {
+  return X(cat, name, 0, 7, ts, dur, "{\"correlation\":" + std::to_string(corr) + ",\"stream\":7,\"device\":0}");
+}
+
 // A TF1 timeline lane (a Chrome "process" named for its device) and an op on it, each with a
 // leading comma; ts and dur in microseconds.
 inline std::string Tf1Lane(int pid, const char* name) {

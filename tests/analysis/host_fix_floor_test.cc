@@ -18,6 +18,7 @@
 #include "stepdoctor/analysis/trace_to_steps.h"
 #include "stepdoctor/analysis/trace_to_whatif.h"
 #include "stepdoctor/analysis/whatif.h"
+#include "predict_util.h"
 #include "test_util.h"
 
 namespace stepdoctor {
@@ -27,20 +28,13 @@ using testing::Doc;
 using testing::Tf1Lane;
 using testing::Tf1Op;
 using testing::X;
+using testing::PredictFix;
+using testing::StreamKernel;
 
 constexpr const char* kT4 =
     ",\"deviceProperties\":[{\"id\":0,\"name\":\"Tesla T4\",\"computeMajor\":7,\"computeMinor\":5}]";
 
-std::string Kernel(const char* name, double ts, double dur, int corr, const char* cat = "kernel") {
-  return X(cat, name, 0, 7, ts, dur, "{\"correlation\":" + std::to_string(corr) + ",\"stream\":7,\"device\":0}");
-}
 
-Prediction Predict(const Trace& t, const std::string& fix) {
-  auto f = ParseFix(fix);
-  EXPECT_TRUE(f.ok());
-  WhatIfReport r = TraceToWhatIf(t, {*f}, {});
-  return r.predictions.empty() ? Prediction{} : r.predictions[0];
-}
 
 // --- device work that lags the host: the gain ceiling is the work each step launches
 
@@ -53,7 +47,7 @@ std::string LaggingDeviceLoop(double kernel_ms) {
     ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, 12000);
     ev += X("cpu_op", "aten::randn", 1, 1, t + 100, 8000);
     ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t + 8200, 20, testing::Corr(i + 1));
-    ev += Kernel("matmul_k", t + 8230, kernel_ms * 1000, i + 1);
+    ev += StreamKernel("matmul_k", t + 8230, kernel_ms * 1000, i + 1);
   }
   return Doc(ev, kT4);
 }
@@ -120,16 +114,16 @@ std::string CpuTensorThenCopy() {
     ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, 60000);
     ev += X("cpu_op", "aten::randn", 1, 1, t + 100, 50000);
     ev += X("cuda_runtime", "cudaMemcpyAsync", 1, 1, t + 50200, 9000, testing::Corr(corr));
-    ev += Kernel("Memcpy HtoD (Pageable -> Device)", t + 50300, 8930, corr++, "gpu_memcpy");
+    ev += StreamKernel("Memcpy HtoD (Pageable -> Device)", t + 50300, 8930, corr++, "gpu_memcpy");
     ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t + 59300, 10, testing::Corr(corr));
-    ev += Kernel("square_kernel", t + 59320, 200, corr++);
+    ev += StreamKernel("square_kernel", t + 59320, 200, corr++);
   }
   return Doc(ev, kT4);
 }
 
 TEST(HostFixFloor, ABlockingCopysWaitGoesWithTheCopy) {
   Trace t = testing::ImportChrome(CpuTensorThenCopy());
-  Prediction p = Predict(t, "cpuwork");
+  Prediction p = PredictFix(t, "cpuwork");
   ASSERT_TRUE(p.predicted) << p.why_not;
   EXPECT_NEAR(p.predicted_step_ms, 9.9, 1.0);  // the copy and its wait stay at the point
   EXPECT_LT(p.low_ms, 2.0);                    // made on the device: no copy, no wait

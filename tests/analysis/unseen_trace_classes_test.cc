@@ -18,6 +18,7 @@
 #include "stepdoctor/analysis/trace_to_whatif.h"
 #include "stepdoctor/analysis/whatif.h"
 #include "stepdoctor/model/runtime_calls.h"
+#include "predict_util.h"
 #include "test_util.h"
 
 namespace stepdoctor {
@@ -27,22 +28,15 @@ using testing::Doc;
 using testing::Tf1Lane;
 using testing::Tf1Op;
 using testing::X;
+using testing::PredictFix;
+using testing::StreamKernel;
 
 constexpr const char* kA100 =
     ",\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA A100-SXM4-80GB\",\"computeMajor\":8,\"computeMinor\":0}]";
 
-std::string Kernel(const char* name, double ts, double dur, int corr, const char* cat = "kernel") {
-  return X(cat, name, 0, 7, ts, dur, "{\"correlation\":" + std::to_string(corr) + ",\"stream\":7,\"device\":0}");
-}
 
 Report AnalyzeJson(const std::string& json) { return AnalyzeTrace(testing::ImportChrome(json)); }
 
-Prediction Predict(const Trace& t, const std::string& fix) {
-  auto f = ParseFix(fix);
-  EXPECT_TRUE(f.ok());
-  WhatIfReport r = TraceToWhatIf(t, {*f}, {});
-  return r.predictions.empty() ? Prediction{} : r.predictions[0];
-}
 
 // --- pinned memory: the advice leaves pin_memory=True out where copies read pinned memory
 
@@ -68,10 +62,10 @@ std::string LoaderCopyLoop(const char* copy_name, bool gemm = true) {
     ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, 60000);
     ev += X("cpu_op", "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 1, 1, t, 40000);
     ev += X("cuda_runtime", "cudaMemcpyAsync", 1, 1, t + 40000, 20, testing::Corr(corr));
-    ev += Kernel(copy_name, t + 40030, 500, corr++, "gpu_memcpy");
+    ev += StreamKernel(copy_name, t + 40030, 500, corr++, "gpu_memcpy");
     if (!gemm) continue;
     ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t + 40100, 10, testing::Corr(corr));
-    ev += Kernel("ampere_sgemm_128x64_nn", t + 40600, 15000, corr++);
+    ev += StreamKernel("ampere_sgemm_128x64_nn", t + 40600, 15000, corr++);
     ev += X("cuda_runtime", "cudaDeviceSynchronize", 1, 1, t + 40200, 15500);
   }
   return Doc(ev, kA100);
@@ -111,18 +105,18 @@ std::string FirstLaunchLoop(double first_launch_ms, bool busy, bool same_kernel_
     double h = t + 100;
     if (i == 0 && same_kernel_before) {
       ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, h, 10, testing::Corr(corr));
-      ev += Kernel("elementwise_add", h + 20, 50, corr++);
+      ev += StreamKernel("elementwise_add", h + 20, 50, corr++);
       h += 200;
     }
     if (i == 0 && busy) {
       ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, h, 10, testing::Corr(corr));
-      ev += Kernel("long_gemm", h + 20, first_launch_ms * 1000 + 500, corr++);
+      ev += StreamKernel("long_gemm", h + 20, first_launch_ms * 1000 + 500, corr++);
       h += 20;
     }
     const double dur = i == 0 ? first_launch_ms * 1000 : 10;
     ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, h, dur, testing::Corr(corr));
     const double k = busy && i == 0 ? h + dur + 600 : h + dur + 5;
-    ev += Kernel("elementwise_add", k, 100, corr++);
+    ev += StreamKernel("elementwise_add", k, 100, corr++);
     ev += X("cuda_runtime", "cudaDeviceSynchronize", 1, 1, h + dur + 10, 800);
   }
   return Doc(ev, kA100);
@@ -160,10 +154,10 @@ TEST(UnseenClasses, AColdFirstPassGetsNoHighStepFindingAndNoPrediction) {
   std::string ev = X("cpu_op", "aten::conv2d", 1, 1, 0, 12000);
   ev += X("cuda_runtime", "hipModuleLoadData", 1, 1, 100, 2000);
   ev += X("cuda_runtime", "hipLaunchKernel", 1, 1, 2200, 7700, testing::Corr(1));
-  ev += Kernel("igemm_fwd", 9950, 10, 1);
+  ev += StreamKernel("igemm_fwd", 9950, 10, 1);
   ev += X("cpu_op", "aten::add_", 1, 1, 12100, 3000);
   ev += X("cuda_runtime", "hipLaunchKernel", 1, 1, 12200, 60, testing::Corr(2));
-  ev += Kernel("elementwise_add", 12300, 5, 2);
+  ev += StreamKernel("elementwise_add", 12300, 5, 2);
   Report r = AnalyzeJson(Doc(ev, kA100));
   EXPECT_EQ(r.coverage.confidence, "low");
   const Finding* cold = testing::FindFinding(r, "cold_start");
@@ -189,7 +183,7 @@ TEST(UnseenClasses, SlowStepsThatWaitForABatchAreTheInputFixs) {
     t += wait + 20000;
   }
   Trace tr = testing::ImportChrome(Doc(ev));
-  Prediction stalls = Predict(tr, "stalls");
+  Prediction stalls = PredictFix(tr, "stalls");
   EXPECT_FALSE(stalls.predicted);
   EXPECT_NE(stalls.why_not.find("wait for a batch"), std::string::npos) << stalls.why_not;
   Report r = AnalyzeTrace(tr);
@@ -210,20 +204,20 @@ TEST(UnseenClasses, SlowStepsThatWaitForABatchAreTheInputFixs) {
     ev2 += X("cpu_op", "aten::addmm", 1, 1, t + 1000, 20000 + extra);
     t += 21000 + extra;
   }
-  EXPECT_TRUE(Predict(testing::ImportChrome(Doc(ev2)), "stalls").predicted);
+  EXPECT_TRUE(PredictFix(testing::ImportChrome(Doc(ev2)), "stalls").predicted);
 }
 
 TEST(UnseenClasses, AmpOnADeviceThatOnlyCopiedSaysSo) {
   Trace copies = testing::ImportChrome(LoaderCopyLoop("Memcpy HtoD (Pinned -> Device)"));
   // The same loop less its GEMM: only the copy ran on the device.
-  Prediction only = Predict(testing::ImportChrome(LoaderCopyLoop("Memcpy HtoD (Pinned -> Device)", false)), "amp");
+  Prediction only = PredictFix(testing::ImportChrome(LoaderCopyLoop("Memcpy HtoD (Pinned -> Device)", false)), "amp");
   EXPECT_FALSE(only.predicted);
   EXPECT_NE(only.why_not.find("no compute kernels"), std::string::npos) << only.why_not;
-  EXPECT_TRUE(Predict(copies, "amp").predicted);  // an fp32 GEMM beside the copy: there is something to speed up
+  EXPECT_TRUE(PredictFix(copies, "amp").predicted);  // an fp32 GEMM beside the copy: there is something to speed up
 }
 
 TEST(UnseenClasses, CpuWorkOnACpuOnlyTraceSaysThereIsNoDevice) {
-  Prediction p = Predict(testing::ImportChrome(testing::DataLoaderLoop(5, 5, 40)), "cpuwork");
+  Prediction p = PredictFix(testing::ImportChrome(testing::DataLoaderLoop(5, 5, 40)), "cpuwork");
   EXPECT_FALSE(p.predicted);
   EXPECT_NE(p.why_not.find("CPU-only"), std::string::npos) << p.why_not;
 }
@@ -290,7 +284,7 @@ TEST(UnrecordedDeviceWorkRule, HostWaitsOnUnrecordedDeviceWorkBothSides) {
       ev += X("cpu_op", "aten::mm", 1, 1, t, 17000 - idle_ms * 1000);
       ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t + 100, 10, testing::Corr(i + 1));
       ev += X("cuda_runtime", "cudaStreamSynchronize", 1, 1, t + 17000 - idle_ms * 1000, idle_ms * 1000 + 2100);
-      ev += Kernel("ampere_sgemm_128x64_nn", t + 17000, 2000, i + 1);
+      ev += StreamKernel("ampere_sgemm_128x64_nn", t + 17000, 2000, i + 1);
     }
     return Doc(ev, kA100);
   };
@@ -322,7 +316,7 @@ TEST(UnseenClasses, ATf1GpuOpCalledOnceThatBarelyUsesTheDeviceIsSetup) {
   ASSERT_TRUE(cold.worker(PrimaryWorker(cold)).tf1_session);
   StepSignals s = TraceToStepSignals(cold, PrimaryWorker(cold), TraceToSteps(cold, PrimaryWorker(cold)));
   EXPECT_GT(s.startup_ms, 150);
-  EXPECT_FALSE(Predict(cold, "launch").predicted);
+  EXPECT_FALSE(PredictFix(cold, "launch").predicted);
   Trace busy = testing::ImportChrome(doc(40));
   StepSignals b = TraceToStepSignals(busy, PrimaryWorker(busy), TraceToSteps(busy, PrimaryWorker(busy)));
   EXPECT_LT(b.startup_ms, 1);
@@ -365,7 +359,7 @@ TEST(UnseenClasses, XlaOnATf1GraphKeepsItsClusterLaunchOnTheHost) {
   }
   Trace t = testing::ImportChrome("{\"traceEvents\":[" + ev.substr(1) + "]}");
   ASSERT_TRUE(t.worker(PrimaryWorker(t)).tf1_session);
-  Prediction p = Predict(t, "launch");
+  Prediction p = PredictFix(t, "launch");
   ASSERT_TRUE(p.predicted) << p.why_not;
   EXPECT_GE(p.low_ms, 0.5);                   // the clusters' launch stays
   EXPECT_GT(p.predicted_step_ms, p.low_ms);   // and, at the point, a quarter of the executor's work
