@@ -87,6 +87,7 @@ StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindow
   // recurring each step is a wait on the device, a single one is start-up).
   std::unordered_map<int64_t, int64_t> launch_end;
   std::unordered_map<StringId, int> long_calls;
+  std::vector<int8_t> copy_call(trace.strings.size(), -1);  // by name: a copy call (-1 not yet judged)
   for (const auto& t : trace.timelines) {
     if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
     for (size_t i = 0; i < t.ev.size(); ++i) {
@@ -94,11 +95,13 @@ StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindow
       // A copy call that blocks enqueues its copy as it begins and returns once the copy is done:
       // the host's wait in it (a kSync segment) is for work it launched itself, so the copy is
       // keyed just before the call, not at its end.
-      if (t.ev.corr[i] != 0)
-        launch_end[t.ev.corr[i]] =
-            RuntimeCallRoleOf(trace.str(t.ev.name[i]), t.ev.dur_ns[i], false) == RuntimeCallRole::kBlockingCopy
-                ? t.ev.start_ns[i] - 1
-                : t.end_ns(uint32_t(i));
+      if (t.ev.corr[i] != 0) {
+        int8_t& copy = copy_call[t.ev.name[i].v];  // each name judged once
+        if (copy < 0) copy = int8_t(trace.str(t.ev.name[i]).find("Memcpy") != std::string_view::npos);
+        const bool blocking = copy && RuntimeCallRoleOf(trace.str(t.ev.name[i]), t.ev.dur_ns[i], false) ==
+                                          RuntimeCallRole::kBlockingCopy;
+        launch_end[t.ev.corr[i]] = blocking ? t.ev.start_ns[i] - 1 : t.end_ns(uint32_t(i));
+      }
       if (t.ev.dur_ns[i] > kOneOffRuntimeNs && t.ev.start_ns[i] >= lo && t.ev.start_ns[i] < hi) ++long_calls[t.ev.name[i]];
     }
   }
