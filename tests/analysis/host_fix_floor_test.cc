@@ -3,8 +3,8 @@
 // fix's gain; TensorFlow's asynchronous collective ops are waits, not the executor's work; a
 // blocking copy's wait is for the copy it launched (so a fix that removes the copy removes the
 // wait); a TF1 op-level GPU lane without tracer lanes is the host's; a small model's complete
-// step is analysed however short; input waits held by a few steps are named as stalls; the
-// profiler's own reads of Dynamo's config are no torch.compile.
+// step is analysed however short; input waits held by a few steps are named as stalls; a long wait with nothing
+// launched before it is start-up; the profiler's own reads of Dynamo's config are no torch.compile.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -215,6 +215,24 @@ TEST(HostFixFloor, TheFetchThatStartsLoaderWorkersIsWarmUpBothSides) {
   const StepWindows s = TraceToSteps(single, PrimaryWorker(single));
   EXPECT_TRUE(s.warmup.empty());
   EXPECT_EQ(s.steps.size(), 10u);
+}
+
+// --- a long wait with nothing launched before it is the runtime starting, not unrecorded work
+
+TEST(HostFixFloor, AWaitWithNothingLaunchedIsStartupNotUnrecordedWorkBothSides) {
+  auto trace = [](bool launch) {
+    std::string ev = X("cuda_runtime", "cudaGetDeviceProperties", 1, 1, 0, 50);
+    if (launch) ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, 100, 10, testing::Corr(1));
+    ev += X("cuda_runtime", "cudaDeviceSynchronize", 1, 1, 200, 185000);
+    return Doc(ev, kT4);
+  };
+  const std::string idle = testing::EvidenceText(
+      *testing::FindFinding(AnalyzeTrace(testing::ImportChrome(trace(false))), "device_activity_missing"));
+  EXPECT_NE(idle.find("with no launch before it in the window: the runtime starting"), std::string::npos) << idle;
+  EXPECT_EQ(idle.find("still running work"), std::string::npos);
+  const std::string busy = testing::EvidenceText(
+      *testing::FindFinding(AnalyzeTrace(testing::ImportChrome(trace(true))), "device_activity_missing"));
+  EXPECT_NE(busy.find("the device was still running work then"), std::string::npos) << busy;
 }
 
 // --- torch.compile by its frames, not by any Dynamo file

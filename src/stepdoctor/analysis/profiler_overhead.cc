@@ -24,7 +24,7 @@ ProfilerOverhead TraceToProfilerOverhead(const Trace& trace, WorkerId worker, in
   if (out.stacks_inflate_host)
     what.push_back(fmt::format("Python stacks (with_stack=True: {} Python calls)", out.python_calls));
   if (out.memory_events >= kProfilerOverheadEvents * n)
-    what.push_back(fmt::format("memory (profile_memory=True: {} allocation events)", out.memory_events));
+    what.push_back(fmt::format("memory (profile_memory=True: {} allocator events, allocations and frees)", out.memory_events));
   if (what.empty()) return out;
   out.note = "the profiler recorded " + what[0] + (what.size() > 1 ? " and " + what[1] : "") +
              ": it does that on the host thread inside every operator, so host-side time reads higher than the job "

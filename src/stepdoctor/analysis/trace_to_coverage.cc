@@ -170,7 +170,16 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
             trace.str(t.ev.name[i]).find("ynchroniz") != std::string_view::npos)
           out.longest_device_wait_ns = t.ev.dur_ns[i], longest_name = t.ev.name[i];
     }
-    if (out.longest_device_wait_ns >= kDeviceWaitEvidenceNs) {
+    if (out.longest_device_wait_ns >= kDeviceWaitEvidenceNs && out.nothing_launched) {
+      // Nothing in the window launched work: the device had nothing of the window's to run, so the
+      // wait is the runtime's own start-up (context creation, loading device code) or work issued
+      // before the profiler started.
+      out.evidence.push_back(fmt::format("the host waited {:.2f} ms in {}, with no launch before it in the window: the "
+                                         "runtime starting (context creation, loading device code) or work issued "
+                                         "before the profiler started",
+                                         out.longest_device_wait_ns / 1e6, trace.str(longest_name)));
+      out.longest_device_wait_ns = 0;
+    } else if (out.longest_device_wait_ns >= kDeviceWaitEvidenceNs) {
       out.longest_device_wait_name = std::string(trace.str(longest_name));
       out.evidence.push_back(fmt::format("the host waited {:.2f} ms on the device in {}: the device was still running "
                                          "work then, none of it recorded",

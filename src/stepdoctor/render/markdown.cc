@@ -154,7 +154,7 @@ std::string RenderMarkdown(const Report& r, const RenderOptions& /*o*/) {
     s += "\n";
   }
   s += KernelViewsMarkdown(r);
-  s += TopTable("Top kernels by device time", r.top_kernels);
+  s += TopTable("Top kernels by device time (copies and memsets included, named as the trace names them)", r.top_kernels);
   s += TopTable("Top operators by host time (inclusive, summed over calls; % of the window with a call running)", r.top_ops);
   if (!r.notes.empty() || !r.diagnostics.empty()) {
     s += "### Notes\n\n";

@@ -219,7 +219,7 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
       out += fmt::format("  {:>10.1f} ms {:>5.1f}% {:>8}x  {}\n", t.total_ms, t.share_pct, t.count,
                          Ellipsize(t.name, W - 36));
   };
-  table("Top kernels by device time", r.top_kernels);
+  table("Top kernels by device time (copies and memsets included, named as the trace names them)", r.top_kernels);
   table("Top operators by host time (inclusive, summed over calls; % of the window with a call running)", r.top_ops);
   using Bold = std::string (*)(const std::string&);
   const Bold bold = o.color ? Bold([](const std::string& x) { return "\x1b[1m" + x + "\x1b[0m"; })
