@@ -231,6 +231,28 @@ TEST(GpuLogRuns, ALeadingStretchWithNoProcessIsLeftOutLikeATrailingOne) {
   EXPECT_EQ(rs->gpu_startup->samples, 10);
 }
 
+// A job on two GPUs that releases the first while the second still works: its samples are those
+// any GPU in use holds, not the first GPU's alone; where both are released, the log goes on after it.
+TEST(GpuLogRuns, TheJobsSamplesAreThoseAnyGpuInUseHoldsBothSides) {
+  auto log = [](int both_released) {
+    std::string s = "timestamp,index,utilization.gpu,memory.used,memory.total\n";
+    for (int i = 0; i < 60; ++i) {
+      const bool gpu0 = i < 10, gpu1 = i < 60 - both_released;
+      s += fmt::format("{},0,{},{},24576\n", 1000 + i, gpu0 ? 60 : 0, gpu0 ? 8000 : 2);
+      s += fmt::format("{},1,{},{},24576\n", 1000 + i, gpu1 ? 70 : 0, gpu1 ? 9000 : 2);
+    }
+    return s;
+  };
+  auto second_works = Signals(log(0));
+  ASSERT_NE(second_works, nullptr);
+  EXPECT_FALSE(second_works->gpu_runs.has_value());  // GPU 1 held memory in every sample
+  EXPECT_EQ(second_works->job_samples(), second_works->samples);
+  auto both_go = Signals(log(20));
+  ASSERT_TRUE(both_go->gpu_runs.has_value());
+  EXPECT_EQ(both_go->gpu_runs->excluded_samples, 20);
+  EXPECT_TRUE(both_go->gpu_runs->trailing);
+}
+
 TEST(GpuLogRuns, OtherGpusLoseOnlyTheirOwnIdleSamplesInsideTheGaps) {
   // GPU 0 and GPU 1 run together, both released between the runs; GPU 1 also idles, holding
   // memory, inside the runs: that idle time is the job's and stays in its figures.

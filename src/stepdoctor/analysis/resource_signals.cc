@@ -153,7 +153,8 @@ std::vector<bool> NoProcessSamples(const CounterSeries& util, const CounterSerie
   return out;
 }
 
-// The runs of the job in a log that spans more than it (GpuRuns), from the first GPU in use;
+// The runs of the job in a log that spans more than it (GpuRuns): the samples some GPU in use
+// holds memory in, timed by the first GPU in use;
 // `*job` gets each judged GPU's utilisation without its no-process samples inside the first
 // GPU's no-process stretches.
 std::optional<GpuRuns> FindGpuRuns(const Series& s, const std::vector<const GpuResource*>& judged,
@@ -163,8 +164,20 @@ std::optional<GpuRuns> FindGpuRuns(const Series& s, const std::vector<const GpuR
   auto mem_of = [&](size_t j) { return s.Get(series::GpuSeriesName(judged[j]->index, GpuMetric::kMemUsedBytes)); };
   const CounterSeries& first = *util_of[0];
   GpuRuns out;
-  const std::vector<bool> none = NoProcessSamples(first, mem_of(0), &out.baseline_bytes);
+  std::vector<bool> none = NoProcessSamples(first, mem_of(0), &out.baseline_bytes);
   const size_t n = none.size();
+  // A sample is the job's while any GPU in use holds its memory (a job on GPUs 2 and 3 that
+  // releases GPU 2 first still runs on 3): no process in it only where none of them has one.
+  for (size_t j = 1; j < util_of.size(); ++j) {
+    const CounterSeries& u = *util_of[j];
+    const std::vector<bool> own = NoProcessSamples(u, mem_of(j), nullptr);
+    size_t p = 0;  // u's sample at or just before the first GPU's
+    for (size_t i = 0; i < n; ++i) {
+      while (p + 1 < u.ts_ns.size() && u.ts_ns[p + 1] <= first.ts_ns[i]) ++p;
+      if (p < own.size() && u.ts_ns[p] <= first.ts_ns[i]) none[i] = none[i] && own[p];
+      else none[i] = false;  // no reading of that GPU yet: not known to be free
+    }
+  }
   for (size_t i = 0; i < n;) {
     if (none[i]) {
       ++i;
