@@ -4,7 +4,7 @@
 // blocking copy's wait is for the copy it launched (so a fix that removes the copy removes the
 // wait); a TF1 op-level GPU lane without tracer lanes is the host's; a small model's complete
 // step is analysed however short; input waits held by a few steps are named as stalls; a long wait with nothing
-// launched before it is start-up; the profiler's own reads of Dynamo's config are no torch.compile.
+// launched before it is start-up; a CUPTI version in the header means device activity was asked for; the profiler's own reads of Dynamo's config are no torch.compile.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -233,6 +233,32 @@ TEST(HostFixFloor, AWaitWithNothingLaunchedIsStartupNotUnrecordedWorkBothSides) 
   const std::string busy = testing::EvidenceText(
       *testing::FindFinding(AnalyzeTrace(testing::ImportChrome(trace(true))), "device_activity_missing"));
   EXPECT_NE(busy.find("the device was still running work then"), std::string::npos) << busy;
+}
+
+// --- CUDA activity asked for, none delivered: the header's CUPTI version says the tracer started
+
+TEST(HostFixFloor, ACuptiVersionInTheHeaderMeansDeviceActivityWasRequestedBothSides) {
+  auto trace = [](bool cupti) {
+    std::string ev;
+    for (int i = 0; i < 3; ++i) {
+      ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, i * 400.0, 390);
+      ev += X("cpu_op", "aten::_flash_attention_forward", 1, 1, i * 400.0 + 20, 300);
+    }
+    return Doc(ev, std::string(kT4) + (cupti ? ",\"cupti_version\":24,\"cuda_runtime_version\":12060" : ""));
+  };
+  Trace t = testing::ImportChrome(trace(true));
+  EXPECT_TRUE(t.worker(PrimaryWorker(t)).device_tracer_started);
+  const Report requested = AnalyzeTrace(t);
+  const Finding* lost = testing::FindFinding(requested, "device_activity_missing");
+  ASSERT_NE(lost, nullptr);
+  EXPECT_NE(lost->title.find("the device tracer was on"), std::string::npos) << lost->title;
+  EXPECT_NE(testing::EvidenceText(*lost).find("CUPTI version"), std::string::npos);
+  // Without it, CPU activity alone may have been asked for: the advice is to record the device.
+  const Report cpu_only = AnalyzeTrace(testing::ImportChrome(trace(false)));
+  const Finding* off = testing::FindFinding(cpu_only, "device_activity_missing");
+  ASSERT_NE(off, nullptr);
+  EXPECT_EQ(off->title.find("the device tracer was on"), std::string::npos) << off->title;
+  EXPECT_NE(off->fix.pytorch.find("ProfilerActivity.CUDA"), std::string::npos);
 }
 
 // --- torch.compile by its frames, not by any Dynamo file

@@ -260,8 +260,8 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     // A GPU log samples the device: there is no host side to fall back on, and no trace to record.
     if (device.coverage == DeviceCoverage::kMissing && !gpu_series && steps.device_tracer_on)
       r.notes.push_back("device activity was not captured, though the device tracer was on (it recorded the launch "
-                        "calls): the kernel records were lost, and only the host side is diagnosed (the "
-                        "device_activity_missing finding names the usual causes)");
+                        "calls, or the trace gives its CUPTI version): the kernel records were lost, and only the host "
+                        "side is diagnosed (the device_activity_missing finding names the usual causes)");
     else if (device.coverage == DeviceCoverage::kMissing && !gpu_series)
       r.notes.push_back("device activity was not captured: only the host side is diagnosed. Record it with "
                         "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) or "

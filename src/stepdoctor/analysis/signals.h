@@ -45,6 +45,7 @@ struct StepSignals {
   std::vector<std::string> device_evidence;  // what shows an accelerator was used (DeviceEvidence)
   bool device_nothing_launched = false;  // device_missing, and no call in the window issued device work
   bool device_tracer_on = false;  // device_missing, though the device tracer was on (DeviceEvidence::tracer_on)
+  bool device_tracer_started = false;  // ... as the trace's header says (DeviceEvidence::tracer_started)
   std::string profiler_window;     // device_missing: the profiler's span far beyond the events (DeviceEvidence)
   double device_wait_ms = 0;       // device_missing: the longest host wait on the device (DeviceEvidence)
   std::string device_wait_name;

@@ -141,6 +141,12 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
     if (out.nothing_launched)
       out.evidence.push_back("none of those calls launches a kernel or a copy: no device work was issued inside the window");
   }
+  // Kineto started CUPTI's activity tracing (it writes its version then): device activity was
+  // asked for, and its records were lost, however few calls the host recorded.
+  if (worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).device_tracer_started) {
+    out.tracer_started = true;
+    if (!out.nothing_launched) out.tracer_on = true;
+  }
   if (accelerator_ops > 0)
     out.evidence.push_back(fmt::format("{} operators that run on an accelerator ({}{})", accelerator_ops, accelerator_op,
                                        accelerator_ops > 1 ? ", ..." : ""));

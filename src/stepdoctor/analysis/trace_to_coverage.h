@@ -41,6 +41,8 @@ struct DeviceEvidence {
   // TensorFlow's runtime records come from the same CUPTI/roctracer session as the kernels'), so
   // the kernel records were lost, not left unrequested.
   bool tracer_on = false;
+  // The trace's header says the profiler started its device tracer (Worker::device_tracer_started).
+  bool tracer_started = false;
   // kMissing, and the profiler's own span at least twice as long as the host's events: how long
   // it recorded and how little of that holds anything; else empty.
   std::string profiler_window;

@@ -125,6 +125,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   s.device_evidence = std::move(device.evidence);
   s.device_nothing_launched = device.nothing_launched;
   s.device_tracer_on = device.tracer_on;
+  s.device_tracer_started = device.tracer_started;
   s.profiler_window = std::move(device.profiler_window);
   s.device_wait_ms = device.longest_device_wait_ns / 1e6;
   s.device_wait_name = std::move(device.longest_device_wait_name);

@@ -37,6 +37,9 @@ struct Worker {
   // The trace is a TF 1.x timeline: the StepStats of sess.run calls, so the step ran as a graph
   // (the graph executor's ops), whatever else it holds.
   bool tf1_session = false;
+  // The profiler set up its device tracer: Kineto writes `cupti_version` in the trace's header
+  // only where CUPTI's activity tracing was started (device activity was asked for).
+  bool device_tracer_started = false;
   // Its samples file states no times (`nvidia-smi --query-gpu=... --format=csv` without a
   // timestamp column), or all at one time: their order is real, their spacing was assumed by
   // the importer.

@@ -35,8 +35,11 @@ std::optional<Finding> DeviceActivityMissing(const Signals& sig) {
     // records kernels: asking for device activity again would change nothing.
     f.title = "the device tracer was on but no kernel or copy records came back: the verdict rests on the host side only";
     f.evidence.push_back({"recorded, then lost",
-                          "the launch calls are recorded by the same tracer session that records the kernels, so "
-                          "device activity was requested"});
+                          sig.steps->device_tracer_started
+                              ? "the trace's header gives the CUPTI version: the profiler started its device tracer, "
+                                "so device activity was requested"
+                              : "the launch calls are recorded by the same tracer session that records the kernels, "
+                                "so device activity was requested"});
     f.fix.summary =
         "Kernel records are lost when the profiler stops before the device has finished and handed them over, when "
         "another tool holds the GPU's tracing interface (Nsight Systems or Compute, DCGM profiling), under WSL 2 or "

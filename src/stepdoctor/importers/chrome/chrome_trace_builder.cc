@@ -252,12 +252,14 @@ void ChromeTraceBuilder::OnTopLevelField(std::string_view key, std::string_view 
     }, &s);
   } else if (key == "host_name" || key == "hostname") {
     if (raw.size() >= 2 && raw.front() == '"') s.host_name = std::string(raw.substr(1, raw.size() - 2));
+  } else if (key == "cupti_version") {
+    s.trace.workers[s.worker.v].device_tracer_started = true;
   }
 }
 
 bool ChromeTraceBuilder::WantsTopLevelField(std::string_view key) const {
   return key == "schemaVersion" || key == "deviceProperties" || key == "distributedInfo" || key == "host_name" ||
-         key == "hostname";
+         key == "hostname" || key == "cupti_version";
 }
 
 void ChromeTraceBuilder::OnMalformed() { s_->Skip(ImportIssue::kMalformedEvent); }
@@ -425,7 +427,6 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
     lanes.push_back({tl.id, (p != pe ? p->second : "") + '\x1f' + (t != s.thread_name.end() ? t->second : "")});
   }
   DropDuplicateLanes(trace, lanes, s.source);
-  // Worker identity.
   Worker& w = trace.workers[s.worker.v];
   w.rank = s.rank;
   w.world_size = s.world_size;
@@ -577,7 +578,6 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
     }
   ApplyDeviceProps(trace, s.worker, s.device_props, timelines);
 
-  // Format label.
   if (s.schema_version || s.saw_kineto_cat) {
     trace.format = "chrome-json (kineto)";
     trace.framework = Framework::kPyTorch;
