@@ -2,6 +2,8 @@
 // input-bound: "input-bound" needs a device shown starving (GPU samples at low utilisation).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/importers/import_paths.h"
 #include "stepdoctor/live/samples_writer.h"
@@ -9,9 +11,10 @@
 namespace stepdoctor {
 namespace {
 
-// A samples file as `stepdoctor run` writes it on a 4-core machine: the job's tree holds one
-// core at 99% while the other cores are 2% busy; with `gpu_util` >= 0 a GPU series too.
-std::string OneCoreSamples(double gpu_util) {
+// A samples file as `stepdoctor run` writes it on a 4-core machine: the job's tree of `procs`
+// processes holds `tree_cpu` % of one core (99: one core, the other cores 2% busy); with
+// `gpu_util` >= 0 a GPU series too.
+std::string OneCoreSamples(double gpu_util, int procs = 1, double tree_cpu = 99) {
   live::SamplesHeader h;
   h.hostname = "box";
   h.pid = 42;
@@ -23,10 +26,13 @@ std::string OneCoreSamples(double gpu_util) {
   for (int i = 0; i < 20; ++i) {
     live::Sample smp;
     smp.ts_ns = 1700000000000000000 + int64_t(i) * 1000000000;
-    smp.Add("proc_cpu_pct", 99);
-    smp.Add("cpu_pct_total", (99 + 3 * 2) / 4.0);
-    smp.Add("cpu_core0_pct", 99);
-    for (int c = 1; c < 4; ++c) smp.Add("cpu_core" + std::to_string(c) + "_pct", 2);
+    smp.Add("proc_cpu_pct", tree_cpu);
+    smp.Add("proc_count", procs);
+    smp.Add("cpu_pct_total", (tree_cpu + 6) / 4.0);
+    for (int c = 0; c < 4; ++c) {
+      const double in_tree = std::min(99.0, std::max(0.0, tree_cpu - 99.0 * c));
+      smp.Add("cpu_core" + std::to_string(c) + "_pct", in_tree > 0 ? in_tree : 2);
+    }
     if (gpu_util >= 0) smp.Add("gpu0_util_pct", gpu_util);
     s += live::SampleJson(smp) + "\n";
   }
@@ -56,11 +62,33 @@ TEST(SerialCpuVerdict, NoDeviceMeansCpuBoundOnOneCore) {
   EXPECT_NE(r.verdict.summary.find("CPU-bound on one core"), std::string::npos) << r.verdict.summary;
 }
 
-TEST(SerialCpuVerdict, StarvingGpuBesideTheBusyCoreIsInputBound) {
+// GPU samples beside one busy core cannot say whether that core loads data or runs the loop's
+// own Python: host-bound, and the advice is to profile a few steps first.
+TEST(SerialCpuVerdict, StarvingGpuBesideTheBusyCoreIsHostBound) {
   Report r = Diagnose(OneCoreSamples(3));
   EXPECT_TRUE(Has(r, "gpu_starved_cpu_bound"));
   EXPECT_FALSE(Has(r, "serial_cpu_pipeline"));
+  EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kHost) << r.verdict.summary;
+  EXPECT_NE(r.verdict.summary.find("cannot tell which"), std::string::npos) << r.verdict.summary;
+  for (const auto& f : r.findings)
+    if (f.id == "gpu_starved_cpu_bound") EXPECT_NE(f.fix.pytorch.find("torch.profiler"), std::string::npos);
+}
+
+// The same GPU with the CPU work spread over several processes past one core: the pattern of
+// input workers, so the input is named and the advice is the input pipeline's.
+TEST(SerialCpuVerdict, StarvingGpuBesideBusyWorkerProcessesIsInputBound) {
+  Report r = Diagnose(OneCoreSamples(3, 5, 350));
+  ASSERT_TRUE(Has(r, "gpu_starved_cpu_bound"));
   EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kInput) << r.verdict.summary;
+  for (const auto& f : r.findings)
+    if (f.id == "gpu_starved_cpu_bound") EXPECT_NE(f.fix.pytorch.find("num_workers"), std::string::npos);
+}
+
+// Several processes, but only one core's work among them: still the host.
+TEST(SerialCpuVerdict, SeveralProcessesOnOneCoreStayHostBound) {
+  Report r = Diagnose(OneCoreSamples(3, 3, 99));
+  ASSERT_TRUE(Has(r, "gpu_starved_cpu_bound"));
+  EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kHost) << r.verdict.summary;
 }
 
 }  // namespace

@@ -463,7 +463,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     // headroom, missing device activity) still hold.
     r.findings.erase(std::remove_if(r.findings.begin(), r.findings.end(),
                                     [](const Finding& f) {
-                                      return BottleneckOfFinding(f.id) != Bottleneck::kUnknown || f.id == "untraced_time";
+                                      return BottleneckOf(f) != Bottleneck::kUnknown || f.id == "untraced_time";
                                     }),
                      r.findings.end());
     r.verdict.bottleneck = Bottleneck::kUnknown;

@@ -13,7 +13,7 @@ void HoldBackColdWindowFindings(std::vector<Finding>* findings) {
   // that a steady step does not pay, so no finding about the step is high, and no fix is
   // predicted from it.
   for (Finding& f : *findings) {
-    if (f.id == "cold_start" || BottleneckOfFinding(f.id) == Bottleneck::kUnknown) continue;
+    if (f.id == "cold_start" || BottleneckOf(f) == Bottleneck::kUnknown) continue;
     f.severity = std::min(f.severity, FindingSeverity::kModerate);
     f.fix.summary = "This window is one cold first pass: profile steady-state steps before acting on it. " + f.fix.summary;
     if (const char* fix = FixForFinding(f.id); fix && !f.prediction) {

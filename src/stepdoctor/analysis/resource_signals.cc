@@ -5,6 +5,7 @@
 #include <map>
 #include <string_view>
 
+#include "stepdoctor/analysis/gpu_log_stretches.h"
 #include "stepdoctor/analysis/statistics.h"
 #include "stepdoctor/model/series_names.h"
 
@@ -19,32 +20,6 @@ double Mean(const std::vector<double>& v) {
   for (double x : v) s += x;
   return s / double(v.size());
 }
-
-// The counters of one worker by name.
-class Series {
- public:
-  Series(const Trace& t, WorkerId w) {
-    for (const auto& c : t.counters)
-      if (c.worker == w && !c.value.empty()) by_name_[c.name] = &c;
-  }
-  const CounterSeries* Get(std::string_view name) const {
-    auto it = by_name_.find(std::string(name));
-    return it == by_name_.end() ? nullptr : it->second;
-  }
-  // Empty where the series was not sampled.
-  std::optional<double> MeanOf(std::string_view name) const {
-    const CounterSeries* c = Get(name);
-    return c ? std::optional<double>(Mean(c->value)) : std::nullopt;
-  }
-  std::optional<double> MaxOf(std::string_view name) const {
-    const CounterSeries* c = Get(name);
-    return c ? std::optional<double>(*std::max_element(c->value.begin(), c->value.end())) : std::nullopt;
-  }
-  const std::map<std::string, const CounterSeries*>& all() const { return by_name_; }
-
- private:
-  std::map<std::string, const CounterSeries*> by_name_;
-};
 
 // Names of series the resource signals read; a worker's "samples" are its points in these.
 bool IsResourceSeries(std::string_view n) {
@@ -92,7 +67,7 @@ std::optional<UtilisationDips> FindDips(const CounterSeries& c, size_t from, dou
 // The leading samples of the first GPU in use below kIdleGpuUtilPct, where they are a start-up
 // worth reporting (kStartupMinSamples, kStartupMinSharePct, at most kStartupMaxSharePct of the
 // log, work of at least kStartupMinAfterPct after it), and the utilisation of `judged` after it.
-std::optional<GpuStartup> FindGpuStartup(const Series& s, const std::vector<const GpuResource*>& judged,
+std::optional<GpuStartup> FindGpuStartup(const WorkerSeries& s, const std::vector<const GpuResource*>& judged,
                                          const std::vector<const CounterSeries*>& util_of) {
   GpuStartup out;
   const CounterSeries& first = *util_of[0];
@@ -123,146 +98,6 @@ std::optional<GpuStartup> FindGpuStartup(const Series& s, const std::vector<cons
     if (!out.mem_to_bytes) out.mem_to_bytes = out.mem_from_bytes;
   }
   return out;
-}
-
-// The memory a GPU shows with no process on it: the log's lowest reading, where that is under
-// kHeldMemoryBytes or kNoProcessPeakShare of the peak (a display server, another user's small
-// context). Empty where it is above both (a process's: the log is a run's phases) or there is no
-// memory series.
-std::optional<double> NoProcessBaseline(const CounterSeries* mem) {
-  if (!mem || mem->value.empty()) return std::nullopt;
-  const auto [lo_it, hi_it] = std::minmax_element(mem->value.begin(), mem->value.end());
-  if (*lo_it >= std::max(kHeldMemoryBytes, kNoProcessPeakShare * *hi_it)) return std::nullopt;
-  return *lo_it;
-}
-
-// Which samples of `util` have no process on the GPU: memory within kNoProcessMemBytes of its
-// NoProcessBaseline and the GPU idle. All false without a baseline; `*baseline` is that reading.
-std::vector<bool> NoProcessSamples(const CounterSeries& util, const CounterSeries* mem, double* baseline) {
-  std::vector<bool> out(util.value.size(), false);
-  const std::optional<double> none = NoProcessBaseline(mem);
-  if (!none) return out;
-  const double low = *none;
-  if (baseline) *baseline = low;
-  size_t k = 0;  // the memory reading at or just before each utilisation sample
-  for (size_t i = 0; i < util.value.size(); ++i) {
-    while (k + 1 < mem->ts_ns.size() && mem->ts_ns[k + 1] <= util.ts_ns[i]) ++k;
-    if (mem->ts_ns[k] > util.ts_ns[i]) continue;  // no memory reading yet
-    out[i] = util.value[i] < kIdleGpuUtilPct && mem->value[k] < low + kNoProcessMemBytes;
-  }
-  return out;
-}
-
-// The runs of the job in a log that spans more than it (GpuRuns): the samples some GPU in use
-// holds memory in, timed by the first GPU in use;
-// `*job` gets each judged GPU's utilisation without its no-process samples inside the first
-// GPU's no-process stretches.
-std::optional<GpuRuns> FindGpuRuns(const Series& s, const std::vector<const GpuResource*>& judged,
-                                   const std::vector<const CounterSeries*>& util_of, int64_t log_start_ns,
-                                   double interval_s, std::vector<CounterSeries>* job) {
-  using series::GpuMetric;
-  auto mem_of = [&](size_t j) { return s.Get(series::GpuSeriesName(judged[j]->index, GpuMetric::kMemUsedBytes)); };
-  const CounterSeries& first = *util_of[0];
-  GpuRuns out;
-  std::vector<bool> none = NoProcessSamples(first, mem_of(0), &out.baseline_bytes);
-  const size_t n = none.size();
-  // A sample is the job's while any GPU in use holds its memory (a job on GPUs 2 and 3 that
-  // releases GPU 2 first still runs on 3): no process in it only where none of them has one.
-  for (size_t j = 1; j < util_of.size(); ++j) {
-    const CounterSeries& u = *util_of[j];
-    const std::vector<bool> own = NoProcessSamples(u, mem_of(j), nullptr);
-    size_t p = 0;  // u's sample at or just before the first GPU's
-    for (size_t i = 0; i < n; ++i) {
-      while (p + 1 < u.ts_ns.size() && u.ts_ns[p + 1] <= first.ts_ns[i]) ++p;
-      if (p < own.size() && u.ts_ns[p] <= first.ts_ns[i]) none[i] = none[i] && own[p];
-      else none[i] = false;  // no reading of that GPU yet: not known to be free
-    }
-  }
-  for (size_t i = 0; i < n;) {
-    if (none[i]) {
-      ++i;
-      continue;
-    }
-    size_t e = i;
-    double sum = 0;
-    while (e < n && !none[e]) sum += first.value[e++];
-    GpuRuns::Run run;
-    run.samples = int(e - i);
-    run.util_mean_pct = sum / double(run.samples);
-    run.start_s = double(first.ts_ns[i] - log_start_ns) / 1e9;
-    run.duration_s = double(first.ts_ns[e - 1] - first.ts_ns[i]) / 1e9 + interval_s;
-    out.runs.push_back(run);
-    i = e;
-  }
-  if (out.runs.empty()) return std::nullopt;
-  out.leading = none[0];
-  out.trailing = none[n - 1];
-  out.excluded_samples = int(std::count(none.begin(), none.end(), true));
-  out.excluded_pct = 100.0 * out.excluded_samples / double(n);
-  if (out.excluded_pct < kNoProcessMinSharePct) return std::nullopt;
-  for (size_t i = 0; i < n; ++i)
-    if (none[i]) out.excluded_s += i + 1 < n ? double(first.ts_ns[i + 1] - first.ts_ns[i]) / 1e9 : interval_s;
-  for (size_t j = 0; j < util_of.size(); ++j) {
-    const CounterSeries& u = *util_of[j];
-    const std::vector<bool> own = j == 0 ? none : NoProcessSamples(u, mem_of(j), nullptr);
-    CounterSeries kept;
-    kept.worker = u.worker;
-    kept.device = u.device;
-    kept.name = u.name;
-    kept.unit = u.unit;
-    size_t p = 0;  // the first GPU's sample at or just before u's
-    for (size_t k = 0; k < u.value.size(); ++k) {
-      while (p + 1 < n && first.ts_ns[p + 1] <= u.ts_ns[k]) ++p;
-      if (own[k] && none[p]) continue;
-      kept.ts_ns.push_back(u.ts_ns[k]);
-      kept.value.push_back(u.value[k]);
-    }
-    job->push_back(kept.value.empty() ? u : std::move(kept));
-  }
-  return out;
-}
-
-// The longest idle stretch of `util` from sample `from` on while `mem` stays held (GpuIdleStretch).
-std::optional<GpuIdleStretch> FindIdleStretch(const CounterSeries& util, const CounterSeries* mem, size_t from,
-                                              int64_t log_start_ns, double interval_s) {
-  if (!mem || mem->value.empty() || util.value.size() <= from) return std::nullopt;
-  GpuIdleStretch best;
-  size_t k = 0, run_start = 0;
-  int run = 0;
-  double run_mem = 0;
-  auto close = [&](size_t end) {  // the stretch [run_start, end)
-    if (run > best.samples) {
-      best.samples = run;
-      best.start_s = double(util.ts_ns[run_start] - log_start_ns) / 1e9;
-      best.duration_s = double(util.ts_ns[end - 1] - util.ts_ns[run_start]) / 1e9 + interval_s;
-      best.mem_bytes = run_mem;
-    }
-    run = 0;
-    run_mem = 0;
-  };
-  // Held: a process's memory; where the log's lowest reading is what no process holds (as in
-  // NoProcessSamples), above that too.
-  const std::optional<double> none = NoProcessBaseline(mem);
-  const double held_from = none ? std::max(kHeldMemoryBytes, *none + kNoProcessMemBytes) : kHeldMemoryBytes;
-  for (size_t i = from; i < util.value.size(); ++i) {
-    // Samples left out between runs part the stretches on either side.
-    if (run > 0 && i > from && double(util.ts_ns[i] - util.ts_ns[i - 1]) > 2e9 * interval_s) close(i);
-    while (k + 1 < mem->ts_ns.size() && mem->ts_ns[k + 1] <= util.ts_ns[i]) ++k;
-    const bool held = mem->ts_ns[k] <= util.ts_ns[i] && mem->value[k] >= held_from;
-    if (util.value[i] < kIdleGpuUtilPct && held) {
-      if (run == 0) run_start = i;
-      ++run;
-      run_mem = std::max(run_mem, mem->value[k]);
-    } else if (run > 0) {
-      close(i);
-    }
-  }
-  if (run > 0) close(util.value.size());
-  best.share_pct = 100.0 * best.samples / double(util.value.size());
-  if (best.samples < kIdleStretchMinSamples || best.share_pct < kIdleStretchMinSharePct ||
-      best.share_pct > kIdleStretchMaxSharePct)
-    return std::nullopt;
-  return best;
 }
 
 }  // namespace
@@ -349,7 +184,7 @@ std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace) {
   if (points.empty()) return nullptr;
   auto best = std::max_element(points.begin(), points.end(), [](auto& a, auto& b) { return a.second < b.second; });
   WorkerId w{best->first};
-  Series s(trace, w);
+  WorkerSeries s(trace, w);
 
   auto r = std::make_unique<ResourceSignals>();
   r->worker = w;
@@ -512,6 +347,7 @@ std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace) {
   if (!judged.empty())
     r->gpu_idle_stretch =
         FindIdleStretch(*util_of[0], s.Get(series::GpuSeriesName(judged[0]->index, GpuMetric::kMemUsedBytes)),
+                        s.Get(series::GpuSeriesName(judged[0]->index, GpuMetric::kPowerW)),
                         r->gpu_startup ? size_t(r->gpu_startup->samples) : 0, lo, r->interval_s);
 
   // Dips: the first used GPU's utilisation (a multi-GPU job dips on all GPUs at a checkpoint),
@@ -570,7 +406,7 @@ std::string SampledJobNote(const Trace& trace, const std::vector<WorkerId>& job)
 
 std::vector<TimeSeries> ResourceSeriesForCharts(const Trace& trace, WorkerId worker, int max_points) {
   std::vector<TimeSeries> out;
-  Series s(trace, worker);
+  WorkerSeries s(trace, worker);
   int64_t lo = INT64_MAX;
   for (const auto& [name, c] : s.all()) lo = std::min(lo, c->ts_ns.front());
   auto wanted = [](std::string_view n) {

@@ -96,6 +96,8 @@ struct GpuIdleStretch {
   int samples = 0;
   double share_pct = 0;  // of the job's samples of that GPU
   double mem_bytes = 0;  // memory used over it (its largest reading)
+  double interval_s = 0;  // the log's sampling interval: snapshots this far apart
+  bool power_checked = false;  // its samples drew idle power too (IdlePowerCeiling)
 };
 
 // Dips of the primary utilisation series (GPU util, else the tree's CPU, else machine CPU),

@@ -60,7 +60,7 @@ std::vector<Finding> RunRules(const std::vector<RuleDef>& rules, const Signals& 
       if (diagnostics) diagnostics->push_back(std::string("rule ") + r.id + " produced finding id " + f->id);
       f->id = r.id;
     }
-    const Bottleneck b = r.bottleneck;
+    const Bottleneck b = f->bottleneck.value_or(r.bottleneck);
     if (s.steps && (b == Bottleneck::kInput || b == Bottleneck::kHost)) CapByDeviceFloor(*s.steps, &*f);
     out.push_back(std::move(*f));
   }

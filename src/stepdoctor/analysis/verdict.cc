@@ -67,6 +67,8 @@ Bottleneck BottleneckOfFinding(const std::string& id) {
   return r ? r->bottleneck : Bottleneck::kUnknown;
 }
 
+Bottleneck BottleneckOf(const Finding& f) { return f.bottleneck ? *f.bottleneck : BottleneckOfFinding(f.id); }
+
 Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps) {
   // The only window is one cold first pass: that leads, and what else bounds it follows.
   for (const Finding& cold : ranked)
@@ -74,15 +76,15 @@ Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps
       Verdict v;
       v.summary = "no single bottleneck identified: " + cold.title;
       for (const Finding& f : ranked)
-        if (f.severity >= FindingSeverity::kModerate && BottleneckOfFinding(f.id) != Bottleneck::kUnknown) {
-          v.summary += fmt::format("; in the rest, {}: {}", BottleneckPhrase(BottleneckOfFinding(f.id)), f.title);
+        if (f.severity >= FindingSeverity::kModerate && BottleneckOf(f) != Bottleneck::kUnknown) {
+          v.summary += fmt::format("; in the rest, {}: {}", BottleneckPhrase(BottleneckOf(f)), f.title);
           break;
         }
       return v;
     }
   for (const Finding& f : ranked)
-    if (f.severity == FindingSeverity::kHigh && BottleneckOfFinding(f.id) != Bottleneck::kUnknown)
-      return From(f, BottleneckOfFinding(f.id));
+    if (f.severity == FindingSeverity::kHigh && BottleneckOf(f) != Bottleneck::kUnknown)
+      return From(f, BottleneckOf(f));
   // A healthy note that the device is busy: a profile's steps show it computing (compute_bound);
   // a GPU log alone shows only that a kernel was resident (gpu_well_fed), which names no
   // bottleneck, so its note is the headline as it stands.
@@ -100,8 +102,8 @@ Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps
     return v;
   }
   for (const Finding& f : ranked)
-    if (f.severity == FindingSeverity::kModerate && BottleneckOfFinding(f.id) != Bottleneck::kUnknown)
-      return From(f, BottleneckOfFinding(f.id));
+    if (f.severity == FindingSeverity::kModerate && BottleneckOf(f) != Bottleneck::kUnknown)
+      return From(f, BottleneckOf(f));
   if (compute) return From(*compute, Bottleneck::kDeviceCompute);
   if (busy) {
     v.summary = busy->title;
@@ -127,7 +129,7 @@ Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps
 Verdict HostOnlyVerdict(const std::vector<Finding>& ranked, bool nothing_launched) {
   Verdict out;
   for (const Finding& f : ranked)
-    if (f.severity >= FindingSeverity::kModerate && BottleneckOfFinding(f.id) == Bottleneck::kInput) {
+    if (f.severity >= FindingSeverity::kModerate && BottleneckOf(f) == Bottleneck::kInput) {
       out.bottleneck = Bottleneck::kInput;
       out.summary = fmt::format("input-bound (host-side view; device activity not captured): {}", f.title);
       return out;

@@ -11,6 +11,8 @@ namespace stepdoctor {
 // The bottleneck a finding id points at, from its rule's RuleDef (input_bound -> input, ...);
 // kUnknown for notes and ids no rule registers.
 Bottleneck BottleneckOfFinding(const std::string& id);
+// The bottleneck a finding names: its own where its evidence decided one, else its id's.
+Bottleneck BottleneckOf(const Finding& f);
 
 // Order of precedence:
 //   1. the first (highest-ranked) high-severity finding that names a bottleneck;

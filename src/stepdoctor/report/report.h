@@ -69,6 +69,10 @@ struct Finding {
   // The what-if fix its advice describes where that is not its id's usual one (a host_bound
   // finding advising to move CPU work: "cpuwork", not "launch"); empty: the usual one.
   std::string whatif_fix;
+  // The bottleneck this finding names where its own evidence decides it (GPU samples beside a
+  // busy CPU: the input where worker processes do the CPU work, else the host); empty: the
+  // rule's registered one (BottleneckOf in analysis/verdict.h).
+  std::optional<Bottleneck> bottleneck;
   std::vector<EvidenceItem> evidence;
   std::vector<TopEvent> top_events;
   // Named figures for machines (JSON `figures`): the straggler's rank, late_ms_per_step, ...

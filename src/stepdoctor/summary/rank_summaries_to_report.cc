@@ -116,7 +116,7 @@ Report RankSummariesToReport(std::vector<RankSummary> ranks) {
   std::vector<Finding> found = RunRules(JobRules(device_missing), sig, &r.diagnostics);
   if (too_short)
     found.erase(std::remove_if(found.begin(), found.end(),
-                               [](const Finding& f) { return BottleneckOfFinding(f.id) != Bottleneck::kUnknown; }),
+                               [](const Finding& f) { return BottleneckOf(f) != Bottleneck::kUnknown; }),
                 found.end());
   if (found.empty()) return r;
   r.findings.insert(r.findings.end(), found.begin(), found.end());

@@ -44,10 +44,11 @@ const std::vector<RuleDef>& AllRules() {
       {.id = "gpu_partly_idle",
        .summary = "GPUs busy on average but idle for a good part of the time (no profile)",
        .evaluate = &Infallible<rules::GpuPartlyIdle>},
-      // GPU samples show it idle while the CPU works.
+      // GPU samples show it idle while the CPU works: the host, or the input where worker
+      // processes do that work (the finding says which).
       {.id = "gpu_starved_cpu_bound",
-       .summary = "GPUs mostly idle while the job's CPU is saturated: preprocessing-bound",
-       .bottleneck = B::kInput,
+       .summary = "GPUs mostly idle while the job's CPU is busy: host- or preprocessing-bound",
+       .bottleneck = B::kHost,
        .evaluate = &Infallible<rules::GpuStarvedCpuBound>},
       // A GPU log holding memory or power but no utilisation: no bottleneck can be named.
       {.id = "gpu_utilisation_not_logged",

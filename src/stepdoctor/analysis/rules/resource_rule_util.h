@@ -123,10 +123,16 @@ inline void AddGpuUtilEvidence(const ResourceSignals& r, std::vector<EvidenceIte
                                                          DurationText(g.duration_s), g.samples, Pct(g.share_pct),
                                                          DurationText(g.start_s))
                                            : fmt::format("{} samples in a row ({} of the job's)", g.samples, Pct(g.share_pct));
+    const char* power = g.power_checked ? " at idle power" : "";
+    const char* causes = "(evaluation on the CPU, checkpointing, waiting on data or a peer, a hang)";
+    // Snapshots far apart see only their instants: what ran between them is unknown.
     ev->push_back({"longest idle stretch with memory held",
-                   fmt::format("{}, holding up to {}: the job paused with its model loaded (evaluation on the CPU, "
-                               "checkpointing, waiting on data or a peer, a hang)",
-                               when, MemText(g.mem_bytes))});
+                   g.interval_s >= kCoarseSampleIntervalS
+                       ? fmt::format("{}, holding up to {}{}: snapshots {} apart read the GPU idle; the job may have "
+                                     "paused with its model loaded {}, or ran between them",
+                                     when, MemText(g.mem_bytes), power, DurationText(g.interval_s), causes)
+                       : fmt::format("{}, holding up to {}{}: the job paused with its model loaded {}", when,
+                                     MemText(g.mem_bytes), power, causes)});
   }
   if (r.gpu_util_median_pct) ev->push_back({"median GPU utilisation", Pct(*r.gpu_util_median_pct)});
   if (r.gpu_util_below_low_pct)

@@ -57,6 +57,13 @@ inline constexpr double kNoProcessPeakShare = 0.10;
 inline constexpr int kIdleStretchMinSamples = 3;
 inline constexpr double kIdleStretchMinSharePct = 10.0;
 inline constexpr double kIdleStretchMaxSharePct = 50.0;
+// ... and, where the log has power draw, each of its samples draws under halfway from the log's
+// lowest draw to its busy samples' median (a reading of 0% at a working GPU's power is a snapshot
+// between kernels), where the two are at least 20 W apart.
+inline constexpr double kIdlePowerShare = 0.5;
+inline constexpr double kIdlePowerMinSpreadW = 20.0;
+// Snapshots this far apart or more see only the instant they are taken: the stretch says so.
+inline constexpr double kCoarseSampleIntervalS = 10.0;
 inline constexpr double kGpuWellFedPct = 80.0;          // mean GPU utilisation >= 80%: the GPU rarely waits (well fed)
 inline constexpr double kDipFraction = 0.5;             // a dip: utilisation below half its median ...
 inline constexpr double kDipBaselineMinPct = 40.0;      // ... where the median is at least 40%
