@@ -36,6 +36,12 @@ inline std::string Tf1Op(int pid, const char* name, double ts, double dur) {
          ",\"tid\":0,\"ts\":" + std::to_string(ts) + ",\"dur\":" + std::to_string(dur) +
          ",\"args\":{\"name\":\"" + name + "\",\"op\":\"" + name + "\"}}";
 }
+// A TF1 timeline op whose node has its own name (the executor's _SOURCE is a NoOp named _SOURCE).
+inline std::string Tf1Node(int pid, const char* op, const char* node, double ts, double dur) {
+  return ",{\"ph\":\"X\",\"cat\":\"Op\",\"name\":\"" + std::string(op) + "\",\"pid\":" + std::to_string(pid) +
+         ",\"tid\":0,\"ts\":" + std::to_string(ts) + ",\"dur\":" + std::to_string(dur) + ",\"args\":{\"name\":\"" +
+         node + "\",\"op\":\"" + op + "\"}}";
+}
 
 // A CPU-only training loop of `steps` ProfilerStep#N steps: each loads a batch from the DataLoader
 // for `load_ms` (in the training process, or from worker processes), then computes `compute_ms`.

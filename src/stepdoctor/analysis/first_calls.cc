@@ -42,7 +42,7 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
       out.push_back({{c.first_start, c.first_start + c.first_dur}, name});
   }
   // An op a TF1 session placed on a GPU spans its launch to completion on the op-level lane: one
-  // called once that takes over kOneOffRuntimeNs while the device works under a tenth of it spent
+  // called once (or a bookkeeping op) that takes over kOneOffRuntimeNs while the device works under a tenth of it spent
   // that time setting up (library handles, autotuning), not in its kernels.
   const bool tf1 = worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).tf1_session;
   std::vector<Interval> lone;
@@ -52,11 +52,14 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
       if (t.worker != worker || t.kind != TimelineKind::kHostThread || t.name.find("/device:GPU:") == std::string::npos)
         continue;
       for (size_t i = 0; i < t.ev.size(); ++i) {
-        if (t.ev.kind[i] != EventKind::kFrameworkOp || t.ev.dur_ns[i] <= kOneOffRuntimeNs || t.ev.start_ns[i] < lo ||
-            t.ev.start_ns[i] >= hi)
+        // A bookkeeping op (the executor's _SOURCE NoOp) does no work in any run: one that takes
+        // that long is the first run setting up, however often its type recurs.
+        const bool bookkeeping = t.ev.kind[i] == EventKind::kFrameworkOverhead;
+        if ((t.ev.kind[i] != EventKind::kFrameworkOp && !bookkeeping) || t.ev.dur_ns[i] <= kOneOffRuntimeNs ||
+            t.ev.start_ns[i] < lo || t.ev.start_ns[i] >= hi)
           continue;
         auto c = by_name.find(t.ev.name[i]);
-        if (c != by_name.end() && c->second.count == 1) {
+        if (bookkeeping || (c != by_name.end() && c->second.count == 1)) {
           lone.push_back({t.ev.start_ns[i], t.end_ns(uint32_t(i))});
           lone_names.push_back(t.ev.name[i]);
         }

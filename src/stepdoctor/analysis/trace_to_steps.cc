@@ -1,6 +1,7 @@
 #include "stepdoctor/analysis/trace_to_steps.h"
 
 #include "stepdoctor/analysis/signals.h"  // kOutlierStepFactor
+#include "stepdoctor/analysis/tf1_runs.h"
 
 #include <algorithm>
 #include <charconv>
@@ -281,6 +282,20 @@ StepWindows TraceToSteps(const Trace& trace, WorkerId worker) {
     }
   }
   if (out.steps.empty()) InferSteps(trace, worker, &out);
+  const bool tf1 = worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).tf1_session;
+  if (out.steps.empty() && tf1) {
+    // A timeline that merges several sess.run calls: each step from one run's start to the next
+    // (the Python between runs, building the next feed, is the step's too); the last run's next
+    // start is not in the trace, so it is left out.
+    const std::vector<int64_t> runs = Tf1RunStarts(trace, worker);
+    for (size_t k = 0; k + 1 < runs.size(); ++k) out.steps.push_back({int64_t(k) + 1, runs[k], runs[k + 1]});
+    if (!runs.empty()) {
+      ++out.excluded_partial;
+      out.inferred = true;
+      out.source = "the " + std::to_string(runs.size()) +
+                   " sess.run calls a TF1 timeline merges (each from its executors' _SOURCE to the next run's)";
+    }
+  }
   if (out.steps.empty() && worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).single_run &&
       hi > lo) {
     // The trace is one run of the step (a TF1 timeline's sess.run): its window is that step.

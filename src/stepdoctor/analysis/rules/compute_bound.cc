@@ -4,6 +4,7 @@
 #include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
+#include "stepdoctor/analysis/trace_to_step_signals.h"
 
 namespace stepdoctor::rules {
 std::optional<Finding> ComputeBound(const Signals& sig) {
@@ -34,8 +35,18 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
                  : fmt::format("the device computes {} of {}: {} compute-bound", Pct(share), EachStepNoun(s),
                                s.has_steps ? "the step is" : "the work is");
   f.gain_upper_bound = 1.0;
-  f.gain_text = amp ? "no idle time to recover; mixed precision moves matrix math onto TensorCores (the gain depends on the model and is not estimated from this trace)"
-                    : "no idle time to recover; gains must come from doing the compute faster";
+  // Host time with nothing recorded is idle time too, of unknown cause: not "none to recover".
+  const double untraced = s.mean_step_ms > 0 ? 100.0 * s.untraced_host_ms / s.mean_step_ms : 0;
+  const std::string idle = untraced >= kUntracedNotePct
+                               ? fmt::format("{} of {} is host time with nothing recorded while the device "
+                                             "idles (what runs there is unknown); in the rest, ",
+                                             Pct(untraced), EachStepNoun(s))
+                               : std::string("no idle time to recover; ");
+  f.gain_text = idle + (amp ? "mixed precision moves matrix math onto TensorCores (the gain depends on the model and is not estimated from this trace)"
+                            : "gains must come from doing the compute faster");
+  if (untraced >= kUntracedNotePct)
+    f.evidence.push_back({fmt::format("gaps of {} ms or more with no event, the device idle", kUntracedGapNs / 1'000'000),
+                          fmt::format("{} {} ({})", Ms(s.untraced_host_ms), PerStep(s), Pct(untraced))});
   f.evidence.push_back({fmt::format("device compute {}", PerStep(s)), fmt::format("{} ({})", Ms(s.category_ms[int(StepCategory::kDeviceCompute)]), Pct(share))});
   if (device_bound) {
     f.evidence.push_back({"device busy over its own span", Pct(s.device_span_busy_pct)});

@@ -74,6 +74,7 @@ inline constexpr double kSampleGapFactor = 3.0;          // a spacing this many 
 inline constexpr double kCpuWaitEvidencePct = 10.0;     // the job waiting >= 10% of a core for a CPU: worth a line of evidence
 
 // --- untraced_time (gaps with nothing recorded: kUntracedGapNs, trace_to_step_signals.h)
+inline constexpr double kUntracedNotePct = 10.0;      // >= 10%: compute_bound says the step has idle host time it cannot explain
 inline constexpr double kUntracedModeratePct = 25.0;  // untraced host time >= 25% of the step: moderate
 inline constexpr double kUntracedHighPct = 50.0;      // >= 50%: high (the trace explains under half the step)
 // --- unrecorded_device_work: the host blocked on the device while the trace shows it idle

@@ -1,0 +1,20 @@
+// The sess.run calls a TF 1.x timeline merges: files that join several runs' StepStats (a
+// tutorial's timeline merger, a loop that appends each run's Chrome trace) have no step markers,
+// but each run starts its executors with a _SOURCE op on every device it uses.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "stepdoctor/model/trace.h"
+
+namespace stepdoctor {
+
+// The start of each run the worker's TF1 timeline holds, in time order: the _SOURCE ops (an
+// event whose `name` arg is "_SOURCE") that no other event of the worker spans (a function's
+// executor inside a run starts inside its caller's op) and that follow some other op since the
+// previous start (a run's partitions start their _SOURCE ops together). Empty where fewer than
+// two runs are found.
+std::vector<int64_t> Tf1RunStarts(const Trace& trace, WorkerId worker);
+
+}  // namespace stepdoctor

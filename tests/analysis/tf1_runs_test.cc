@@ -1,0 +1,105 @@
+// TF1 timelines that merge several sess.run calls (Tf1RunStarts): each run starts its executors
+// with a _SOURCE NoOp, so the runs are the steps; a _SOURCE inside a running op (a function's
+// executor) starts none. A bookkeeping op that holds a GPU's op lane past kOneOffRuntimeNs while
+// the device idles is the first run setting up. compute_bound says where host time has nothing
+// recorded (kUntracedNotePct).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "inline_chrome.h"
+#include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
+#include "stepdoctor/analysis/tf1_runs.h"
+#include "stepdoctor/analysis/trace_to_step_signals.h"
+#include "stepdoctor/analysis/trace_to_steps.h"
+#include "stepdoctor/model/runtime_calls.h"
+#include "test_util.h"
+
+namespace stepdoctor {
+namespace {
+
+using testing::Tf1Lane;
+using testing::Tf1Node;
+using testing::Tf1Op;
+
+constexpr const char* kCpu = "/job:localhost/replica:0/task:0/device:CPU:0 Compute";
+constexpr const char* kGpuOps = "/job:localhost/replica:0/task:0/device:GPU:0 Compute";
+
+// `runs` sess.run calls on the CPU: each its _SOURCE, then 30 ops of 500 us, then `gap_us` of
+// Python before the next run. With `wrapped`, one op spans every run (they are a function's
+// executors inside one run); with `gpu_partition`, each run's GPU partition starts its own
+// _SOURCE 5 us after the CPU's.
+std::string MergedRuns(int runs, double gap_us, bool wrapped = false, bool gpu_partition = false) {
+  std::string ev = Tf1Lane(1, kCpu) + (gpu_partition ? Tf1Lane(2, kGpuOps) : std::string());
+  const double period = 10 + 30 * 500 + gap_us;
+  if (wrapped) ev += Tf1Op(1, "PartitionedCall", 0, runs * period);
+  for (int r = 0; r < runs; ++r) {
+    const double t = 1 + r * period;
+    ev += Tf1Node(1, "NoOp", "_SOURCE", t, 10);
+    if (gpu_partition) ev += Tf1Node(2, "NoOp", "_SOURCE", t + 5, 3);
+    for (int k = 0; k < 30; ++k) ev += Tf1Op(1, k % 2 ? "MatMul" : "BiasAdd", t + 10 + k * 500, 500);
+  }
+  return "{\"traceEvents\":[" + ev.substr(1) + "]}";
+}
+
+TEST(Tf1Runs, MergedRunsAreTheStepsBothSides) {
+  Trace t = testing::ImportChrome(MergedRuns(4, 4000));
+  const WorkerId w = PrimaryWorker(t);
+  ASSERT_TRUE(t.worker(w).tf1_session);
+  EXPECT_EQ(Tf1RunStarts(t, w).size(), 4u);
+  StepWindows s = TraceToSteps(t, w);
+  ASSERT_EQ(s.steps.size(), 3u) << s.source;  // the last run's next start is not in the file
+  EXPECT_EQ(s.excluded_partial, 1);
+  EXPECT_TRUE(s.inferred);
+  EXPECT_FALSE(s.whole_window);
+  EXPECT_NE(s.source.find("4 sess.run calls"), std::string::npos) << s.source;
+  EXPECT_EQ(s.steps[1].end_ns - s.steps[1].start_ns, int64_t((10 + 30 * 500 + 4000) * 1000));
+  // Inside one op that spans them all, the _SOURCE ops are a function's executors: one run.
+  Trace inner = testing::ImportChrome(MergedRuns(4, 4000, true));
+  EXPECT_TRUE(Tf1RunStarts(inner, PrimaryWorker(inner)).empty());
+  EXPECT_EQ(TraceToSteps(inner, PrimaryWorker(inner)).source.find("sess.run calls"), std::string::npos);
+}
+
+TEST(Tf1Runs, ARunsPartitionsStartTogetherAsOneRun) {
+  Trace t = testing::ImportChrome(MergedRuns(3, 4000, false, true));
+  EXPECT_EQ(Tf1RunStarts(t, PrimaryWorker(t)).size(), 3u);
+}
+
+TEST(Tf1Runs, ComputeBoundSaysWhereHostTimeHasNothingRecordedBothSides) {
+  auto gain = [](double gap_us) {
+    Report r = AnalyzeTrace(testing::ImportChrome(MergedRuns(5, gap_us)));
+    const Finding* f = testing::FindFinding(r, "compute_bound");
+    return f ? f->gain_text : std::string("(no compute_bound) ") + r.verdict.summary;
+  };
+  // 4 ms of 19 ms (21%) between runs: said; 1.2 ms of 16.2 ms (7%): under kUntracedNotePct.
+  EXPECT_NE(gain(4000).find("host time with nothing recorded"), std::string::npos) << gain(4000);
+  EXPECT_NE(gain(1200).find("no idle time to recover"), std::string::npos) << gain(1200);
+}
+
+// The first run's _SOURCE holds the GPU's op lane `source_ms` while the device idles: past
+// kOneOffRuntimeNs that is set-up, however often NoOp recurs; under it, the executor's.
+TEST(Tf1Runs, ALongBookkeepingOpOnAGpuLaneIsSetupBothSides) {
+  auto startup_ms = [](double source_ms) {
+    std::string ev = Tf1Lane(1, kCpu) + Tf1Lane(2, kGpuOps) + Tf1Lane(3, "/device:GPU:0/stream:all Compute") +
+                     Tf1Lane(4, "/device:GPU:0/stream:13 Compute");
+    ev += Tf1Node(1, "NoOp", "_SOURCE", 1, 10);
+    ev += Tf1Node(2, "NoOp", "_SOURCE", 1, source_ms * 1000);
+    double t = 2 + source_ms * 1000;
+    for (int k = 0; k < 20; ++k, t += 100) {
+      ev += Tf1Op(2, "MatMul", t, 90);
+      ev += Tf1Op(3, "MatMul", t + 80, 10);
+      ev += Tf1Op(4, "MatMul", t + 80, 10);
+    }
+    ev += Tf1Node(2, "NoOp", "_SINK", t, 5);
+    Trace tr = testing::ImportChrome("{\"traceEvents\":[" + ev.substr(1) + "]}");
+    const WorkerId w = PrimaryWorker(tr);
+    return TraceToStepSignals(tr, w, TraceToSteps(tr, w)).startup_ms;
+  };
+  const double limit_ms = kOneOffRuntimeNs / 1e6;
+  EXPECT_GT(startup_ms(limit_ms + 1), limit_ms);
+  EXPECT_LT(startup_ms(limit_ms - 1), 1);
+}
+
+}  // namespace
+}  // namespace stepdoctor
