@@ -52,6 +52,10 @@ TEST(GpuLogCoverage, AVerdictNeedsEnoughOfTheJobsOwnSamples) {
   EXPECT_NE(few.verdict.summary.find(fmt::format("in {} of the log's", kMinSamples - 2)), std::string::npos)
       << few.verdict.summary;
   EXPECT_EQ(testing::FindFinding(few, "gpu_well_fed"), nullptr);
+  // What the log does show: how long the process held the GPU, its peak, and no process elsewhere.
+  EXPECT_NE(few.verdict.summary.find(fmt::format("({}.0 s, utilisation peak 95%)", kMinSamples - 2)), std::string::npos)
+      << few.verdict.summary;
+  EXPECT_NE(few.verdict.summary.find("in the rest no process was on it"), std::string::npos) << few.verdict.summary;
   // The job in kMinSamples of them: judged.
   Report enough = Diagnose(Log(JobInLog(1, kMinSamples, 5)));
   EXPECT_EQ(enough.verdict.summary.find("too few samples"), std::string::npos) << enough.verdict.summary;

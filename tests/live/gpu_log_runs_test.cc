@@ -327,3 +327,52 @@ TEST(GpuLogPower, MilliwattsUnderAWattLabelBothSides) {
 
 }  // namespace
 }  // namespace stepdoctor
+
+namespace stepdoctor {
+namespace {
+
+// Three runs of 20 samples with the GPU released between them: the first and last compute at 60%
+// holding 12000 MiB (49% of 24 GiB), the middle one holds `mid_mib` at `mid_util` %.
+Report NearFullMiddleRun(double mid_util, double mid_mib) {
+  std::vector<Sample> v;
+  Add(&v, 20, 60, 12000);
+  Add(&v, 10, 0, 2);
+  Add(&v, 20, mid_util, mid_mib);
+  Add(&v, 10, 0, 2);
+  Add(&v, 20, 60, 12000);
+  Report r;
+  Signals(Log(v), &r);
+  return r;
+}
+
+TEST(GpuLogRuns, MemoryNearFullInOneRunSaysWhichBothSides) {
+  // The full run computed nothing while the others did: low, it reserved what it held.
+  Report idle = NearFullMiddleRun(0, 23000);
+  const Finding* f = testing::FindFinding(idle, "gpu_memory_near_full");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("in 1 of the log's 3 runs"), std::string::npos) << f->title;
+  EXPECT_NE(f->title.find("the others peaked at 48.8%"), std::string::npos) << f->title;
+  EXPECT_NE(f->title.find("ran no work"), std::string::npos) << f->title;
+  EXPECT_EQ(f->severity, FindingSeverity::kLow);
+  EXPECT_NE(f->fix.summary.find("which process holds the memory"), std::string::npos) << f->fix.summary;
+  // The full run computed: which run is said, and the usual advice to make room stays.
+  Report busy = NearFullMiddleRun(50, 23000);
+  const Finding* g = testing::FindFinding(busy, "gpu_memory_near_full");
+  ASSERT_NE(g, nullptr);
+  EXPECT_NE(g->title.find("in 1 of the log's 3 runs"), std::string::npos) << g->title;
+  EXPECT_EQ(g->title.find("ran no work"), std::string::npos) << g->title;
+  EXPECT_EQ(g->severity, FindingSeverity::kModerate);
+  // Every run near full: nothing about runs.
+  std::vector<Sample> all;
+  Add(&all, 20, 60, 23000);
+  Add(&all, 10, 0, 2);
+  Add(&all, 20, 60, 23000);
+  Report every;
+  Signals(Log(all), &every);
+  const Finding* h = testing::FindFinding(every, "gpu_memory_near_full");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->title.find("runs"), std::string::npos) << h->title;
+}
+
+}  // namespace
+}  // namespace stepdoctor

@@ -1,5 +1,6 @@
 #include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/analysis/cold_window.h"
+#include "stepdoctor/analysis/no_verdict.h"
 #include "stepdoctor/analysis/framework_code.h"
 #include "stepdoctor/analysis/horovod_negotiation.h"
 #include "stepdoctor/analysis/profiler_overhead.h"
@@ -398,37 +399,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   captured_model.reset();
   r.verdict = MakeVerdict(r.findings, sig.steps);
   if (steps.device_missing && steps.step_count > 0) r.verdict = HostOnlyVerdict(r.findings, steps.device_nothing_launched);
-  if (r.verdict.bottleneck == Bottleneck::kUnknown && r.findings.empty() && trace.EventCount() == 0 &&
-      trace.counters.empty() && !trace.scalars.empty()) {
-    // Event files alone say what was logged, not where step time goes.
-    r.verdict.summary = fmt::format(
-        "no profile in the inputs: {} scalar series from TensorBoard event files (`stepdoctor scalars` shows them)",
-        trace.scalars.size());
-    r.notes.push_back("to see what bounds the step, profile a few steps (tf.profiler.experimental.start/stop, or "
-                      "torch.profiler) and diagnose the logdir");
-  }
-
-  if (r.verdict.bottleneck == Bottleneck::kUnknown && resources && resources->job_samples() < kMinSamples &&
-      resources->gpu_runs && trace.EventCount() == 0) {
-    // The log holds enough samples, but the job held the GPU in too few of them.
-    r.verdict.summary = fmt::format(
-        "too few samples to judge: a process held the GPU in {} of the log's {} samples, under the {} a verdict needs",
-        resources->job_samples(), resources->samples, kMinSamples);
-    r.notes.push_back("log for longer while the job runs (nvidia-smi --query-gpu=timestamp,index,utilization.gpu,"
-                      "memory.used --format=csv -l 1, or stepdoctor run -- CMD), then diagnose again");
-  }
-  if (r.verdict.bottleneck == Bottleneck::kUnknown && r.findings.empty() && !resources && trace.EventCount() == 0) {
-    // Samples too few to judge are not "nothing to analyse": say how many there are and what a
-    // verdict needs.
-    if (const int64_t n = MostResourceSamples(trace); n > 0 && n < kMinSamples) {
-      r.verdict.summary = fmt::format(
-          "too few samples to judge: the input holds at most {} sample{} per utilisation series, under the {} a verdict "
-          "needs",
-          n, n == 1 ? "" : "s", kMinSamples);
-      r.notes.push_back("log for longer while the job runs (nvidia-smi --query-gpu=timestamp,index,utilization.gpu,"
-                        "memory.used --format=csv -l 1, or stepdoctor run -- CMD), then diagnose again");
-    }
-  }
+  if (r.verdict.bottleneck == Bottleneck::kUnknown) SayWhyNoVerdict(trace, resources.get(), &r);
 
   // A trace that explains little of its steps supports little: untraced host time lowers the
   // confidence (rules/thresholds.h: the untraced_time tiers).

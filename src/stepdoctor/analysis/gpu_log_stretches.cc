@@ -60,6 +60,8 @@ std::optional<GpuRuns> FindGpuRuns(const WorkerSeries& s, const std::vector<cons
       else none[i] = false;  // no reading of that GPU yet: not known to be free
     }
   }
+  const CounterSeries* first_mem = mem_of(0);
+  size_t mk = 0;
   for (size_t i = 0; i < n;) {
     if (none[i]) {
       ++i;
@@ -67,16 +69,25 @@ std::optional<GpuRuns> FindGpuRuns(const WorkerSeries& s, const std::vector<cons
     }
     size_t e = i;
     double sum = 0;
-    while (e < n && !none[e]) sum += first.value[e++];
     GpuRuns::Run run;
+    while (e < n && !none[e]) {
+      run.util_peak_pct = std::max(run.util_peak_pct, first.value[e]);
+      sum += first.value[e++];
+    }
     run.samples = int(e - i);
     run.util_mean_pct = sum / double(run.samples);
+    if (first_mem) {  // runs come in time order: one pass over the memory readings for all
+      while (mk < first_mem->ts_ns.size() && first_mem->ts_ns[mk] < first.ts_ns[i]) ++mk;
+      for (; mk < first_mem->ts_ns.size() && first_mem->ts_ns[mk] <= first.ts_ns[e - 1]; ++mk)
+        run.mem_peak_bytes = std::max(run.mem_peak_bytes.value_or(0), first_mem->value[mk]);
+    }
     run.start_s = double(first.ts_ns[i] - log_start_ns) / 1e9;
     run.duration_s = double(first.ts_ns[e - 1] - first.ts_ns[i]) / 1e9 + interval_s;
     out.runs.push_back(run);
     i = e;
   }
   if (out.runs.empty()) return std::nullopt;
+  out.gpu_index = judged[0]->index;
   out.leading = none[0];
   out.trailing = none[n - 1];
   out.excluded_samples = int(std::count(none.begin(), none.end(), true));

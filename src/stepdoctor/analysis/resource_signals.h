@@ -76,7 +76,10 @@ struct GpuRuns {
     double start_s = 0, duration_s = 0;  // from the log's first sample
     int samples = 0;
     double util_mean_pct = 0;  // of the first GPU in use
+    double util_peak_pct = 0;
+    std::optional<double> mem_peak_bytes;  // its memory used over the run, where logged
   };
+  int gpu_index = -1;         // the first GPU in use, whose samples time the runs
   std::vector<Run> runs;      // the stretches a process held the first GPU in use, in order
   int excluded_samples = 0;   // its samples with no process on it, leading ones included
   double excluded_pct = 0;    // of its samples

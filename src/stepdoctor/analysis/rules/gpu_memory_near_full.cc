@@ -1,5 +1,7 @@
 // gpu_memory_near_full: a GPU's memory in use peaked at >= kMemoryNearFullPct of its total
-// (the same "nearly full" as memory_pressure).
+// (the same "nearly full" as memory_pressure). Low, with the advice to free what is held, where
+// the log's runs show that peak in a run that computed nothing while those that computed stayed
+// under it (a framework reserving memory up front).
 // Not a slowdown by itself (PyTorch's caching allocator keeps freed blocks, so "used" is high
 // by design), but the job is one larger batch or sequence away from running out, and near the
 // limit the allocator frees and retries, which stalls steps.
@@ -51,10 +53,46 @@ std::optional<Finding> GpuMemoryNearFull(const Signals& sig) {
       "    loss = model(x)  # half the activation memory\n"
       "# activation checkpointing: torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)\n"
       "# fragmentation: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True";
+  // A log of several runs, only some of them near full: which, and what the others peaked at.
+  // Where the full ones ran no work and others computed under full, those runs reserved the
+  // memory (a framework taking it all at start): the work did not need it.
+  int full_runs = 0, runs_with_memory = 0;
+  bool full_runs_idle = true, others_computed = false;
+  double others_peak_pct = 0, full_util_mean_pct = 0;
+  if (r.gpu_runs && r.gpu_runs->gpu_index == worst->index && worst->mem_total_bytes && *worst->mem_total_bytes > 0) {
+    for (const GpuRuns::Run& run : r.gpu_runs->runs) {
+      if (!run.mem_peak_bytes) continue;
+      ++runs_with_memory;
+      const double pct = 100.0 * *run.mem_peak_bytes / *worst->mem_total_bytes;
+      if (pct >= kMemoryNearFullPct) {
+        ++full_runs;
+        full_runs_idle = full_runs_idle && run.util_peak_pct < kUnusedGpuPeakPct;
+        full_util_mean_pct = std::max(full_util_mean_pct, run.util_mean_pct);
+      } else {
+        others_peak_pct = std::max(others_peak_pct, pct);
+        others_computed = others_computed || run.util_peak_pct >= kUnusedGpuPeakPct;
+      }
+    }
+  }
+  const bool some_runs = full_runs > 0 && full_runs < runs_with_memory;
+  const bool reserved_by_idle_run = some_runs && full_runs_idle && others_computed;
+  if (some_runs) {
+    f.title += fmt::format(" in {} of the log's {} runs (mean utilisation {} there); the others peaked at {}",
+                           full_runs, runs_with_memory, Pct(full_util_mean_pct), Pct(others_peak_pct));
+    f.evidence.insert(f.evidence.begin() + 1,
+                      {"runs near full", fmt::format("{} of {} (a process held the GPU in each, the memory released "
+                                                     "between them); the others peaked at {}",
+                                                     full_runs, runs_with_memory, Pct(others_peak_pct))});
+  }
+  if (reserved_by_idle_run) {
+    f.severity = FindingSeverity::kLow;
+    f.title += fmt::format(", and the full ones ran no work (utilisation never reached {:.0f}%)", kUnusedGpuPeakPct);
+  }
   // A GPU that runs nothing yet is full: no model's peak to shrink, but a process holding it
   // (a framework reserving all memory at start, a process left behind).
-  if (worst->unused && worst->util_peak_pct) {
-    f.title += fmt::format(" while it ran no work (utilisation never reached {:.0f}%)", kUnusedGpuPeakPct);
+  const bool unused = worst->unused && worst->util_peak_pct;
+  if (unused) f.title += fmt::format(" while it ran no work (utilisation never reached {:.0f}%)", kUnusedGpuPeakPct);
+  if (unused || reserved_by_idle_run) {
     f.gain_text = "no direct speed-up: the memory is held, not used by work on this GPU; freeing it lets a job "
                   "that computes there fit";
     f.fix.summary =

@@ -35,11 +35,17 @@ std::optional<Finding> IdleGpu(const Signals& sig) {
   for (const auto& g : r.gpus)
     if (!g.name.empty() && models.find(g.name) == std::string::npos) models += (models.empty() ? "" : ", ") + g.name;
   const bool mixed = models.find(", ") != std::string::npos;
+  // Synchronous data parallelism steps at its slowest replica's pace, with the batch the smallest
+  // memory holds: mixed models gain less than their count.
+  const std::string mixed_note =
+      mixed ? fmt::format("; the models differ ({}), and synchronous data parallelism runs at the slowest one's pace "
+                          "with the batch the smallest memory holds",
+                          models)
+            : "";
   f.gain_text = fmt::format(
       "up to {:.1f}x throughput if the job spread over all {} GPUs and scaled perfectly; less where the model, "
       "batch or communication does not{}",
-      f.gain_upper_bound, r.gpus.size(),
-      mixed ? fmt::format(", and where the idle GPUs are slower models ({})", models) : "");
+      f.gain_upper_bound, r.gpus.size(), mixed_note);
   // The GPUs in use wait most of the time themselves: more GPUs fed the same way wait as much.
   if (r.gpu_util_mean_pct && *r.gpu_util_mean_pct < kGpuLowUtilPct) {
     f.severity = FindingSeverity::kLow;
@@ -48,7 +54,7 @@ std::optional<Finding> IdleGpu(const Signals& sig) {
                               "perfectly{})",
                               r.gpus_in_use == 1 ? "" : "s", r.gpus_in_use == 1 ? "is" : "are",
                               r.gpus_in_use == 1 ? "it runs" : "they run", Pct(*r.gpu_util_mean_pct),
-                              f.gain_upper_bound, r.gpus.size(), mixed ? fmt::format("; models {}", models) : "");
+                              f.gain_upper_bound, r.gpus.size(), mixed_note);
   }
   for (const GpuResource* g : unused) {
     if (!g->util_mean_pct) {  // told unused by its memory (ResourceSignals::gpus)
