@@ -10,6 +10,7 @@
 #include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/analysis/resource_signals.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
+#include "gpu_log_signals.h"
 #include "test_util.h"
 
 namespace stepdoctor {
@@ -39,11 +40,7 @@ std::vector<Reading> Job(double idle_w) {
 }
 
 std::unique_ptr<ResourceSignals> Signals(const std::string& csv, Report* report = nullptr) {
-  Trace t;
-  Status st = testing::ImportText(csv, "gpu.csv", &t);
-  EXPECT_TRUE(st.ok()) << st.message();
-  if (report) *report = AnalyzeTrace(t);
-  return ComputeResourceSignals(t);
+  return testing::GpuLogSignals(csv, report);
 }
 
 TEST(GpuIdleStretch, IdleReadingsAtAWorkingGpusPowerAreNoPauseBothSides) {

@@ -12,6 +12,7 @@
 #include "stepdoctor/analysis/resource_signals.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/live/samples_writer.h"
+#include "gpu_log_signals.h"
 #include "test_util.h"
 
 namespace stepdoctor {
@@ -41,11 +42,7 @@ std::string TwoRuns(double run_mib, double between_mib, double util_between = 0)
 }
 
 std::unique_ptr<ResourceSignals> Signals(const std::string& csv, Report* report = nullptr) {
-  Trace t;
-  Status st = testing::ImportText(csv, "gpu.csv", &t);
-  EXPECT_TRUE(st.ok()) << st.message();
-  if (report) *report = AnalyzeTrace(t);
-  return ComputeResourceSignals(t);
+  return testing::GpuLogSignals(csv, report);
 }
 
 TEST(GpuLogRuns, RunsWithTheGpuReleasedBetweenThemAreJudgedOnTheirOwnSamples) {
