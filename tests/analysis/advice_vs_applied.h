@@ -28,8 +28,8 @@ inline std::vector<std::string> AdviceRepeatingApplied(const Report& r) {
       {compiled, "compilation", true, "torch.compile("},
       {applied("XLA"), "XLA", false, "jit_compile=True"},
       {applied("graph replay"), "CUDA graphs", true, "torch.cuda.graph("},
-      {applied("autocast"), "mixed precision", true, "torch.autocast("},
-      {applied("autocast"), "mixed precision", true, "GradScaler"},
+      {applied("mixed precision"), "mixed precision", true, "torch.autocast("},
+      {applied("mixed precision"), "mixed precision", true, "GradScaler"},
       {applied("DataLoader worker processes"), "worker processes", true, "num_workers=min("},
       {applied("tf.data prefetch"), "prefetch", false, ".prefetch("},
       {applied("XLA"), "XLA", false, "set_jit(True)"},
@@ -37,10 +37,23 @@ inline std::vector<std::string> AdviceRepeatingApplied(const Report& r) {
       {applied("TensorFlow graph execution"), "graph execution", false, "@tf.function"},
       {applied("TensorFlow graph execution"), "graph execution", false, "tf.function("},
   };
+  // Under torch.compile without graph replay, capturing its regions as CUDA graphs is new advice:
+  // torch.compile(..., mode="reduce-overhead") does not repeat what is in use.
+  auto repeats = [&](const std::string& code, const Rule& rule) {
+    for (size_t at = code.find(rule.code); at != std::string::npos; at = code.find(rule.code, at + 1)) {
+      const size_t eol = code.find('\n', at);
+      const std::string line = code.substr(at, eol == std::string::npos ? std::string::npos : eol - at);
+      if (rule.code == std::string("torch.compile(") && line.find("reduce-overhead") != std::string::npos &&
+          !applied("graph replay"))
+        continue;
+      return true;
+    }
+    return false;
+  };
   std::vector<std::string> out;
   for (const Finding& f : r.findings)
     for (const Rule& rule : rules)
-      if (rule.in_use && (rule.pytorch ? f.fix.pytorch : f.fix.tensorflow).find(rule.code) != std::string::npos)
+      if (rule.in_use && repeats(rule.pytorch ? f.fix.pytorch : f.fix.tensorflow, rule))
         out.push_back(f.id + ": advises " + rule.code + " though " + rule.what + " is in use");
   return out;
 }

@@ -178,5 +178,31 @@ TEST(AppliedOptimizations, CpuHostBoundUnderTorchScriptAdvisesNoCompile) {
   for (const auto& f : r.findings) EXPECT_EQ(f.fix.pytorch.find("torch.compile("), std::string::npos) << f.id;
 }
 
+// CPU-only steps whose forward a record_function range wraps: what runs between its two
+// operators is the caller's code (host time), not the operators' work. The same shape with an
+// operator in the annotation's place is work: an operator's own time is its compute.
+TEST(CpuOpWork, UserAnnotationOwnTimeIsHostNotCompute) {
+  auto steps = [](const char* cat, const char* wrapper) {
+    std::string ev;
+    for (int s = 0; s < 5; ++s) {
+      const double t = s * 10'000.0;
+      ev += X("user_annotation", ("ProfilerStep#" + std::to_string(s)).c_str(), 1, 1, t, 9'900);
+      ev += X(cat, wrapper, 1, 1, t + 100, 9'600);  // 9.6 ms, of which 2 ms in operators
+      ev += X("cpu_op", "aten::addmm", 1, 1, t + 500, 1'000);
+      ev += X("cpu_op", "aten::addmm", 1, 1, t + 5'000, 1'000);
+    }
+    return AnalyzeTrace(testing::ImportChrome(Doc(ev)));
+  };
+  const Report wrapped = steps("user_annotation", "model_forward");
+  EXPECT_NE(wrapped.verdict.bottleneck, Bottleneck::kDeviceCompute) << wrapped.verdict.summary;
+  ASSERT_FALSE(wrapped.breakdown.empty());
+  double compute = 0;
+  for (const auto& p : wrapped.breakdown)
+    if (p.category == "device_compute") compute = p.pct;
+  EXPECT_NEAR(compute, 20.2, 0.5);  // the two 1 ms addmm calls of each 9.9 ms step
+  const Report op = steps("cpu_op", "aten::conv2d");
+  EXPECT_EQ(op.verdict.bottleneck, Bottleneck::kDeviceCompute) << op.verdict.summary;
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -272,7 +272,10 @@ TEST(HostFixFloor, TheProfilersOwnDynamoConfigReadsAreNoTorchCompile) {
     return TraceToAppliedOptimizations(t, PrimaryWorker(t)).compiled;
   };
   EXPECT_FALSE(with_frame("torch/_dynamo/config_utils.py(409): __getattr__"));
-  EXPECT_TRUE(with_frame("torch/_dynamo/eval_frame.py(632): _fn"));
+  // Eager PyTorch wraps the optimizers' step in Dynamo's disable wrapper: no compile either.
+  EXPECT_FALSE(with_frame("torch/_dynamo/eval_frame.py(632): _fn"));
+  EXPECT_FALSE(with_frame("torch/_compile.py(32): inner"));
+  EXPECT_TRUE(with_frame("torch/_dynamo/convert_frame.py(1121): __call__"));
 }
 
 }  // namespace

@@ -14,10 +14,10 @@ namespace stepdoctor {
 namespace {
 
 // A 10 GB GPU whose allocator reserves up to `reserved_gb`.
-Trace WithPeak(double reserved_gb) {
+Trace WithPeak(double reserved_gb, const std::string& extra = "") {
   std::string json = R"({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "G", "totalGlobalMem": 10000000000}],
     "traceEvents": [
-    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 0, "dur": 100, "args": {"device": 0}},)";
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 0, "dur": 100, "args": {"device": 0}},)" + extra;
   for (int i = 0; i < 3; ++i) {
     double r = reserved_gb * 1e9 * (i == 1 ? 1.0 : 0.5);
     json += R"({"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": )" + std::to_string(10 * i) +
@@ -67,6 +67,24 @@ TEST(MemoryPeaks, CorpusTraceWithProfileMemory) {
   EXPECT_NEAR(peaks[0].peak_reserved_bytes / 1e9, 12.78, 0.01);
   EXPECT_NEAR(peaks[0].peak_pct(), 37.5, 0.1);
   EXPECT_EQ(Find(AnalyzeTrace(r->trace), "memory_pressure"), nullptr);
+}
+
+// Memory advice under GradScaler (fp16 mixed precision in use): no autocast again, accumulation
+// and recomputation instead; without it, mixed precision is the first advice.
+TEST(MemoryPeaks, PressureUnderGradScalerAdvisesNoAutocast) {
+  const std::string scaler =
+      R"({"ph": "X", "cat": "cpu_op", "name": "aten::_amp_foreach_non_finite_check_and_unscale_", "pid": 1, "tid": 1,
+      "ts": 50, "dur": 20},)";
+  Report amp = AnalyzeTrace(WithPeak(9.6, scaler)), plain = AnalyzeTrace(WithPeak(9.6));
+  const Finding* a = Find(amp, "memory_pressure");
+  const Finding* p = Find(plain, "memory_pressure");
+  ASSERT_TRUE(a && p);
+  EXPECT_EQ(a->fix.pytorch.find("torch.autocast("), std::string::npos) << a->fix.pytorch;
+  EXPECT_NE(a->fix.pytorch.find("accum_steps"), std::string::npos) << a->fix.pytorch;
+  EXPECT_NE(p->fix.pytorch.find("torch.autocast("), std::string::npos) << p->fix.pytorch;
+  bool listed = false;
+  for (const auto& l : amp.coverage.applied) listed |= l == "mixed precision (GradScaler)";
+  EXPECT_TRUE(listed);
 }
 
 }  // namespace

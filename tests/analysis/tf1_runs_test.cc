@@ -29,15 +29,16 @@ constexpr const char* kGpuOps = "/job:localhost/replica:0/task:0/device:GPU:0 Co
 // `runs` sess.run calls on the CPU: each its _SOURCE, then 30 ops of 500 us, then `gap_us` of
 // Python before the next run. With `wrapped`, one op spans every run (they are a function's
 // executors inside one run); with `gpu_partition`, each run's GPU partition starts its own
-// _SOURCE 5 us after the CPU's.
-std::string MergedRuns(int runs, double gap_us, bool wrapped = false, bool gpu_partition = false) {
+// _SOURCE `partition_at_us` after the CPU's.
+std::string MergedRuns(int runs, double gap_us, bool wrapped = false, bool gpu_partition = false,
+                       double partition_at_us = 5) {
   std::string ev = Tf1Lane(1, kCpu) + (gpu_partition ? Tf1Lane(2, kGpuOps) : std::string());
   const double period = 10 + 30 * 500 + gap_us;
   if (wrapped) ev += Tf1Op(1, "PartitionedCall", 0, runs * period);
   for (int r = 0; r < runs; ++r) {
     const double t = 1 + r * period;
     ev += Tf1Node(1, "NoOp", "_SOURCE", t, 10);
-    if (gpu_partition) ev += Tf1Node(2, "NoOp", "_SOURCE", t + 5, 3);
+    if (gpu_partition) ev += Tf1Node(2, "NoOp", "_SOURCE", t + partition_at_us, 3);
     for (int k = 0; k < 30; ++k) ev += Tf1Op(1, k % 2 ? "MatMul" : "BiasAdd", t + 10 + k * 500, 500);
   }
   return "{\"traceEvents\":[" + ev.substr(1) + "]}";
@@ -64,6 +65,19 @@ TEST(Tf1Runs, MergedRunsAreTheStepsBothSides) {
 TEST(Tf1Runs, ARunsPartitionsStartTogetherAsOneRun) {
   Trace t = testing::ImportChrome(MergedRuns(3, 4000, false, true));
   EXPECT_EQ(Tf1RunStarts(t, PrimaryWorker(t)).size(), 3u);
+}
+
+// A partition's executor may start well into its run, between the other partition's ops (a
+// GPU's _SOURCE 1.5 ms after the CPU's): another device's _SOURCE never opens a run; the same
+// device's next one does.
+TEST(Tf1Runs, ALatePartitionIsItsRunsNotANewOne) {
+  Trace one = testing::ImportChrome(MergedRuns(1, 4000, false, true, 1'510));
+  EXPECT_TRUE(Tf1RunStarts(one, PrimaryWorker(one)).empty());  // one run: no merged runs
+  const StepWindows w = TraceToSteps(one, PrimaryWorker(one));
+  ASSERT_EQ(w.steps.size(), 1u) << w.source;
+  EXPECT_GE(w.steps[0].dur_ns(), 15'000'000);
+  Trace three = testing::ImportChrome(MergedRuns(3, 4000, false, true, 1'510));
+  EXPECT_EQ(Tf1RunStarts(three, PrimaryWorker(three)).size(), 3u);
 }
 
 TEST(Tf1Runs, ComputeBoundSaysWhereHostTimeHasNothingRecordedBothSides) {

@@ -149,6 +149,55 @@ TEST(UnseenClasses, DeviceCodeLoadsAreStartupAndLongAsyncCopiesBlock) {
   EXPECT_EQ(RuntimeCallRoleOf("cuMemcpyDtoHAsync_v2", kBlockingAsyncCopyNs - 1, false), RuntimeCallRole::kLaunch);
 }
 
+// Driver allocations and frees are memory management, not launches: short or recurring, an
+// allocator call; one long one is start-up (cudaFree(0) making the context); stream-ordered
+// *Async ones enqueue like a launch.
+TEST(UnseenClasses, DriverAllocationsAreNoLaunches) {
+  EXPECT_EQ(RuntimeCallRoleOf("hipFree", 2'000'000, false), RuntimeCallRole::kAllocator);
+  EXPECT_EQ(RuntimeCallRoleOf("cudaMalloc", 30'000, false), RuntimeCallRole::kAllocator);
+  EXPECT_EQ(RuntimeCallRoleOf("cuMemFree_v2", 30'000, false), RuntimeCallRole::kAllocator);
+  EXPECT_EQ(RuntimeCallRoleOf("cudaFree", kOneOffRuntimeNs + 1, false), RuntimeCallRole::kStartup);
+  EXPECT_EQ(RuntimeCallRoleOf("cudaFree", kOneOffRuntimeNs + 1, true), RuntimeCallRole::kAllocator);
+  EXPECT_EQ(RuntimeCallRoleOf("cudaFreeAsync", 30'000, false), RuntimeCallRole::kLaunch);
+  EXPECT_EQ(RuntimeCallRoleOf("hipLaunchKernel", 30'000, false), RuntimeCallRole::kLaunch);
+}
+
+// Steps whose host time is mostly hipFree while the device idles: host-bound on allocations,
+// with the caching allocator's advice and no launch breakdown; the same time in launches is
+// launch time.
+TEST(UnseenClasses, HostTimeInFreesIsAllocatorNotLaunchBothSides) {
+  auto loop = [](const char* call) {
+    std::string ev;
+    int corr = 1;
+    for (int i = 0; i < 4; ++i) {
+      const double t = i * 10'000.0;
+      ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, 10'000);
+      ev += X("cpu_op", "aten::conv2d", 1, 1, t + 10, 9'900);
+      for (int k = 0; k < 8; ++k) ev += X("cuda_runtime", call, 1, 1, t + 100 + k * 1'000, 900);
+      ev += X("cuda_runtime", "hipLaunchKernel", 1, 1, t + 8'200, 20, testing::Corr(corr));
+      ev += StreamKernel("igemm_fwd", t + 8'300, 1'000, corr++);
+    }
+    return AnalyzeTrace(testing::ImportChrome(Doc(ev)));
+  };
+  auto launch_ms = [](const Report& r) {
+    for (const auto& b : r.breakdown)
+      if (b.category == "kernel_launch") return b.ms_per_step;
+    return 0.0;
+  };
+  const Report frees = loop("hipFree");
+  const Finding* f = testing::FindFinding(frees, "host_bound");
+  ASSERT_NE(f, nullptr) << frees.verdict.summary;
+  EXPECT_NE(f->title.find("allocations and frees"), std::string::npos) << f->title;
+  EXPECT_NE(f->fix.pytorch.find("expandable_segments"), std::string::npos);
+  EXPECT_EQ(f->fix.pytorch.find("torch.compile("), std::string::npos) << f->fix.pytorch;
+  EXPECT_LT(launch_ms(frees), 1.0);
+  const Report launches = loop("hipLaunchKernelExC");
+  EXPECT_GT(launch_ms(launches), 5.0);
+  const Finding* g = testing::FindFinding(launches, "host_bound");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->title.find("allocations"), std::string::npos) << g->title;
+}
+
 // A whole-window trace dominated by start-up: no high finding about the step, and no prediction.
 TEST(UnseenClasses, AColdFirstPassGetsNoHighStepFindingAndNoPrediction) {
   std::string ev = X("cpu_op", "aten::conv2d", 1, 1, 0, 12000);

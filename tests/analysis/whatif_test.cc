@@ -154,6 +154,17 @@ TEST(WhatIf, LaunchFixLeavesDeviceWorkAndInput) {
   EXPECT_GT(p.high_ms, p.predicted_step_ms);  // at worst half the host work remains
 }
 
+// A device-bound loop: 20 launches of 0.1 ms for kernels of 2 ms. Removing launch overhead gains
+// next to nothing, and its worst case is the step as measured, never slower.
+TEST(WhatIf, LaunchFixOnADeviceBoundLoopIsNeverSlowerThanMeasured) {
+  Prediction p = Predict(Import(GpuLoop(6, 0.5, 20, 0.1, 2)), "launch");
+  ASSERT_TRUE(p.predicted) << p.why_not;
+  EXPECT_LE(p.high_ms, p.baseline_step_ms);
+  EXPECT_LE(p.predicted_step_ms, p.baseline_step_ms);
+  EXPECT_GE(p.speedup, 1.0);
+  EXPECT_LT(p.low_ms, p.baseline_step_ms);
+}
+
 // Each step's host spends 11 ms in an operator that launches a 7 ms kernel it does not wait for;
 // the last step's kernel runs past the window. With the host's work gone the device bounds the
 // step: no less than the 7 ms each step launched, though the last kernel spilled past the window.

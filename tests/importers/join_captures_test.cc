@@ -91,5 +91,46 @@ TEST(JoinCaptures, OtherFoldersOrWorkersStayApart) {
   EXPECT_EQ(Import(other).workers.size(), 2u);
 }
 
+// A TF1 timeline of one sess.run: a GPU compute lane, the executor's _SOURCE and a MatMul,
+// `t0_us` on the wall clock, 8 ms long.
+std::string Tf1Run(double t0_us) {
+  auto op = [&](const char* op, const char* node, double ts, double dur) {
+    return ",{\"ph\":\"X\",\"cat\":\"Op\",\"name\":\"" + std::string(op) + "\",\"pid\":1,\"tid\":0,\"ts\":" +
+           std::to_string(ts) + ",\"dur\":" + std::to_string(dur) + ",\"args\":{\"name\":\"" + node + "\",\"op\":\"" +
+           op + "\"}}";
+  };
+  return "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":"
+         "\"/job:localhost/replica:0/task:0/device:GPU:0 Compute\"}}" +
+         op("NoOp", "_SOURCE", t0_us, 10) + op("MatMul", "dense/MatMul", t0_us + 20, 7'980) + "]}";
+}
+
+// A timeline written per step: the files follow one another on the clock, so they are one
+// worker's runs, a step each, and the time between them (the loop, writing the file) is in none.
+TEST(JoinCaptures, Tf1TimelinePerStepIsOneWorkersSteps) {
+  const std::string dir = testing::MakeTempDir("sd_tf1_steps");
+  // Listed out of time order ("timeline_10" before "timeline_2"): joined in time order.
+  const double t0 = 1.7e15;
+  Write(dir + "/timeline_1.json", Tf1Run(t0));
+  Write(dir + "/timeline_2.json", Tf1Run(t0 + 50'000));
+  Write(dir + "/timeline_10.json", Tf1Run(t0 + 100'000));
+  Trace t = Import(dir);
+  ASSERT_EQ(t.workers.size(), 1u);
+  EXPECT_EQ(t.diagnostics.count(ImportIssue::kJoinedCaptures), 1u);
+  StepWindows w = TraceToSteps(t, PrimaryWorker(t));
+  ASSERT_EQ(w.steps.size(), 3u) << w.source;
+  for (const auto& s : w.steps) EXPECT_EQ(s.dur_ns(), 8'000'000);
+  EXPECT_EQ(w.steps[1].start_ns - w.steps[0].start_ns, 50'000'000);
+}
+
+// Workers of a distributed TF1 job write timelines of the same time: they stay apart.
+TEST(JoinCaptures, OverlappingTf1TimelinesStayWorkers) {
+  const std::string dir = testing::MakeTempDir("sd_tf1_workers");
+  Write(dir + "/worker0.json", Tf1Run(1.7e15));
+  Write(dir + "/worker1.json", Tf1Run(1.7e15 + 3'000));
+  Trace t = Import(dir);
+  EXPECT_EQ(t.workers.size(), 2u);
+  EXPECT_EQ(t.diagnostics.count(ImportIssue::kJoinedCaptures), 0u);
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -35,8 +35,9 @@ CpuOpPieces TimelineToCpuOpPieces(const Timeline& t, StepAnnotationNames& is_ste
   std::vector<Open> stack;
   for (uint32_t i = 0; i < t.ev.size(); ++i) {
     const EventKind k = t.ev.kind[i];
-    if (k != EventKind::kFrameworkOp && k != EventKind::kUserAnnotation) continue;
-    if (is_step(t.ev.name[i])) continue;
+    // Operators only: a user annotation (record_function, a tf.function call) is a container
+    // whose own time is the caller's code between the operators it wraps, not their work.
+    if (k != EventKind::kFrameworkOp || is_step(t.ev.name[i])) continue;
     const int64_t s = t.ev.start_ns[i], e = t.end_ns(i);
     while (!stack.empty() && stack.back().end <= s) Close(&stack, &out);
     if (stack.empty()) {

@@ -22,8 +22,9 @@ struct CpuOpPieces {
   std::vector<Interval> dispatch;  // own time in shorter pieces
 };
 
-// Operators (kFrameworkOp, kUserAnnotation) of one host timeline, step annotations left out
-// (they bound a step, their content is what counts). `top_level(start, end)` is called for each
+// Operators (kFrameworkOp) of one host timeline, step annotations left out (they bound a step,
+// their content is what counts). User annotations are no operators: what runs between the
+// operators inside one is the caller's code, host time (the step breakdown's gaps). `top_level(start, end)` is called for each
 // operator not nested in another. REQUIRED: the trace is finalized (sorted, enclosing first).
 CpuOpPieces TimelineToCpuOpPieces(const Timeline& t, StepAnnotationNames& is_step,
                                   const std::function<void(int64_t start, int64_t end)>& top_level);

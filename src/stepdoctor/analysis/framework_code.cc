@@ -56,3 +56,61 @@ void DropAppliedSettingsFromCode(const AppliedOptimizations& applied, std::vecto
 }
 
 }  // namespace stepdoctor
+
+namespace stepdoctor {
+namespace {
+
+void ReplaceAll(std::string* s, std::string_view from, std::string_view to) {
+  for (size_t at = s->find(from); at != std::string::npos; at = s->find(from, at + to.size()))
+    s->replace(at, from.size(), to);
+}
+
+// The line of `s` that holds position `at`, as [begin, end) with end past its newline.
+std::pair<size_t, size_t> LineAt(const std::string& s, size_t at) {
+  const size_t b = s.rfind('\n', at);
+  const size_t e = s.find('\n', at);
+  return {b == std::string::npos ? 0 : b + 1, e == std::string::npos ? s.size() : e + 1};
+}
+
+// Each line that holds `marker` becomes `with` (a line of TF1 code or a comment).
+void ReplaceLines(std::string* s, std::string_view marker, std::string_view with) {
+  for (size_t at = s->find(marker); at != std::string::npos; at = s->find(marker)) {
+    auto [b, e] = LineAt(*s, at);
+    const bool newline = e > b && (*s)[e - 1] == '\n';
+    s->replace(b, e - b, std::string(with) + (newline ? "\n" : ""));
+    if (with.find(marker) != std::string_view::npos) break;  // never loops on its own output
+  }
+}
+
+}  // namespace
+
+std::string Tf1Code(std::string code) {
+  // TF 2 Keras' steps per call and TF 2's config API have TF1 session equivalents.
+  ReplaceLines(&code, "steps_per_execution",
+               "# TF1 session: fewer host round-trips per step: feed from tf.data (no feed_dict), fetch only the train op");
+  ReplaceLines(&code, "tf.config.threading.get_intra_op_parallelism_threads",
+               "# TF1 session: tf.ConfigProto(intra_op_parallelism_threads=0) uses every core (0, the default)");
+  ReplaceLines(&code, "tf.config.threading.set_intra_op_parallelism_threads",
+               "config = tf.ConfigProto(intra_op_parallelism_threads=0, inter_op_parallelism_threads=0)  # 0 = all cores");
+  ReplaceLines(&code, "tf.config.threading.set_inter_op_parallelism_threads",
+               "sess = tf.Session(config=config)");
+  ReplaceLines(&code, "tf.config.list_physical_devices", "config = tf.ConfigProto()");
+  ReplaceLines(&code, "tf.config.experimental.set_memory_growth",
+               "config.gpu_options.allow_growth = True   # sess = tf.Session(config=config)");
+  ReplaceLines(&code, "tf.keras.mixed_precision.set_global_policy",
+               "opt = tf.train.experimental.enable_mixed_precision_graph_rewrite(opt)   # TF 1.14+");
+  // tf.data: AUTOTUNE lives under experimental before TF 2; `deterministic` is TF 2.2's.
+  ReplaceAll(&code, ", deterministic=False", "");
+  if (code.find("tf.data.AUTOTUNE") != std::string::npos) {
+    ReplaceAll(&code, "tf.data.AUTOTUNE", "tf.data.experimental.AUTOTUNE");
+    code += "\n# TF < 1.13: a number in place of tf.data.experimental.AUTOTUNE (e.g. the core count)";
+  }
+  return code;
+}
+
+void AdaptTensorFlowCodeToTf1(std::vector<Finding>* findings) {
+  for (Finding& f : *findings)
+    if (!f.fix.tensorflow.empty()) f.fix.tensorflow = Tf1Code(std::move(f.fix.tensorflow));
+}
+
+}  // namespace stepdoctor

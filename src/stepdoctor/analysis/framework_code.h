@@ -23,4 +23,12 @@ void DropAppliedSettingsFromCode(const AppliedOptimizations& applied, std::vecto
 // as does the argument within a line. Unchanged where it holds none.
 std::string WithoutPinMemoryArg(std::string code);
 
+// `code` (TensorFlow) for a TF 1.x session job: TF 2's APIs (Keras steps_per_execution,
+// tf.config.threading, memory growth, the mixed-precision policy, tf.data.AUTOTUNE and map's
+// `deterministic`) in their TF1 forms (ConfigProto, the graph rewrite, tf.data.experimental).
+std::string Tf1Code(std::string code);
+
+// Each finding's TensorFlow code in its TF1 form (Tf1Code): for a TF1 session timeline.
+void AdaptTensorFlowCodeToTf1(std::vector<Finding>* findings);
+
 }  // namespace stepdoctor

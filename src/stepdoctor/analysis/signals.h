@@ -107,6 +107,12 @@ struct StepSignals {
   // launch nothing (analysis/trace_to_host_cpu_ops), and the longest of them by name.
   double host_cpu_op_ms = 0;
   std::vector<std::string> host_cpu_op_names;
+  // Host time (host_compute and kernel_launch, ms per step) inside torch.compile's regions: the
+  // compiled code's own dispatch and launches, which capturing it as CUDA graphs removes.
+  double host_in_compiled_ms = 0;
+  // Host compute (exposed, ms per step) in the driver's allocations and frees (cudaFree, hipFree,
+  // cudaMalloc): memory the caching allocator handed back or could not serve from its cache.
+  double host_allocator_ms = 0;
   bool host_cpu_ops_by_name = false;  // no launch call recorded: judged by duration and operator name    // share of kernel time in GEMMs and convolutions (DeviceWorkClass::matrix)
   std::vector<TopEvent> top_kernels;
   std::vector<TopEvent> top_ops;

@@ -130,6 +130,7 @@ StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindow
           case RuntimeCallRole::kBlockingCopy: sync.push_back(iv); break;
           case RuntimeCallRole::kStartup: startup.push_back(iv); break;
           case RuntimeCallRole::kLaunch:
+          case RuntimeCallRole::kAllocator:
           case RuntimeCallRole::kQuery: break;
         }
       }

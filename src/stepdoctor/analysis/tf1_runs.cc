@@ -12,30 +12,43 @@ std::vector<int64_t> Tf1RunStarts(const Trace& trace, WorkerId worker) {
   struct Span {
     int64_t start, end;
     bool source;
+    uint32_t lane;  // each device's partition has an executor of its own, on its lane, and its own _SOURCE
   };
   std::vector<Span> spans;
-  for (const auto& t : trace.timelines) {
+  for (uint32_t line = 0; line < trace.timelines.size(); ++line) {
+    const Timeline& t = trace.timelines[line];
     if (t.worker != worker || t.kind == TimelineKind::kDerived) continue;
     for (uint32_t i = 0; i < t.ev.size(); ++i) {
       const Arg* a = t.ev.args_n[i] ? t.FindArg(i, key) : nullptr;
-      spans.push_back({t.ev.start_ns[i], t.end_ns(i), a && a->type == ArgType::kString && a->s == source});
+      spans.push_back({t.ev.start_ns[i], t.end_ns(i), a && a->type == ArgType::kString && a->s == source, line});
     }
   }
   std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
   std::vector<int64_t> starts;
   int64_t reach = INT64_MIN;  // the latest end of the events that start before the current one
   bool op_since = true;       // an op other than _SOURCE started since the last run's start
+  std::vector<uint32_t> started;  // the lanes whose partition started in the current run
   for (size_t i = 0; i < spans.size();) {
     // Events starting at one instant are judged against what started before it.
     size_t j = i;
     while (j < spans.size() && spans[j].start == spans[i].start) ++j;
     const int64_t at = spans[i].start;
-    bool opens = false;
-    for (size_t k = i; k < j; ++k) opens |= spans[k].source;
-    if (opens && reach <= at && op_since) {
+    // A _SOURCE opens a run only on a device whose partition already started in the current
+    // one: another device's _SOURCE is the same run's next partition, however late it starts.
+    bool opens = false, repeats = starts.empty();
+    for (size_t k = i; k < j; ++k) {
+      if (!spans[k].source) continue;
+      opens = true;
+      repeats |= std::find(started.begin(), started.end(), spans[k].lane) != started.end();
+    }
+    if (opens && repeats && reach <= at && op_since) {
       starts.push_back(at);
       op_since = false;
+      started.clear();
     }
+    for (size_t k = i; k < j; ++k)
+      if (spans[k].source && std::find(started.begin(), started.end(), spans[k].lane) == started.end())
+        started.push_back(spans[k].lane);
     for (size_t k = i; k < j; ++k) {
       reach = std::max(reach, spans[k].end);
       if (!spans[k].source) op_since = true;

@@ -2,16 +2,22 @@
 
 #include <fmt/format.h>
 
+#include <set>
 #include <string_view>
 
 namespace stepdoctor {
 namespace {
+
+// A OneShotIterator call this long or longer built its pipeline; a handle handed back takes
+// microseconds (6 us in a recorded TF1 step).
+constexpr int64_t kOneShotMakesNs = 100'000;
 
 enum class Applied : uint8_t {
   kNone, kGraphLaunch, kCapture, kCompiled, kTorchScript, kXla, kTfGraph, kLoaderWorkers, kPrefetch, kIteratorMade,
   kBackward,  // PyTorch's backward pass or optimizer step: the window trains
   kDropout,   // dropout drawing its random mask (training mode): eval mode calls neither
   kPinMemory, // a batch pinned in page-locked memory (the DataLoader's pin_memory thread, tensor.pin_memory())
+  kGradScaler, // torch.cuda.amp.GradScaler's ops: mixed precision with loss scaling
   kAtenOp,    // any other ATen operator: PyTorch operators are recorded
 };
 
@@ -37,9 +43,10 @@ constexpr NamePattern kPatterns[] = {
     {"CompiledFunction", false, Applied::kCompiled},
     {"Torch-Compiled Region", false, Applied::kCompiled},
     {"CompiledFxGraph", false, Applied::kCompiled},
-    // Dynamo's frames around compiled code (its eval-frame wrapper, the frame conversion): not
-    // any torch/_dynamo file, since the profiler itself reads torch/_dynamo/config_utils.py.
-    {"torch/_dynamo/eval_frame.py", false, Applied::kCompiled},
+    // Dynamo converting a frame: it compiles. Not any torch/_dynamo file: the profiler itself
+    // reads torch/_dynamo/config_utils.py, and eager PyTorch runs eval_frame.py's _fn wrapper
+    // around every function it keeps out of Dynamo (torch._disable_dynamo: the optimizers'
+    // step and zero_grad, via torch/_compile.py's inner).
     {"torch/_dynamo/convert_frame.py", false, Applied::kCompiled},
     // TorchScript: the autograd node of a differentiable graph the JIT built, the JIT's own
     // functions, and the profiling executor's placeholders for a graph's forward and backward.
@@ -58,6 +65,10 @@ constexpr NamePattern kPatterns[] = {
     {"autograd::engine::", true, Applied::kBackward},
     {"Optimizer.step#", true, Applied::kBackward},
     {"Optimizer.zero_grad#", true, Applied::kBackward},
+    // GradScaler's unscale and scale update: fp16 mixed precision, however the kernels are named
+    // (Triton's and cuBLASLt's names state no precision).
+    {"aten::_amp_foreach_non_finite_check_and_unscale_", true, Applied::kGradScaler},
+    {"aten::_amp_update_scale_", true, Applied::kGradScaler},
     {"aten::bernoulli_", true, Applied::kDropout},
     {"aten::native_dropout", true, Applied::kDropout},
     {"aten::pin_memory", true, Applied::kPinMemory},
@@ -157,6 +168,7 @@ std::vector<std::string> AppliedOptimizations::Labels() const {
   if (xla) out.push_back("XLA");
   if (tf_graph) out.push_back("TensorFlow graph execution");
   if (autocast_ops > 0) out.push_back("mixed precision (autocast)");
+  else if (grad_scaler) out.push_back("mixed precision (GradScaler)");
   if (loader_workers) out.push_back("DataLoader worker processes");
   if (prefetch) out.push_back("tf.data prefetch");
   return out;
@@ -166,6 +178,8 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
   AppliedOptimizations a;
   std::vector<int8_t> memo(trace.strings.size(), -1);  // Applied per name id, classified once
   std::vector<int8_t> autocast_memo(trace.strings.size(), -1);
+  std::vector<int8_t> memo_frame(trace.strings.size(), -1);  // compiled region names read once
+  std::set<std::string_view> frames;                          // torch.compile frame ids seen
   bool backward = false, aten = false;
   int64_t pinned_h2d = 0, pageable_h2d = 0;
   for (const auto& t : trace.timelines) {
@@ -194,17 +208,31 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
       switch (Applied(memo[id])) {
         case Applied::kGraphLaunch: ++a.graph_launches; break;
         case Applied::kCapture: ++a.capture_calls; break;
-        case Applied::kCompiled: a.compiled = true; break;
+        case Applied::kCompiled:
+          a.compiled = true;
+          if (memo_frame[id] < 0) {
+            memo_frame[id] = 0;
+            const std::string_view n = trace.str(t.ev.name[i]);
+            constexpr std::string_view kRegion = "Torch-Compiled Region: ";
+            if (n.substr(0, kRegion.size()) == kRegion) frames.insert(n.substr(kRegion.size(), n.find('/') - kRegion.size()));
+          }
+          break;
         case Applied::kTorchScript: a.torchscript = true; break;
         case Applied::kXla: a.xla = true; break;
         case Applied::kTfGraph: a.tf_graph = true; break;
         case Applied::kLoaderWorkers: a.loader_workers = true; break;
         case Applied::kPrefetch: a.prefetch = true; break;
-        case Applied::kIteratorMade: a.pipeline_created = true; break;
+        case Applied::kIteratorMade:
+          // TF1's OneShotIterator runs in every sess.run, handing back the iterator it made in the
+          // first: only a call long enough to build the pipeline made it here.
+          if (trace.str(t.ev.name[i]).substr(0, 15) != "OneShotIterator" || t.ev.dur_ns[i] >= kOneShotMakesNs)
+            a.pipeline_created = true;
+          break;
         case Applied::kBackward: backward = true; break;
         case Applied::kDropout: ++a.dropout_ops; aten = true; break;
         case Applied::kPinMemory: a.pinned_memory = true; aten = true; break;
         case Applied::kAtenOp: aten = true; break;
+        case Applied::kGradScaler: a.grad_scaler = true; aten = true; break;
         case Applied::kNone: break;
       }
     }
@@ -227,6 +255,7 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
   } else {
     a.forward_only = trace.framework == Framework::kPyTorch && aten && !backward;
   }
+  a.compiled_frames = int64_t(frames.size());
   if (!a.forward_only) a.dropout_ops = 0;  // training: dropout belongs there
   // Most host-to-device copies read page-locked memory: batches are pinned (pin_memory=True).
   if (pinned_h2d > 0 && pinned_h2d >= pageable_h2d) a.pinned_memory = true;

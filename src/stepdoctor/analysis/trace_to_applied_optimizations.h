@@ -15,6 +15,9 @@ struct AppliedOptimizations {
   int64_t graph_launches = 0;   // cudaGraphLaunch / hipGraphLaunch calls: CUDA/HIP graph replay
   int64_t capture_calls = 0;    // stream capture calls: a graph-capture pass
   bool compiled = false;        // torch.compile regions (CompiledFunction, Torch-Compiled Region)
+  // Distinct torch.compile frames ("Torch-Compiled Region: F/C", F the frame): more than one is
+  // graph breaks splitting a compiled function, or several functions compiled.
+  int64_t compiled_frames = 0;
   bool torchscript = false;     // TorchScript graphs (torch.jit.script/trace: DifferentiableGraph, torch::jit::)
   bool xla = false;             // XLA clusters or jit-compiled programs
   // TensorFlow ran the step as a graph: a TF1 session (its timeline is a graph run's StepStats)
@@ -24,6 +27,7 @@ struct AppliedOptimizations {
   // list) that casts its inputs (aten::to / aten::_to_copy) and then calls itself, the shape
   // torch.autocast gives them on any device, in Kineto and autograd-profiler traces alike.
   int64_t autocast_ops = 0;
+  bool grad_scaler = false;     // GradScaler's unscale/update ops ran: fp16 mixed precision with loss scaling
   bool loader_workers = false;  // a multi-process DataLoader
   bool prefetch = false;        // tf.data prefetch in the input pipeline
   // Batches reach the device from page-locked memory: pin_memory ops (the DataLoader's pin
@@ -43,7 +47,7 @@ struct AppliedOptimizations {
   bool graphs() const { return graph_launches > 0; }
   // Compilation that fuses operators or replays launches; TensorFlow's graph mode alone does neither.
   bool any_compilation() const { return graphs() || compiled || torchscript || xla; }
-  bool mixed_precision() const { return autocast_ops > 0; }
+  bool mixed_precision() const { return autocast_ops > 0 || grad_scaler; }
   // Human labels, in a fixed order: "CUDA/HIP graph replay (1 launch)", "torch.compile", ...
   // (pinned memory is not among them: the coverage line names it, the input advice reads it).
   std::vector<std::string> Labels() const;

@@ -141,6 +141,9 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   // Waiting for other ranks before a collective can start (Horovod's NEGOTIATE_*): no data moves.
   std::vector<Interval> peer_raw;
   std::vector<Interval> python_raw;  // Python frames the profiler recorded (with_stack)
+  std::vector<Interval> compiled_raw;  // torch.compile's regions on the host
+  std::vector<Interval> allocator_raw;  // driver allocations and frees (RuntimeCallRole::kAllocator)
+  std::vector<int8_t> compiled_name(trace.strings.size(), -1);  // per name id: a compiled region
   std::unordered_map<StringId, std::pair<int64_t, int64_t>> startup_names;  // name -> (ns, count)
   std::vector<Interval> reduced_raw, h2d_raw, d2h_raw, d2d_raw;  // for the finer splits
   std::vector<double> kernel_us, launch_us;
@@ -217,6 +220,10 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     for (size_t i = 0; i < t.ev.size(); ++i) {
       EventKind k = t.ev.kind[i];
       Interval iv{t.ev.start_ns[i], t.end_ns(uint32_t(i))};
+      if (int8_t& c = compiled_name[t.ev.name[i].v]; c != 0) {  // a user annotation or an operator
+        if (c < 0) c = trace.str(t.ev.name[i]).substr(0, 21) == "Torch-Compiled Region" ? 1 : 0;
+        if (c == 1) compiled_raw.push_back(iv);
+      }
       if (k == EventKind::kFrameworkOverhead) {
         // The framework's bookkeeping: host time on any trace, never an operator's compute.
         raw[int(StepCategory::kHostCompute)].push_back(iv);
@@ -243,6 +250,9 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
             raw[int(StepCategory::kMemcpy)].push_back(iv);
           } else if (role == RuntimeCallRole::kSync) {
             sync_raw.push_back(iv);
+          } else if (role == RuntimeCallRole::kAllocator) {
+            raw[int(StepCategory::kHostCompute)].push_back(iv);  // the driver managing memory
+            allocator_raw.push_back(iv);
           } else if (role == RuntimeCallRole::kQuery) {
             raw[int(StepCategory::kHostCompute)].push_back(iv);  // asks, launches nothing
           } else {
@@ -271,6 +281,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
         if (t.ev.kind[i] == EventKind::kCollective) raw[int(StepCategory::kCollectives)].push_back(iv);
         else if (t.ev.kind[i] == EventKind::kCollectiveWait) peer_raw.push_back(iv);
         else if (t.ev.kind[i] == EventKind::kPythonFunction) python_raw.push_back(iv);
+        else if (t.ev.kind[i] == EventKind::kUserAnnotation) annotation_raw.push_back(iv);  // a container
       }
       // Operators' own work is the CPU's compute; their dispatch (wrappers around other ops,
       // tiny ops) is host overhead (cpu_op_work.h).
@@ -384,8 +395,13 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     s.host_cpu_op_names = std::move(cpu_ops.top);
     s.host_cpu_ops_by_name = cpu_ops.judged_by_name;
   }
+  // The host's own time (operators, launches) spent inside torch.compile's regions.
+  const IntervalSet in_compiled_x =
+      Intersect(Union(exclusive[int(StepCategory::kHostCompute)], exclusive[int(StepCategory::kKernelLaunch)]),
+                MakeIntervalSet(std::move(compiled_raw)));
+  const IntervalSet allocator_x = Intersect(exclusive[int(StepCategory::kHostCompute)], MakeIntervalSet(std::move(allocator_raw)));
   const IntervalSet overhead_x = Intersect(exclusive[int(StepCategory::kHostCompute)], MakeIntervalSet(std::move(overhead_raw)));
-  double dc16_ns = 0, dir_ns[3] = {0, 0, 0}, comm_ns = 0, overhead_ns = 0, cpu_ops_ns = 0;
+  double dc16_ns = 0, dir_ns[3] = {0, 0, 0}, comm_ns = 0, overhead_ns = 0, cpu_ops_ns = 0, in_compiled_ns = 0, allocator_ns = 0;
 
   const size_t n = windows.steps.size();
   s.step_count = int(n);
@@ -408,6 +424,8 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     dc16_ns += double(LengthWithin(dc16, sw.start_ns, sw.end_ns));
     overhead_ns += double(LengthWithin(overhead_x, sw.start_ns, sw.end_ns));
     cpu_ops_ns += double(LengthWithin(cpu_ops_x, sw.start_ns, sw.end_ns));
+    in_compiled_ns += double(LengthWithin(in_compiled_x, sw.start_ns, sw.end_ns));
+    allocator_ns += double(LengthWithin(allocator_x, sw.start_ns, sw.end_ns));
     comm_ns += double(LengthWithin(col.sets[int(StepCategory::kCollectives)], sw.start_ns, sw.end_ns));
     for (int d = 0; d < 3; ++d) dir_ns[d] += double(LengthWithin(by_dir[d], sw.start_ns, sw.end_ns));
     busy_ns += double(LengthWithin(col.device_busy, sw.start_ns, sw.end_ns));
@@ -476,6 +494,8 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   s.tiny_op_share_pct = top_ns > 0 ? 100.0 * double(tiny_ns) / double(top_ns) : 0;
   s.framework_overhead_ms = overhead_ns / double(n) / 1e6;
   s.host_cpu_op_ms = cpu_ops_ns / double(n) / 1e6;
+  s.host_in_compiled_ms = in_compiled_ns / double(n) / 1e6;
+  s.host_allocator_ms = allocator_ns / double(n) / 1e6;
   s.top_level_ops_per_step = top_count / int64_t(n);
   s.fp16_kernel_pct = kernel_ns_total > 0 ? 100.0 * kernel_ns_reduced / kernel_ns_total : 0;
   s.matrix_kernel_pct = kernel_ns_all > 0 ? 100.0 * kernel_ns_matrix / kernel_ns_all : 0;

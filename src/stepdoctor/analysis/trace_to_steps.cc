@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <map>
 
 namespace stepdoctor {
@@ -132,43 +133,74 @@ std::vector<uint32_t> AnchorOccurrences(const Trace& trace, const Timeline& t, c
   return out;
 }
 
+// The top-level calls of one torch.compile frame on a thread ("Torch-Compiled Region: F/C", F the
+// frame, C its compile, which a recompile bumps): the frame called fewest times, the earliest at
+// equal counts; none where some frame is called once (the window holds one iteration, or
+// compiled code runs outside the loop, and what an iteration is cannot be told). Called once per iteration (the compiled model or step), it
+// recurs as the DataLoader fetch does; a frame called more often is a graph break's remainder
+// or a compiled block the model calls per layer.
+std::vector<uint32_t> CompiledFrameOccurrences(const Trace& trace, const Timeline& t) {
+  static constexpr std::string_view kRegion = "Torch-Compiled Region: ";
+  std::map<std::string_view, std::vector<uint32_t>> by_frame;
+  std::map<std::string_view, int64_t> open_until;  // per frame, where its latest call ends
+  for (uint32_t i = 0; i < t.ev.size(); ++i) {
+    const std::string_view n = trace.str(t.ev.name[i]);
+    if (t.ev.dur_ns[i] <= 0 || !StartsWith(n, kRegion)) continue;
+    const std::string_view frame = n.substr(kRegion.size(), n.find('/', kRegion.size()) - kRegion.size());
+    auto [it, fresh] = open_until.try_emplace(frame, INT64_MIN);
+    if (t.ev.start_ns[i] < it->second) continue;  // nested in its own frame's call
+    it->second = t.end_ns(i);
+    by_frame[frame].push_back(i);
+  }
+  const std::vector<uint32_t>* best = nullptr;
+  for (const auto& [frame, occ] : by_frame) {
+    if (occ.size() < 2) return {};  // a frame called once: one iteration, or calls outside the loop
+    if (!best || occ.size() < best->size() || (occ.size() == best->size() && occ.front() < best->front())) best = &occ;
+  }
+  return best ? *best : std::vector<uint32_t>{};
+}
+
 // Iterations from repeated host structure where the trace has no step markers (the autograd
 // profiler, `torch.profiler` without `schedule`, TF1 sessions). REQUIRED: `out` has no steps.
 void InferSteps(const Trace& trace, WorkerId worker, StepWindows* out) {
-  for (const IterationAnchor& a : kIterationAnchors) {
-    const Timeline* best = nullptr;
-    std::vector<uint32_t> best_occ;
+  constexpr IterationAnchor kCompiledFrame{"Torch-Compiled Region: ", AnchorEdge::kStarts,
+                                           "the call of the compiled model that starts each iteration"};
+  const Timeline* best = nullptr;
+  std::vector<uint32_t> best_occ;
+  const IterationAnchor* anchor = nullptr;
+  for (const IterationAnchor* a = kIterationAnchors; a <= std::end(kIterationAnchors) && !best; ++a) {
+    const bool compiled = a == std::end(kIterationAnchors);  // after the named anchors
     for (const auto& t : trace.timelines) {
       if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
-      std::vector<uint32_t> occ = AnchorOccurrences(trace, t, a);
+      std::vector<uint32_t> occ = compiled ? CompiledFrameOccurrences(trace, t) : AnchorOccurrences(trace, t, *a);
       if (occ.size() >= 2 && occ.size() > best_occ.size()) {
         best = &t;
         best_occ = std::move(occ);
+        anchor = compiled ? &kCompiledFrame : a;
       }
     }
-    if (!best) continue;
-    const Timeline& t = *best;
-    int64_t ordinal = 1;
-    if (a.edge == AnchorEdge::kStarts) {
-      for (size_t k = 0; k + 1 < best_occ.size(); ++k)
-        out->steps.push_back({ordinal++, t.ev.start_ns[best_occ[k]], t.ev.start_ns[best_occ[k + 1]]});
-      // The last iteration ends with the last optimizer step after its start, where there is one.
-      int64_t last_start = t.ev.start_ns[best_occ.back()], last_end = 0;
-      for (uint32_t i = 0; i < t.ev.size(); ++i)
-        if (t.ev.start_ns[i] > last_start && StartsWith(trace.str(t.ev.name[i]), "Optimizer.step#"))
-          last_end = std::max(last_end, t.end_ns(i));
-      if (last_end > last_start) out->steps.push_back({ordinal++, last_start, last_end});
-      else ++out->excluded_partial;
-    } else {
-      ++out->excluded_partial;  // what precedes the first end has no known start
-      for (size_t k = 0; k + 1 < best_occ.size(); ++k)
-        out->steps.push_back({ordinal++, t.end_ns(best_occ[k]), t.end_ns(best_occ[k + 1])});
-    }
-    std::string_view first = trace.str(t.ev.name[best_occ.front()]);
-    out->inferred = true;
-    out->source = "iterations inferred from " + std::string(a.label) + " (" + std::string(first) + "; no step markers)";
-    return;
   }
+  if (!best) return;
+  const Timeline& t = *best;
+  int64_t ordinal = 1;
+  if (anchor->edge == AnchorEdge::kStarts) {
+    for (size_t k = 0; k + 1 < best_occ.size(); ++k)
+      out->steps.push_back({ordinal++, t.ev.start_ns[best_occ[k]], t.ev.start_ns[best_occ[k + 1]]});
+    // The last iteration ends with the last optimizer step after its start, where there is one.
+    int64_t last_start = t.ev.start_ns[best_occ.back()], last_end = 0;
+    for (uint32_t i = 0; i < t.ev.size(); ++i)
+      if (t.ev.start_ns[i] > last_start && StartsWith(trace.str(t.ev.name[i]), "Optimizer.step#"))
+        last_end = std::max(last_end, t.end_ns(i));
+    if (last_end > last_start) out->steps.push_back({ordinal++, last_start, last_end});
+    else ++out->excluded_partial;
+  } else {
+    ++out->excluded_partial;  // what precedes the first end has no known start
+    for (size_t k = 0; k + 1 < best_occ.size(); ++k)
+      out->steps.push_back({ordinal++, t.end_ns(best_occ[k]), t.end_ns(best_occ[k + 1])});
+  }
+  std::string_view first = trace.str(t.ev.name[best_occ.front()]);
+  out->inferred = true;
+  out->source = "iterations inferred from " + std::string(anchor->label) + " (" + std::string(first) + "; no step markers)";
 }
 
 // Whether most of the first step's excess over `median_ns` is spent in the first fetch of a

@@ -475,6 +475,16 @@ Prediction PredictFix(const StepModel& m, const FixSpec& fix, const WhatIfOption
     p.low_ms = std::max(p.low_ms, std::min(low_floor_ms, p.predicted_step_ms));
     p.high_ms = std::max(p.high_ms, p.predicted_step_ms * (1 + kReplayTolerancePct / 100));
   }
+  // A fix that only removes work (launch overhead, CPU work, stalls) cannot make a step slower
+  // than measured: the replay's tolerance widens the range down, not past the step as it is.
+  // (Hiding input behind workers can: they take cores from the training process.)
+  if (p.predicted && (fix.kind == FixKind::kLaunch || fix.kind == FixKind::kCpuWork || fix.kind == FixKind::kStalls) &&
+      p.baseline_step_ms > 0) {
+    p.predicted_step_ms = std::min(p.predicted_step_ms, p.baseline_step_ms);
+    p.high_ms = std::min(p.high_ms, p.baseline_step_ms);
+    p.low_ms = std::min(p.low_ms, p.predicted_step_ms);
+    p.speedup = p.baseline_step_ms / p.predicted_step_ms;
+  }
   return p;
 }
 

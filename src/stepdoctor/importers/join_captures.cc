@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <map>
 
 #include "stepdoctor/core/checked_time.h"
 #include "stepdoctor/model/trace_merge.h"
@@ -20,7 +21,7 @@ struct CaptureInfo {
   int64_t lo = 0, hi = 0;  // the span of its events on host and device lines
 };
 
-CaptureInfo InfoOf(const Trace& t, const std::string& path) {
+CaptureInfo InfoOf(const Trace& t, const std::string& path, bool need_markers = true) {
   CaptureInfo c;
   if (t.workers.size() != 1) return c;
   int64_t lo = INT64_MAX, hi = INT64_MIN, first = INT64_MAX, last = INT64_MIN;
@@ -42,7 +43,7 @@ CaptureInfo InfoOf(const Trace& t, const std::string& path) {
       last = std::max(last, n);
     }
   }
-  if (first > last || lo > hi) return c;
+  if ((need_markers && first > last) || lo > hi) return c;
   c.eligible = true;
   c.folder = std::filesystem::path(path).parent_path().string();
   c.first_step = first;
@@ -57,9 +58,61 @@ bool SameProcess(const Trace& a, const Trace& b) {
   return x.hostname == y.hostname && x.pid == y.pid && x.rank == y.rank;
 }
 
+// TF1 timelines of one sess.run each, in one folder, one after another on the clock (StepStats
+// times are wall-clock microseconds): a job that wrote a timeline per step. Workers of a
+// distributed job write overlapping ones. Each run of such parts (at least two, in time order) is
+// joined into the first, with a step marker per file spanning its events: the time between files
+// (the loop, writing the timeline) is outside every step.
+void JoinTf1Runs(std::vector<Trace>* parts, std::vector<std::string>* paths, ImportDiagnostics* notes) {
+  std::map<std::string, std::vector<size_t>> by_folder;  // single-run TF1 parts per folder
+  std::vector<CaptureInfo> span(parts->size());
+  for (size_t i = 0; i < parts->size(); ++i) {
+    const Trace& t = (*parts)[i];
+    if (t.workers.size() != 1 || !t.workers[0].single_run || i >= paths->size()) continue;
+    span[i] = InfoOf(t, (*paths)[i], /*need_markers=*/false);
+    if (span[i].eligible) by_folder[span[i].folder].push_back(i);
+  }
+  std::vector<bool> gone(parts->size(), false);
+  for (auto& [folder, idx] : by_folder) {
+    if (idx.size() < 2) continue;
+    std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return span[a].lo < span[b].lo; });
+    bool apart = true;
+    for (size_t k = 1; k < idx.size(); ++k) apart &= span[idx[k]].lo >= span[idx[k - 1]].hi;
+    if (!apart) continue;  // parallel workers, or clocks that do not say the order
+    Trace& into = (*parts)[idx[0]];
+    for (size_t k = 1; k < idx.size(); ++k) {
+      AppendCapture(into, std::move((*parts)[idx[k]]), 0);
+      gone[idx[k]] = true;
+    }
+    const WorkerId w{0};
+    const DeviceId host = into.GetOrAddDevice(w, DeviceKind::kHostCpu, 0, "host CPU");
+    Timeline& marks = into.timeline(into.AddTimeline(w, host, TimelineKind::kDerived, -1, "sess.run (one timeline file each)"));
+    for (size_t k = 0; k < idx.size(); ++k)
+      marks.Add(span[idx[k]].lo, span[idx[k]].hi - span[idx[k]].lo,
+                into.strings.Intern(fmt::format("sess.run #{}", k + 1)), EventKind::kStepMarker);
+    into.workers[0].single_run = false;
+    if (std::string name = std::filesystem::path(folder).filename().string(); !name.empty()) into.workers[0].hostname = name;
+    into.Finalize();
+    notes->Note(ImportIssue::kJoinedCaptures,
+                fmt::format("{} TF1 timeline files of {} read as one worker's successive sess.run calls, one step each "
+                            "(their times follow one another); the time between files is outside every step",
+                            idx.size(), folder.empty() ? std::string(".") : folder));
+  }
+  std::vector<Trace> out;
+  std::vector<std::string> out_paths;
+  for (size_t i = 0; i < parts->size(); ++i) {
+    if (gone[i]) continue;
+    out.push_back(std::move((*parts)[i]));
+    out_paths.push_back(i < paths->size() ? (*paths)[i] : std::string());
+  }
+  *parts = std::move(out);
+  *paths = std::move(out_paths);
+}
+
 }  // namespace
 
 void JoinCaptures(std::vector<Trace>* parts, std::vector<std::string>* paths, ImportDiagnostics* notes) {
+  JoinTf1Runs(parts, paths, notes);
   std::vector<CaptureInfo> info;
   for (size_t i = 0; i < parts->size(); ++i) info.push_back(InfoOf((*parts)[i], i < paths->size() ? (*paths)[i] : ""));
   std::vector<Trace> out;

@@ -23,6 +23,9 @@ inline constexpr int64_t kCaptureGapNs = 1'000'000'000;
 // that does not (Kineto's clock runs on) keeps its times. `paths` holds each part's file and is
 // joined alike (the first path of each run stays). Each join is noted in `notes`, and a joined
 // trace is finalized again. REQUIRED: parts come in the order their files were listed.
+//
+// Before that, TF1 timelines of one sess.run each in one folder, whose times follow one another
+// (a timeline written per step), are joined into one worker with a step marker per file.
 void JoinCaptures(std::vector<Trace>* parts, std::vector<std::string>* paths, ImportDiagnostics* notes);
 
 }  // namespace stepdoctor

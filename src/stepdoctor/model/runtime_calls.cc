@@ -15,6 +15,11 @@ RuntimeCallRole RuntimeCallRoleOf(std::string_view n, int64_t dur_ns, bool recur
   // Loading a module or library of device code (cuModuleLoadData, hipModuleLoadData,
   // cuLibraryLoadData): start-up however short, unless it recurs each step (code built per step).
   if ((Contains(n, "ModuleLoad") || Contains(n, "LibraryLoad")) && !recurs_each_step) return RuntimeCallRole::kStartup;
+  // Driver allocations and frees, short or recurring: memory management, not a launch. (One
+  // long one is start-up: cudaFree(0) creating the context.)
+  const bool alloc = !Contains(n, "Async") && (Contains(n, "Malloc") || Contains(n, "Free") || Contains(n, "MemAlloc") ||
+                                               Contains(n, "HostAlloc") || Contains(n, "MemFree"));
+  if (alloc && (dur_ns <= kOneOffRuntimeNs || recurs_each_step)) return RuntimeCallRole::kAllocator;
   if (dur_ns <= kOneOffRuntimeNs) {
     const bool query = Contains(n, "Get") || Contains(n, "Peek") || Contains(n, "Version") ||
                        Contains(n, "IsCapturing") || Contains(n, "Query");

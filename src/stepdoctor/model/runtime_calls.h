@@ -24,6 +24,9 @@ enum class RuntimeCallRole : uint8_t {
   kSync,          // the host waits on the device (a *Synchronize, or a long call recurring each step)
   kStartup,       // one long call that does not recur, or a load of device code (cuModuleLoadData,
                   // hipModuleLoadData, cuLibraryLoadData): start-up, not a per-step cost
+  kAllocator,     // device or pinned memory allocated or freed by the driver (cudaMalloc, cudaFree,
+                  // hipFree, cuMemAlloc, cudaHostAlloc; not the stream-ordered *Async ones): host work
+                  // the caching allocator exists to avoid, and a free waits for the device
   kQuery,         // only asks (cudaGetDeviceCount, cudaDriverGetVersion, cudaPeekAtLastError,
                   // cudaStreamIsCapturing, cudaEventQuery): no device work, no launch cost
 };

@@ -1,5 +1,7 @@
 // host_bound: the device idles while the host launches kernels or runs framework/Python code.
 // On a CPU-only trace: the time between (and inside tiny) top-level operators.
+#include <algorithm>
+
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
@@ -140,6 +142,33 @@ std::optional<Finding> HostBound(const Signals& sig) {
                           fmt::format("{} {} ({})", Ms(s.framework_overhead_ms), PerStep(s), Pct(bookkeeping))});
   for (size_t i = 0; i < s.top_ops.size() && i < kTopEventsShown; ++i) f.top_events.push_back(s.top_ops[i]);
 
+  // Most of the host's time is the driver allocating and freeing device memory: the caching
+  // allocator's cache missed or was emptied, not launches; compiling would not remove it.
+  if (!s.cpu_only && host_ms > 0 && s.host_allocator_ms >= kHostCpuWorkShare * host_ms) {
+    f.title = fmt::format("the device waits on the host {} of {}, mostly in device memory allocations and frees "
+                          "(cudaMalloc/cudaFree, hipMalloc/hipFree)",
+                          Pct(share), EachStep(s));
+    f.evidence.push_back({"in the driver's allocation and free calls",
+                          fmt::format("{} {} ({} of the host's time)", Ms(s.host_allocator_ms), PerStep(s),
+                                      Pct(100.0 * std::min(1.0, s.host_allocator_ms / host_ms)))});
+    f.fix.summary = "The host spends the step allocating and freeing device memory through the driver (each free "
+                    "also waits for the device): keep the caching allocator's memory cached. Do not call "
+                    "empty_cache() in the loop, keep tensor shapes steady (pad or bucket varying lengths), and let it "
+                    "grow segments rather than fragment.";
+    f.fix.pytorch = "# no torch.cuda.empty_cache() inside the training loop\n"
+                    "# shell, before starting Python (ROCm reads PYTORCH_HIP_ALLOC_CONF):\n"
+                    "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n"
+                    "# varying shapes: pad to a few fixed lengths so the cached blocks fit again";
+    Prediction none;  // no launch fix: the replay does not model the allocator's cache
+    none.fix = "launch";
+    none.why_not = "the time is the driver allocating and freeing memory, not launches: how much of it a warm "
+                   "allocator cache avoids is not in the trace";
+    f.prediction = none;
+    f.fix.tensorflow = "# TensorFlow's allocator reserves device memory once and reuses it: per-step driver\n"
+                       "# allocations come from code beside it (a custom op, a library with its own buffers)";
+    return f;
+  }
+
   // Most of the host's time is operators computing on CPU tensors: work, not launch overhead.
   // Compiling the step would not remove it; making the data where it is used, or in the loader, does.
   if (!s.cpu_only && host_ms > 0 && s.host_cpu_op_ms >= kHostCpuWorkShare * host_ms) {
@@ -158,14 +187,45 @@ std::optional<Finding> HostBound(const Signals& sig) {
     std::string done;
     for (const auto& l : applied->Labels()) done += (done.empty() ? "" : ", ") + l;
     f.evidence.push_back({"already in use", done});
-    f.fix.summary = "The step already runs " + done +
-                    ": the host time left is outside it. Move the remaining per-step Python and small ops into the "
-                    "compiled/captured region, or overlap them with the device (prefetch inputs, avoid host syncs).";
-    f.fix.pytorch =
-        "# find what runs outside the graph/compiled region each step:\n"
-        "with torch.profiler.record_function('outside_graph'):\n"
-        "    ...  # the per-step host work that remains\n"
-        "# avoid host syncs in the loop: no .item()/.cpu() per step; keep tensors on the device";
+    // torch.compile without graphs still launches each kernel from the host: where that is most
+    // of the host's time, capturing the compiled regions is what is left; else what runs outside.
+    const bool ungraphed = applied->compiled && !applied->graphs() && host_ms > 0;
+    const bool torch_compiled = ungraphed && applied->compiled_frames > 0;  // its regions recorded on the host
+    const bool inside = torch_compiled && s.host_in_compiled_ms >= kHostInCompiledShare * host_ms;
+    if (torch_compiled)
+      f.evidence.push_back({"host time inside torch.compile's regions",
+                            fmt::format("{} {} ({} of the host's time)", Ms(s.host_in_compiled_ms), PerStep(s),
+                                        Pct(100.0 * std::min(1.0, s.host_in_compiled_ms / host_ms)))});
+    const bool breaks = applied->compiled_frames > 1;
+    if (breaks)
+      f.evidence.push_back({"torch.compile frames",
+                            fmt::format("{} (graph breaks split the compiled code, or several functions are compiled)",
+                                        applied->compiled_frames)});
+    const std::string explain = breaks ? "# list the graph breaks, each a frame of its own: TORCH_LOGS=graph_breaks python train.py\n"
+                                         "# or print(torch._dynamo.explain(model)(x)); compile with fullgraph=True to make them errors\n"
+                                       : "";
+    if (inside || (ungraphed && !torch_compiled)) {
+      f.fix.summary = inside ? "The step already runs torch.compile, and most of the host's time is inside its compiled "
+                               "regions: the compiled code dispatching and launching its kernels one at a time. Capture "
+                               "the regions as CUDA graphs (mode=\"reduce-overhead\"): each replays with one launch" +
+                                   std::string(breaks ? "; fewer graph breaks give fewer, larger regions." : ".")
+                             : "The step already runs torch.compile (the trace shows it), but marks no compiled "
+                               "region on the host: whether the host's time is the compiled code launching kernels one at "
+                               "a time or code outside it is unknown. Try CUDA graphs (mode=\"reduce-overhead\": one "
+                               "launch per region), and keep per-step Python out of the loop.";
+      f.fix.pytorch = "model = torch.compile(model, mode=\"reduce-overhead\")   # CUDA graphs: one launch per compiled region\n" +
+                      explain + "# graphs are recorded per input shape: keep shapes static (drop_last=True in the DataLoader)";
+    } else {
+      f.fix.summary = "The step already runs " + done +
+                      (torch_compiled ? ": most of the host time left is outside it." : ": the host time left is outside it.") +
+                      " Move the remaining per-step Python and small ops into the compiled/captured region, or overlap "
+                      "them with the device (prefetch inputs, avoid host syncs).";
+      f.fix.pytorch = explain +
+                      "# find what runs outside the graph/compiled region each step:\n"
+                      "with torch.profiler.record_function('outside_graph'):\n"
+                      "    ...  # the per-step host work that remains\n"
+                      "# avoid host syncs in the loop: no .item()/.cpu() per step; keep tensors on the device";
+    }
     f.fix.tensorflow =
         applied->tf_graph
             ? "# the step runs as a graph already: fetch fewer tensors per run, keep Python out of the loop\n"

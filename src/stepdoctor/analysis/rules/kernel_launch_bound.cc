@@ -36,6 +36,9 @@ std::optional<Finding> KernelLaunchBound(const Signals& sig) {
   f.fix.pytorch =
       "model = torch.compile(model, mode=\"reduce-overhead\")   # CUDA graphs: one launch per step\n"
       "# or capture manually with torch.cuda.graphs / torch.cuda.make_graphed_callables";
+  if (sig.applied && sig.applied->graphs())  // replayed already: what still launches is outside the graphs
+    f.fix.pytorch = "# CUDA graphs replay already: capture what still launches outside them, or give each kernel more "
+                    "work with a larger batch";
   if (sig.applied && sig.applied->tf_graph && !sig.applied->xla) {
     // The step already runs as a TensorFlow graph: tf.function is done; XLA fuses its kernels.
     f.evidence.push_back({"already in use", "TensorFlow graph execution"});

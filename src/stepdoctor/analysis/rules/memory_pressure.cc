@@ -6,10 +6,12 @@
 #include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/tf_signals.h"
+#include "stepdoctor/analysis/trace_to_applied_optimizations.h"
+#include "stepdoctor/analysis/trace_to_step_signals.h"
 
 namespace stepdoctor::rules {
 namespace {
-void AddMemoryFix(Finding* f);
+void AddMemoryFix(Finding* f, const Signals& sig);
 
 // PyTorch: the caching allocator's peak (reserved, else allocated) per GPU.
 std::optional<Finding> FromPyTorchCounters(const Signals& sig) {
@@ -34,7 +36,7 @@ std::optional<Finding> FromPyTorchCounters(const Signals& sig) {
 std::optional<Finding> MemoryPressure(const Signals& sig) {
   if (!sig.tf || sig.tf->memory.empty()) {
     std::optional<Finding> f = FromPyTorchCounters(sig);
-    if (f) AddMemoryFix(&*f);
+    if (f) AddMemoryFix(&*f, sig);
     return f;
   }
   const TfMemoryPeak& m = sig.tf->memory.front();
@@ -52,12 +54,31 @@ std::optional<Finding> MemoryPressure(const Signals& sig) {
   if (m.max_fragmentation > 0) f.evidence.push_back({"max fragmentation", Pct(100.0 * m.max_fragmentation)});
   for (size_t i = 1; i < sig.tf->memory.size() && i <= kMoreDevicesShown; ++i)
     f.evidence.push_back({sig.tf->memory[i].allocator, fmt::format("peak {}", Pct(sig.tf->memory[i].peak_pct()))});
-  AddMemoryFix(&f);
+  AddMemoryFix(&f, sig);
   return f;
 }
 
 namespace {
-void AddMemoryFix(Finding* f) {
+void AddMemoryFix(Finding* f, const Signals& sig) {
+  // Reduced precision in use already (autocast, GradScaler, 16-bit kernels): not advised again.
+  const bool reduced = (sig.applied && sig.applied->mixed_precision()) ||
+                       (sig.steps && sig.steps->fp16_kernel_pct >= kLowReducedPrecisionPct);
+  if (reduced) {
+    f->evidence.push_back({"already in use", "reduced precision (autocast or 16-bit kernels)"});
+    f->fix.summary = "Lower peak memory: the step already runs in reduced precision, so keep the effective batch "
+                     "with gradient accumulation over smaller micro-batches, recompute activations (activation "
+                     "checkpointing), and let the allocator grow segments instead of fragmenting.";
+    f->fix.tensorflow =
+        "for gpu in tf.config.list_physical_devices(\"GPU\"):\n"
+        "    tf.config.experimental.set_memory_growth(gpu, True)\n"
+        "model.fit(ds.batch(batch_size // 2), ...)   # and accumulate gradients over 2 micro-batches";
+    f->fix.pytorch =
+        "loss = loss / accum_steps; loss.backward()\n"
+        "if (i + 1) % accum_steps == 0: optimizer.step(); optimizer.zero_grad()\n"
+        "# torch.utils.checkpoint.checkpoint(block, x) recomputes a block's activations in backward\n"
+        "# PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True reduces fragmentation";
+    return;
+  }
   f->fix.summary = "Lower peak memory: mixed precision halves activations, gradient accumulation keeps the effective "
                   "batch with a smaller one, and memory growth stops TensorFlow from reserving the whole device.";
   f->fix.tensorflow =

@@ -109,6 +109,9 @@ inline constexpr int64_t kEagerMinOps = 10;         // fewer eager ops: a few se
 inline constexpr double kHostModeratePct = 10.0;  // host-bound time >= 10% of the step: moderate
 inline constexpr double kHostHighPct = 30.0;      // >= 30%: high
 inline constexpr double kHostCpuWorkShare = 0.5;  // CPU operators >= half the host's exposed time: data-making advice
+// Under torch.compile without CUDA graphs, host time inside its compiled regions >= half the host's
+// exposed time: the compiled code's own launches are the cost, and mode="reduce-overhead" is the advice.
+inline constexpr double kHostInCompiledShare = 0.5;
 // Gaps under 1 ms with nothing recorded >= half the host's exposed time: the title says the time
 // is in those gaps, not in the operators it lists.
 inline constexpr double kHostUnrecordedGapShare = 0.5;

@@ -1,0 +1,56 @@
+// A TF 1.x session job gets its TensorFlow code in TF1's APIs: TF 2's Keras steps per call,
+// tf.config threading and memory growth, the mixed-precision policy, tf.data.AUTOTUNE and map's
+// `deterministic` each in the form a TF1 session has; TF2 code is left as it is.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "inline_chrome.h"
+#include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/analysis/framework_code.h"
+#include "test_util.h"
+
+namespace stepdoctor {
+namespace {
+
+bool Has(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
+
+TEST(Tf1Code, Tf2ApisBecomeTheirTf1Forms) {
+  const std::string tf2 =
+      "ds = ds.map(parse, num_parallel_calls=tf.data.AUTOTUNE, deterministic=False)\n"
+      "model.compile(..., steps_per_execution=32)   # several steps per host round-trip\n"
+      "tf.config.threading.set_intra_op_parallelism_threads(0)  # 0 = all cores\n"
+      "tf.config.threading.set_inter_op_parallelism_threads(0)\n"
+      "for gpu in tf.config.list_physical_devices(\"GPU\"):\n"
+      "    tf.config.experimental.set_memory_growth(gpu, True)\n"
+      "tf.keras.mixed_precision.set_global_policy(\"mixed_float16\")";
+  const std::string tf1 = Tf1Code(tf2);
+  for (const char* gone : {"tf.data.AUTOTUNE", "deterministic", "steps_per_execution", "tf.config.", "set_global_policy"})
+    EXPECT_FALSE(Has(tf1, gone)) << gone << " in\n" << tf1;
+  for (const char* there : {"tf.data.experimental.AUTOTUNE", "tf.ConfigProto(intra_op_parallelism_threads=0",
+                            "allow_growth = True", "enable_mixed_precision_graph_rewrite", "ds = ds.map(parse"})
+    EXPECT_TRUE(Has(tf1, there)) << there << " not in\n" << tf1;
+  // Code with none of them is unchanged.
+  const std::string plain = "ds = ds.cache()";
+  EXPECT_EQ(Tf1Code(plain), plain);
+}
+
+// End to end: a TF1 timeline's input-bound step shows tf.data code in TF1's form.
+TEST(Tf1Code, Tf1TimelineFindingsShowTf1Code) {
+  std::string ev = testing::Tf1Lane(1, "/job:localhost/replica:0/task:0/device:CPU:0 Compute");
+  ev += testing::Tf1Node(1, "NoOp", "_SOURCE", 0, 5);
+  ev += testing::Tf1Op(1, "IteratorGetNext", 10, 6000);
+  ev += testing::Tf1Op(1, "Conv2D", 6020, 2000);
+  const Report r = AnalyzeTrace(testing::ImportChrome("{\"traceEvents\":[" + ev.substr(1) + "]}"));
+  ASSERT_FALSE(r.findings.empty()) << r.verdict.summary;
+  bool any_tf = false;
+  for (const Finding& f : r.findings) {
+    any_tf |= !f.fix.tensorflow.empty();
+    EXPECT_FALSE(Has(f.fix.tensorflow, "tf.data.AUTOTUNE")) << f.id << ":\n" << f.fix.tensorflow;
+    EXPECT_FALSE(Has(f.fix.tensorflow, "steps_per_execution")) << f.id;
+  }
+  EXPECT_TRUE(any_tf);
+}
+
+}  // namespace
+}  // namespace stepdoctor
