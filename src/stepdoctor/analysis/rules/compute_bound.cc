@@ -37,11 +37,24 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
   f.gain_upper_bound = 1.0;
   // Host time with nothing recorded is idle time too, of unknown cause: not "none to recover".
   const double untraced = s.mean_step_ms > 0 ? 100.0 * s.untraced_host_ms / s.mean_step_ms : 0;
-  const std::string idle = untraced >= kUntracedNotePct
-                               ? fmt::format("{} of {} is host time with nothing recorded while the device "
-                                             "idles (what runs there is unknown); in the rest, ",
-                                             Pct(untraced), EachStepNoun(s))
-                               : std::string("no idle time to recover; ");
+  // So are copies between host and device with no compute beside them: the step waits on them.
+  const double copies = s.mean_step_ms > 0 && !s.cpu_only ? 100.0 * s.category_ms[int(StepCategory::kMemcpy)] / s.mean_step_ms : 0;
+  const std::string idle =
+      copies >= kUntracedNotePct
+          ? fmt::format("{} of {} is copies between host and device with no compute beside them ({} to the device, "
+                        "{} back): overlapping them with compute, or not making them, gains up to {:.2f}x; in the rest, ",
+                        Pct(copies), EachStepNoun(s), Ms(s.memcpy_h2d_ms), Ms(s.memcpy_d2h_ms), GainIfRemoved(copies))
+      : untraced >= kUntracedNotePct ? fmt::format("{} of {} is host time with nothing recorded while the device "
+                                                   "idles (what runs there is unknown); in the rest, ",
+                                                   Pct(untraced), EachStepNoun(s))
+                                     : std::string("no idle time to recover; ");
+  if (copies >= kUntracedNotePct) {
+    f.title = fmt::format("the device computes {} of {}, and copies between host and device hold another {} with no "
+                          "compute beside them", Pct(share), EachStepNoun(s), Pct(copies));
+    f.gain_upper_bound = GainIfRemoved(copies);
+    f.evidence.push_back({"host-device copies with no compute beside them",
+                          fmt::format("{} {} ({})", Ms(s.category_ms[int(StepCategory::kMemcpy)]), PerStep(s), Pct(copies))});
+  }
   f.gain_text = idle + (amp ? "mixed precision moves matrix math onto TensorCores (the gain depends on the model and is not estimated from this trace)"
                             : "gains must come from doing the compute faster");
   if (untraced >= kUntracedNotePct)
@@ -112,6 +125,21 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
           "    loss = loss_fn(model(x), y)";
     else
       f.fix.pytorch += "\n# autocast is on: check that the CPU runs bf16 natively (AMX / AVX-512 BF16), else it is slower";
+    return f;
+  }
+  if (copies >= kUntracedNotePct) {
+    // The copies wait before the kernels do: overlap or remove them first (a larger batch would
+    // copy more, and a graph swapping memory out and back would swap more).
+    f.fix.summary = "Copies between host and device hold the step with no compute beside them: overlap them with "
+                    "compute (pinned memory, asynchronous copies, prefetching to the device) or stop making them "
+                    "(a graph swapping tensors out to host memory and back needs less memory: a smaller batch or "
+                    "mixed precision). Then profile the top kernels.";
+    f.fix.tensorflow = "ds = ds.apply(tf.data.experimental.prefetch_to_device('/gpu:0'))   # batches copied ahead\n"
+                       "# swap_in_*/swap_out_* copies (Grappler's memory swapping): lower the memory the step needs,\n"
+                       "# e.g. a smaller batch, so its tensors stay on the device";
+    f.fix.pytorch = "loader = DataLoader(ds, batch_size=bs, pin_memory=True)   # page-locked batches\n"
+                    "x = x.to('cuda', non_blocking=True)   # the copy overlaps compute\n"
+                    "# no .cpu() / .numpy() of large tensors inside the step";
     return f;
   }
   f.fix.summary = amp ? "Run in mixed precision so matrix math uses TensorCores; then try a larger batch."
