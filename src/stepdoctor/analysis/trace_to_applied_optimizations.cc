@@ -18,6 +18,7 @@ enum class Applied : uint8_t {
   kDropout,   // dropout drawing its random mask (training mode): eval mode calls neither
   kPinMemory, // a batch pinned in page-locked memory (the DataLoader's pin_memory thread, tensor.pin_memory())
   kGradScaler, // torch.cuda.amp.GradScaler's ops: mixed precision with loss scaling
+  kDdp,       // DistributedDataParallel's forward: gradients bucketed and all-reduced by its reducer
   kAtenOp,    // any other ATen operator: PyTorch operators are recorded
 };
 
@@ -60,6 +61,8 @@ constexpr NamePattern kPatterns[] = {
     // A tf.function's graph, run as one function call (TF2 names its concrete functions so).
     {"__inference_", false, Applied::kTfGraph},
     {"_MultiProcessingDataLoaderIter", false, Applied::kLoaderWorkers},
+    // DDP's forward, recorded by its own range: the model is wrapped already.
+    {"DistributedDataParallel.forward", true, Applied::kDdp},
     // Autograd nodes ("AddmmBackward0", "autograd::engine::evaluate_function: ...") and optimizers.
     {"Backward", false, Applied::kBackward},
     {"autograd::engine::", true, Applied::kBackward},
@@ -233,6 +236,7 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
         case Applied::kPinMemory: a.pinned_memory = true; aten = true; break;
         case Applied::kAtenOp: aten = true; break;
         case Applied::kGradScaler: a.grad_scaler = true; aten = true; break;
+        case Applied::kDdp: a.ddp = true; break;
         case Applied::kNone: break;
       }
     }

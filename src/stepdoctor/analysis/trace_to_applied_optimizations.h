@@ -29,6 +29,7 @@ struct AppliedOptimizations {
   int64_t autocast_ops = 0;
   bool grad_scaler = false;     // GradScaler's unscale/update ops ran: fp16 mixed precision with loss scaling
   bool loader_workers = false;  // a multi-process DataLoader
+  bool ddp = false;             // the model runs wrapped in DistributedDataParallel (its forward range)
   bool prefetch = false;        // tf.data prefetch in the input pipeline
   // Batches reach the device from page-locked memory: pin_memory ops (the DataLoader's pin
   // thread, tensor.pin_memory()), or most host-to-device copies named "Pinned -> Device".

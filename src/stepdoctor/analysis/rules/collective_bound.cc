@@ -12,6 +12,7 @@
 #include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/tf_signals.h"
+#include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 #include "stepdoctor/model/device_work_classify.h"
 #include "stepdoctor/core/checked_time.h"
 
@@ -169,8 +170,11 @@ std::optional<Finding> CollectiveBound(const Signals& sig) {
     // A CPU-only job: gloo (or MPI) is the right library; the lever is how often ranks sync.
     f.fix.summary = "Sync less often and give each replica more work per sync: accumulate gradients over several "
                     "micro-batches and raise the per-replica batch.";
+    const bool ddp = sig.applied && sig.applied->ddp;
+    if (ddp) f.evidence.push_back({"already in use", "DistributedDataParallel"});
     f.fix.pytorch =
-        "model = torch.nn.parallel.DistributedDataParallel(model)   # backend='gloo' on CPU\n"
+        std::string(ddp ? "# the model is wrapped in DistributedDataParallel already: sync every accum_steps micro-batches\n"
+                        : "model = torch.nn.parallel.DistributedDataParallel(model)   # backend='gloo' on CPU\n") +
         "for i, (x, y) in enumerate(loader):\n"
         "    ctx = model.no_sync() if (i + 1) % accum_steps else contextlib.nullcontext()\n"
         "    with ctx: loss_fn(model(x), y).backward()";
@@ -208,7 +212,9 @@ std::optional<Finding> CollectiveBound(const Signals& sig) {
       "        bytes_per_pack=32 * 1024 * 1024))\n"
       "# one host: tf.distribute.MirroredStrategy(cross_device_ops=tf.distribute.NcclAllReduce())\n"
       "global_batch = per_replica_batch * strategy.num_replicas_in_sync   # raise per_replica_batch";
+  if (sig.applied && sig.applied->ddp) f.evidence.push_back({"already in use", "DistributedDataParallel"});
   f.fix.pytorch =
+      std::string(sig.applied && sig.applied->ddp ? "# DistributedDataParallel is in use: larger buckets where it is built\n" : "") +
       "model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[rank],\n"
       "    bucket_cap_mb=100, gradient_as_bucket_view=True)\n"
       "with model.no_sync(): loss.backward()   # accumulate locally, sync every N micro-batches";
