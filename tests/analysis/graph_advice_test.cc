@@ -73,6 +73,30 @@ TEST(GraphAdvice, KernelLaunchBoundAdvisesXlaForAGraphAndNothingOfXlaWhereItRuns
   EXPECT_TRUE(Repeats(*x, xla).empty());
 }
 
+// PyTorch code under CUDA graph replay: no torch.compile(mode="reduce-overhead") or manual capture
+// again; without graphs, capturing them is the advice.
+TEST(GraphAdvice, KernelLaunchBoundCapturesNothingAgainWhereGraphsReplayBothSides) {
+  TfSignals tf;
+  tf.step_ms = 100;
+  tf.launch_share_pct = kLaunchBoundMinPct + 1;
+  StepSignals s = Step(kLaunchBoundMinPct + 1, 0);
+  Signals sig;
+  sig.tf = &tf;
+  sig.steps = &s;
+  AppliedOptimizations eager, graphs;
+  graphs.graph_launches = 10;
+  sig.applied = &eager;
+  auto plain = rules::KernelLaunchBound(sig);
+  ASSERT_TRUE(plain);
+  EXPECT_NE(plain->fix.pytorch.find("reduce-overhead"), std::string::npos) << plain->fix.pytorch;
+  sig.applied = &graphs;
+  auto g = rules::KernelLaunchBound(sig);
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->fix.pytorch.find("reduce-overhead"), std::string::npos) << g->fix.pytorch;
+  EXPECT_EQ(g->fix.pytorch.find("torch.cuda.graph"), std::string::npos) << g->fix.pytorch;
+  EXPECT_TRUE(Repeats(*g, graphs).empty());
+}
+
 TEST(GraphAdvice, KernelLaunchBoundNeedsKernelsInEvidence) {
   TfSignals tf;
   tf.step_ms = 100;
