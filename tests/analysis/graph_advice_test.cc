@@ -44,29 +44,38 @@ std::vector<std::string> Repeats(const Finding& f, const AppliedOptimizations& a
   return testing::AdviceRepeatingApplied(r);
 }
 
-TEST(GraphAdvice, KernelLaunchBoundAdvisesXlaForAGraphAndNothingOfXlaWhereItRuns) {
+// Signals of a step whose launch share (as TensorFlow's profile states it) is just over the
+// kernel_launch_bound threshold, with the trace's optimisations in use pointed to by `applied`.
+struct LaunchBoundStep {
   TfSignals tf;
-  tf.step_ms = 100;
-  tf.launch_share_pct = kLaunchBoundMinPct + 1;
   StepSignals s = Step(kLaunchBoundMinPct + 1, 0);
   Signals sig;
-  sig.tf = &tf;
-  sig.steps = &s;
+  LaunchBoundStep() {
+    tf.step_ms = 100;
+    tf.launch_share_pct = kLaunchBoundMinPct + 1;
+    sig.tf = &tf;
+    sig.steps = &s;
+  }
+  std::optional<Finding> With(const AppliedOptimizations& applied) {
+    sig.applied = &applied;
+    return rules::KernelLaunchBound(sig);
+  }
+};
+
+TEST(GraphAdvice, KernelLaunchBoundAdvisesXlaForAGraphAndNothingOfXlaWhereItRuns) {
+  LaunchBoundStep step;
   AppliedOptimizations eager, graph, xla;
   graph.tf_graph = true;
   xla.tf_graph = xla.xla = true;
-  sig.applied = &eager;
-  auto plain = rules::KernelLaunchBound(sig);
+  auto plain = step.With(eager);
   ASSERT_TRUE(plain);
   EXPECT_NE(plain->fix.tensorflow.find("tf.function(jit_compile=True)"), std::string::npos);
-  sig.applied = &graph;
-  auto g = rules::KernelLaunchBound(sig);
+  auto g = step.With(graph);
   ASSERT_TRUE(g);
   EXPECT_EQ(g->fix.tensorflow.find("tf.function"), std::string::npos) << g->fix.tensorflow;
   EXPECT_NE(g->fix.tensorflow.find("tf.config.optimizer.set_jit(True)"), std::string::npos);
   EXPECT_TRUE(Repeats(*g, graph).empty());
-  sig.applied = &xla;
-  auto x = rules::KernelLaunchBound(sig);
+  auto x = step.With(xla);
   ASSERT_TRUE(x);
   EXPECT_EQ(x->fix.tensorflow.find("jit_compile"), std::string::npos) << x->fix.tensorflow;
   EXPECT_EQ(x->fix.tensorflow.find("set_jit"), std::string::npos) << x->fix.tensorflow;
@@ -76,21 +85,13 @@ TEST(GraphAdvice, KernelLaunchBoundAdvisesXlaForAGraphAndNothingOfXlaWhereItRuns
 // PyTorch code under CUDA graph replay: no torch.compile(mode="reduce-overhead") or manual capture
 // again; without graphs, capturing them is the advice.
 TEST(GraphAdvice, KernelLaunchBoundCapturesNothingAgainWhereGraphsReplayBothSides) {
-  TfSignals tf;
-  tf.step_ms = 100;
-  tf.launch_share_pct = kLaunchBoundMinPct + 1;
-  StepSignals s = Step(kLaunchBoundMinPct + 1, 0);
-  Signals sig;
-  sig.tf = &tf;
-  sig.steps = &s;
+  LaunchBoundStep step;
   AppliedOptimizations eager, graphs;
   graphs.graph_launches = 10;
-  sig.applied = &eager;
-  auto plain = rules::KernelLaunchBound(sig);
+  auto plain = step.With(eager);
   ASSERT_TRUE(plain);
   EXPECT_NE(plain->fix.pytorch.find("reduce-overhead"), std::string::npos) << plain->fix.pytorch;
-  sig.applied = &graphs;
-  auto g = rules::KernelLaunchBound(sig);
+  auto g = step.With(graphs);
   ASSERT_TRUE(g);
   EXPECT_EQ(g->fix.pytorch.find("reduce-overhead"), std::string::npos) << g->fix.pytorch;
   EXPECT_EQ(g->fix.pytorch.find("torch.cuda.graph"), std::string::npos) << g->fix.pytorch;
