@@ -399,6 +399,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
       r.critical_path = TraceToCriticalPath(trace, worker, *captured_model, PathSegments::kMedian);
   }
   captured_model.reset();
+  RankBoundingFindingsFirst(&r.findings);
   r.verdict = MakeVerdict(r.findings, sig.steps);
   if (steps.device_missing && steps.step_count > 0) r.verdict = HostOnlyVerdict(r.findings, steps.device_nothing_launched);
   if (r.verdict.bottleneck == Bottleneck::kUnknown) SayWhyNoVerdict(trace, resources.get(), &r);

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+#include <optional>
 #include <string_view>
 
 #include "stepdoctor/analysis/rule.h"
@@ -27,7 +30,67 @@ Verdict From(const Finding& f, Bottleneck b) {
   return v;
 }
 
+// The side a prediction's bound_by names ("device", "host", "input", "loader", "cpu", ...).
+std::optional<Bottleneck> BoundSide(const std::string& bound_by) {
+  if (bound_by == "host") return Bottleneck::kHost;
+  if (bound_by == "input" || bound_by == "loader" || bound_by == "cpu") return Bottleneck::kInput;
+  if (bound_by == "device") return Bottleneck::kDeviceCompute;
+  if (bound_by == "communication") return Bottleneck::kCommunication;
+  return std::nullopt;
+}
+
+const char* SideShare(Bottleneck b) {
+  switch (b) {
+    case Bottleneck::kInput: return "input waits hold";
+    case Bottleneck::kHost: return "host time holds";
+    case Bottleneck::kDeviceCompute: return "device compute holds";
+    case Bottleneck::kCommunication: return "exposed communication holds";
+    case Bottleneck::kUnknown: break;
+  }
+  return "it holds";
+}
+
+// The verdict for f, unless it yields to the finding of the side that bounds it: then that one.
+// Either way, a finding that yielded is named, with why.
+Verdict FromOrItsBound(const Finding& f, const std::vector<Finding>& ranked) {
+  const Finding* g = BoundingFinding(f, ranked);
+  const Finding& lead = g ? *g : f;
+  const Finding* yielded = g ? &f : nullptr;
+  for (size_t i = 0; !yielded && i < ranked.size(); ++i)
+    if (&ranked[i] != &lead && BoundingFinding(ranked[i], ranked) == &lead) yielded = &ranked[i];
+  Verdict v = From(lead, BottleneckOf(lead));
+  if (yielded && yielded->share_pct > lead.share_pct)
+    v.summary += fmt::format(" ({} {:.1f}% of the step, but the replay without it predicts {:.0f} of the {:.0f} ms: "
+                             "the {} still bounds it)",
+                             SideShare(BottleneckOf(*yielded)), yielded->share_pct,
+                             yielded->prediction->predicted_step_ms, yielded->prediction->baseline_step_ms,
+                             yielded->prediction->bound_by);
+  return v;
+}
 }  // namespace
+
+const Finding* BoundingFinding(const Finding& f, const std::vector<Finding>& ranked) {
+  const auto& p = f.prediction;
+  if (!p || !p->predicted || p->baseline_step_ms <= 0 || p->speedup >= kNoGainSpeedup) return nullptr;
+  if (std::abs(p->model_baseline_ms - p->baseline_step_ms) > kReplayFitPct / 100 * p->baseline_step_ms) return nullptr;
+  const std::optional<Bottleneck> side = BoundSide(p->bound_by);
+  if (!side || *side == BottleneckOf(f)) return nullptr;
+  for (const Finding& g : ranked)
+    if (&g != &f && g.severity >= FindingSeverity::kModerate && BottleneckOf(g) == *side) return &g;
+  return nullptr;
+}
+
+void RankBoundingFindingsFirst(std::vector<Finding>* ranked) {
+  for (size_t i = 0; i < ranked->size(); ++i) {
+    const Finding* g = BoundingFinding((*ranked)[i], *ranked);
+    if (!g) continue;
+    const size_t j = size_t(g - ranked->data());
+    if (j < i) continue;
+    // g moves to i's place; i and those between shift down one.
+    std::rotate(ranked->begin() + i, ranked->begin() + j, ranked->begin() + j + 1);
+    return;  // one move: the lead is settled
+  }
+}
 
 const char* BottleneckName(Bottleneck b) {
   switch (b) {
@@ -84,7 +147,7 @@ Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps
     }
   for (const Finding& f : ranked)
     if (f.severity == FindingSeverity::kHigh && BottleneckOf(f) != Bottleneck::kUnknown)
-      return From(f, BottleneckOf(f));
+      return FromOrItsBound(f, ranked);
   // A healthy note that the device is busy: a profile's steps show it computing (compute_bound);
   // a GPU log alone shows only that a kernel was resident (gpu_well_fed), which names no
   // bottleneck, so its note is the headline as it stands.
@@ -103,7 +166,7 @@ Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps
   }
   for (const Finding& f : ranked)
     if (f.severity == FindingSeverity::kModerate && BottleneckOf(f) != Bottleneck::kUnknown)
-      return From(f, BottleneckOf(f));
+      return FromOrItsBound(f, ranked);
   if (compute) return From(*compute, Bottleneck::kDeviceCompute);
   if (busy) {
     v.summary = busy->title;

@@ -24,7 +24,17 @@ Bottleneck BottleneckOf(const Finding& f);
 //      collective waits), else quoting the first moderate or high finding that names no
 //      bottleneck, if any.
 // An actionable bottleneck that takes a large share beats a busy device: it is what to fix.
+// A finding chosen at 1 or 3 whose own fix the what-if replay says would not shorten the step
+// (speed-up under kNoGainSpeedup, the replay fitting the measured step within kReplayFitPct)
+// because another side bounds it yields the verdict to a finding of that side, and the
+// summary says why.
 Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps);
+
+// The finding f yields to, as above: one of the side f's prediction is bound by; null if none.
+const Finding* BoundingFinding(const Finding& f, const std::vector<Finding>& ranked);
+// The first finding that yields moves behind the one it yields to, so the findings lead with
+// what the verdict names.
+void RankBoundingFindingsFirst(std::vector<Finding>* ranked);
 
 // Where device activity was not captured: the host-side finding that won, if any, is stated as
 // a host-side view (only input waits can bound a step from the host's view alone); otherwise
@@ -32,5 +42,7 @@ Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps
 Verdict HostOnlyVerdict(const std::vector<Finding>& ranked, bool nothing_launched = false);
 
 inline constexpr double kComputeVerdictPct = 70.0;  // device compute share that wins over moderate findings
+inline constexpr double kNoGainSpeedup = 1.02;      // a predicted speed-up under this is no gain
+inline constexpr double kReplayFitPct = 10.0;       // the untransformed replay within 10% of the measured step
 
 }  // namespace stepdoctor
