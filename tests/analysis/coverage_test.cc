@@ -370,6 +370,31 @@ TEST(Coverage, SlowFirstCallsAreWarmup) {
   EXPECT_EQ(Find(warm, "cold_start"), nullptr);
 }
 
+// The first calls of a layer stack (each shape's first matmul choosing its kernel) run tens of
+// times longer than the rest, each only a few ms: their leading run is start-up. Slow calls that
+// come back after fast ones recur: not warm-up.
+TEST(Coverage, LeadingSlowCallsOfAnOperatorAreWarmup) {
+  auto doc = [](bool recur) {
+    std::string ev;
+    double t = 0;
+    for (int i = 0; i < 3; ++i, t += 2300) ev += X("cpu_op", "aten::addmm", 1, 1, t, 2200);  // layer 0
+    for (int i = 0; i < 12; ++i, t += 100) {
+      const bool slow = recur && i == 6;
+      ev += X("cpu_op", "aten::addmm", 1, 1, t, slow ? 2200 : 50);
+      if (slow) t += 2200;
+    }
+    return Doc(ev);
+  };
+  auto startup = [](const Report& r) {
+    double ms = 0;
+    for (const auto& e : r.breakdown_detail)
+      if (e.category == "other_startup") ms = e.ms_per_step;
+    return ms;
+  };
+  EXPECT_NEAR(startup(AnalyzeJson(doc(false))), 6.6, 0.05);  // the three 2.2 ms calls
+  EXPECT_EQ(startup(AnalyzeJson(doc(true))), 0.0);
+}
+
 TEST(Coverage, OneOffRuntimeCallsAreStartupNotLaunchOverhead) {
   Builder b;
   b.Host(0, 300 * kMs, EventKind::kRuntime, "cudaFree");

@@ -23,8 +23,12 @@ TEST(Tf1Code, Tf2ApisBecomeTheirTf1Forms) {
       "tf.config.threading.set_inter_op_parallelism_threads(0)\n"
       "for gpu in tf.config.list_physical_devices(\"GPU\"):\n"
       "    tf.config.experimental.set_memory_growth(gpu, True)\n"
-      "tf.keras.mixed_precision.set_global_policy(\"mixed_float16\")";
+      "tf.keras.mixed_precision.set_global_policy(\"mixed_float16\")\n"
+      "tf.config.optimizer.set_jit(True)   # XLA auto-clustering\n"
+      "print(tf.config.threading.get_intra_op_parallelism_threads())";
   const std::string tf1 = Tf1Code(tf2);
+  EXPECT_TRUE(Has(tf1, "XLA auto-clustering in a TF1 session")) << tf1;
+  EXPECT_TRUE(Has(tf1, "check the ConfigProto the session is built with")) << tf1;
   for (const char* gone : {"tf.data.AUTOTUNE", "deterministic", "steps_per_execution", "tf.config.", "set_global_policy"})
     EXPECT_FALSE(Has(tf1, gone)) << gone << " in\n" << tf1;
   for (const char* there : {"tf.data.experimental.AUTOTUNE", "tf.ConfigProto(intra_op_parallelism_threads=0",

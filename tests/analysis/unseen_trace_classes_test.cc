@@ -427,7 +427,8 @@ TEST(UnseenClasses, XlaAdviceForACpuGraphSetsTheCpuJitFlag) {
   Report r = AnalyzeJson("{\"traceEvents\":[" + ev.substr(1) + "]}");
   std::string code;
   for (const Finding& f : r.findings) code += f.fix.tensorflow;
-  ASSERT_NE(code.find("set_jit"), std::string::npos) << r.verdict.summary;
+  ASSERT_NE(code.find("global_jit_level"), std::string::npos) << r.verdict.summary;  // the TF1 session form
+  EXPECT_EQ(code.find("tf.config.optimizer.set_jit"), std::string::npos) << code;
   EXPECT_NE(code.find("--tf_xla_cpu_global_jit"), std::string::npos) << code;
   EXPECT_EQ(code.find("set_intra_op_parallelism_threads(os.cpu_count())"), std::string::npos);
 }

@@ -263,6 +263,11 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
       r.notes.push_back("device activity was not captured, though the device tracer was on (it recorded the launch "
                         "calls, or the trace gives its CUPTI version): the kernel records were lost, and only the host "
                         "side is diagnosed (the device_activity_missing finding names the usual causes)");
+    else if (device.coverage == DeviceCoverage::kMissing && !gpu_series && steps.device_nothing_launched &&
+             steps.device_calls_traced)
+      r.notes.push_back("device activity was not captured: no call in the window launched device work; the device "
+                        "tracer was on (it recorded the runtime calls), so recording device activity again would show "
+                        "none: profile a window that covers training steps");
     else if (device.coverage == DeviceCoverage::kMissing && !gpu_series)
       r.notes.push_back("device activity was not captured: only the host side is diagnosed. Record it with "
                         "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) or "
@@ -401,7 +406,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   captured_model.reset();
   RankBoundingFindingsFirst(&r.findings);
   r.verdict = MakeVerdict(r.findings, sig.steps);
-  if (steps.device_missing && steps.step_count > 0) r.verdict = HostOnlyVerdict(r.findings, steps.device_nothing_launched);
+  if (steps.device_missing && steps.step_count > 0) r.verdict = HostOnlyVerdict(r.findings, steps.device_nothing_launched, steps.device_no_operators);
   if (r.verdict.bottleneck == Bottleneck::kUnknown) SayWhyNoVerdict(trace, resources.get(), &r);
 
   // A trace that explains little of its steps supports little: untraced host time lowers the

@@ -9,6 +9,53 @@
 #include "stepdoctor/model/runtime_calls.h"
 
 namespace stepdoctor {
+namespace {
+
+// Per operator name, the calls of kSlowLeadingCallNs or more that all come before its first
+// shorter call, where at least kLeadingFastCalls shorter calls follow (more than the slow ones)
+// and each slow call takes over kSlowFirstCallFactor times their mean: the first calls of a
+// layer stack or of each shape paying their set-up (kernel selection, lazy loading, allocator
+// growth) in a window too short for the 50 ms first-call rule. A name with a slow call after its
+// first short one is not warming up: its slow calls recur. `taken`: first calls already found.
+std::vector<FirstCall> LeadingSlowCalls(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi,
+                                        const std::vector<FirstCall>& taken) {
+  struct Calls {
+    std::vector<Interval> slow;  // the calls of kSlowLeadingCallNs or more
+    int64_t first_fast = INT64_MAX;
+    double fast_ns = 0;
+    int64_t fast = 0;
+  };
+  std::unordered_map<StringId, Calls> by_name;
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      if (t.ev.kind[i] != EventKind::kFrameworkOp || t.ev.start_ns[i] < lo || t.ev.start_ns[i] >= hi) continue;
+      Calls& c = by_name[t.ev.name[i]];
+      if (t.ev.dur_ns[i] >= kSlowLeadingCallNs) {
+        c.slow.push_back({t.ev.start_ns[i], t.end_ns(uint32_t(i))});
+      } else {
+        c.first_fast = std::min(c.first_fast, t.ev.start_ns[i]);
+        c.fast_ns += double(t.ev.dur_ns[i]);
+        ++c.fast;
+      }
+    }
+  }
+  std::vector<FirstCall> out;
+  for (const auto& [name, c] : by_name) {
+    if (c.slow.empty() || c.fast < kLeadingFastCalls || c.fast <= int64_t(c.slow.size())) continue;
+    const double fast_mean = c.fast_ns / double(c.fast);
+    const bool all_lead_and_slow = std::all_of(c.slow.begin(), c.slow.end(), [&](const Interval& iv) {
+      return iv.start < c.first_fast && double(iv.end - iv.start) > kSlowFirstCallFactor * fast_mean;
+    });
+    if (!all_lead_and_slow) continue;
+    for (const Interval& iv : c.slow)
+      if (std::none_of(taken.begin(), taken.end(), [&](const FirstCall& f) { return f.iv.start == iv.start && f.name == name; }))
+        out.push_back({iv, name});
+  }
+  return out;
+}
+
+}  // namespace
 
 std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi) {
   struct Calls {
@@ -41,6 +88,7 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
     if (double(c.first_dur) > kSlowFirstCallFactor * later_mean)
       out.push_back({{c.first_start, c.first_start + c.first_dur}, name});
   }
+  for (const FirstCall& f : LeadingSlowCalls(trace, worker, lo, hi, out)) out.push_back(f);
   // An op a TF1 session placed on a GPU spans its launch to completion on the op-level lane: one
   // called once (or a bookkeeping op) that takes over kOneOffRuntimeNs while the device works under a tenth of it spent
   // that time setting up (library handles, autotuning), not in its kernels.

@@ -89,12 +89,17 @@ std::string Tf1Code(std::string code) {
   ReplaceLines(&code, "steps_per_execution",
                "# TF1 session: fewer host round-trips per step: feed from tf.data (no feed_dict), fetch only the train op");
   ReplaceLines(&code, "tf.config.threading.get_intra_op_parallelism_threads",
-               "# TF1 session: tf.ConfigProto(intra_op_parallelism_threads=0) uses every core (0, the default)");
+               "# TF1 session: check the ConfigProto the session is built with: intra_op_parallelism_threads=N "
+               "limits each op to N cores (0, the default, uses every core)");
   ReplaceLines(&code, "tf.config.threading.set_intra_op_parallelism_threads",
                "config = tf.ConfigProto(intra_op_parallelism_threads=0, inter_op_parallelism_threads=0)  # 0 = all cores");
   ReplaceLines(&code, "tf.config.threading.set_inter_op_parallelism_threads",
                "sess = tf.Session(config=config)");
   ReplaceLines(&code, "tf.config.list_physical_devices", "config = tf.ConfigProto()");
+  // XLA auto-clustering: tf.config.optimizer is TF 2's; a TF1 session sets the jit level in its
+  // ConfigProto (the lines that follow it, where the code has them).
+  ReplaceLines(&code, "tf.config.optimizer.set_jit",
+               "# XLA auto-clustering in a TF1 session (a TF 1.x build with XLA; tf.ConfigProto before TF 1.13):");
   ReplaceLines(&code, "tf.config.experimental.set_memory_growth",
                "config.gpu_options.allow_growth = True   # sess = tf.Session(config=config)");
   ReplaceLines(&code, "tf.keras.mixed_precision.set_global_policy",

@@ -27,7 +27,7 @@ ProfilerOverhead TraceToProfilerOverhead(const Trace& trace, WorkerId worker, in
     what.push_back(fmt::format("memory (profile_memory=True: {} allocator events, allocations and frees)", out.memory_events));
   if (what.empty()) return out;
   out.note = "the profiler recorded " + what[0] + (what.size() > 1 ? " and " + what[1] : "") +
-             ": it does that on the host thread inside every operator, so host-side time reads higher than the job "
+             " in the window analysed: it does that on the host thread inside every operator, so host-side time reads higher than the job "
              "runs without it; profile again without them to confirm host-side figures";
   return out;
 }

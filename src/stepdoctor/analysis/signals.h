@@ -46,6 +46,8 @@ struct StepSignals {
   bool device_nothing_launched = false;  // device_missing, and no call in the window issued device work
   bool device_tracer_on = false;  // device_missing, though the device tracer was on (DeviceEvidence::tracer_on)
   bool device_tracer_started = false;  // ... as the trace's header says (DeviceEvidence::tracer_started)
+  bool device_calls_traced = false;    // a framework's profiler recorded runtime calls (DeviceEvidence::calls_traced)
+  bool device_no_operators = false;    // the profiler ran, no operator recorded (DeviceEvidence::no_operators)
   std::string profiler_window;     // device_missing: the profiler's span far beyond the events (DeviceEvidence)
   double device_wait_ms = 0;       // device_missing: the longest host wait on the device (DeviceEvidence)
   std::string device_wait_name;
@@ -113,6 +115,10 @@ struct StepSignals {
   // Host compute (exposed, ms per step) in the driver's allocations and frees (cudaFree, hipFree,
   // cudaMalloc): memory the caching allocator handed back or could not serve from its cache.
   double host_allocator_ms = 0;
+  // Device activity not recorded: host time (ms per step) in operators that can wait on the
+  // device (.item(), copies, synchronize), and the longest of them by name.
+  double host_device_read_ms = 0;
+  std::vector<std::string> host_device_read_names;
   bool host_cpu_ops_by_name = false;  // no launch call recorded: judged by duration and operator name    // share of kernel time in GEMMs and convolutions (DeviceWorkClass::matrix)
   std::vector<TopEvent> top_kernels;
   std::vector<TopEvent> top_ops;

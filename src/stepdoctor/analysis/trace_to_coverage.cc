@@ -80,7 +80,8 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
       out.coverage = DeviceCoverage::kCaptured;
       return out;
     }
-  int64_t runtime_calls = 0, query_calls = 0, profiler_ranges = 0, work_calls = 0, linked_work_calls = 0, accelerator_ops = 0;
+  int64_t runtime_calls = 0, query_calls = 0, profiler_ranges = 0, work_calls = 0, linked_work_calls = 0, accelerator_ops = 0,
+          framework_ops = 0;
   std::string_view accelerator_op;
   // What each name is, worked out once per name rather than once per event.
   enum : uint8_t { kKnown = 1, kQuery = 2, kWork = 4, kAcceleratorOp = 8, kProfilerRange = 16 };
@@ -98,6 +99,7 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
             (IsAcceleratorOpName(n) ? kAcceleratorOp : 0) | (n == "cuda_profiler_range" ? kProfilerRange : 0);
       }
       query_calls += k == EventKind::kRuntime && (f & kQuery);
+      framework_ops += k == EventKind::kFrameworkOp && t.kind == TimelineKind::kHostThread;
       if (k == EventKind::kRuntime && !(f & kQuery)) {
         ++runtime_calls;
         ++runtime_count[id.v];
@@ -135,6 +137,7 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
     const bool profiler = trace.framework == Framework::kPyTorch || trace.framework == Framework::kTensorFlow ||
                           trace.framework == Framework::kJax;
     out.tracer_on = work_calls > 0 && (linked_work_calls > 0 || profiler);
+    out.calls_traced = profiler;
     if (work_calls > 0 && !out.tracer_on)
       out.evidence.push_back("the launch and copy calls carry no correlation ids and no framework's profiler wrote "
                              "the trace: its tracer records host API calls only, not device activity");
@@ -167,6 +170,7 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
   if (!out.evidence.empty()) {
     out.coverage = DeviceCoverage::kMissing;
     out.profiler_window = ProfilerWindowBeyondEvents(trace, worker);
+    out.no_operators = !out.profiler_window.empty() && framework_ops == 0;
     // A wait on the device says it was busy then, though none of its work was recorded.
     StringId longest_name{};
     for (const auto& t : trace.timelines) {

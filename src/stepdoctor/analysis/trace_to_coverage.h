@@ -43,6 +43,12 @@ struct DeviceEvidence {
   bool tracer_on = false;
   // The trace's header says the profiler started its device tracer (Worker::device_tracer_started).
   bool tracer_started = false;
+  // A framework's profiler recorded accelerator runtime calls (queries included): they come from
+  // its device tracer's session, so device activity was asked for whatever the window launched.
+  bool calls_traced = false;
+  // kMissing with a profiler_window, and not one framework operator recorded in it: the profiler
+  // ran but saw none of the job's work, only its own start and stop calls.
+  bool no_operators = false;
   // kMissing, and the profiler's own span at least twice as long as the host's events: how long
   // it recorded and how little of that holds anything; else empty.
   std::string profiler_window;

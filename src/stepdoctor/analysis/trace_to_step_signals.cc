@@ -126,6 +126,8 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   s.device_nothing_launched = device.nothing_launched;
   s.device_tracer_on = device.tracer_on;
   s.device_tracer_started = device.tracer_started;
+  s.device_calls_traced = device.calls_traced || device.tracer_started;
+  s.device_no_operators = device.no_operators;
   s.profiler_window = std::move(device.profiler_window);
   s.device_wait_ms = device.longest_device_wait_ns / 1e6;
   s.device_wait_name = std::move(device.longest_device_wait_name);
@@ -388,12 +390,14 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     by_dir[d] = Intersect(mem_left, MakeIntervalSet(std::move(*dir_raw[d])));
     mem_left = Subtract(mem_left, by_dir[d]);
   }
-  IntervalSet cpu_ops_x;
+  IntervalSet cpu_ops_x, reads_x;
   if (!s.cpu_only) {
     HostCpuOps cpu_ops = TraceToHostCpuOps(trace, worker, lo, hi, !s.device_missing);
     cpu_ops_x = Intersect(exclusive[int(StepCategory::kHostCompute)], cpu_ops.time);
     s.host_cpu_op_names = std::move(cpu_ops.top);
     s.host_cpu_ops_by_name = cpu_ops.judged_by_name;
+    reads_x = Intersect(exclusive[int(StepCategory::kHostCompute)], cpu_ops.device_reads);
+    s.host_device_read_names = std::move(cpu_ops.read_top);
   }
   // The host's own time (operators, launches) spent inside torch.compile's regions.
   const IntervalSet in_compiled_x =
@@ -401,7 +405,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
                 MakeIntervalSet(std::move(compiled_raw)));
   const IntervalSet allocator_x = Intersect(exclusive[int(StepCategory::kHostCompute)], MakeIntervalSet(std::move(allocator_raw)));
   const IntervalSet overhead_x = Intersect(exclusive[int(StepCategory::kHostCompute)], MakeIntervalSet(std::move(overhead_raw)));
-  double dc16_ns = 0, dir_ns[3] = {0, 0, 0}, comm_ns = 0, overhead_ns = 0, cpu_ops_ns = 0, in_compiled_ns = 0, allocator_ns = 0;
+  double dc16_ns = 0, dir_ns[3] = {0, 0, 0}, comm_ns = 0, overhead_ns = 0, cpu_ops_ns = 0, reads_ns = 0, in_compiled_ns = 0, allocator_ns = 0;
 
   const size_t n = windows.steps.size();
   s.step_count = int(n);
@@ -424,6 +428,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     dc16_ns += double(LengthWithin(dc16, sw.start_ns, sw.end_ns));
     overhead_ns += double(LengthWithin(overhead_x, sw.start_ns, sw.end_ns));
     cpu_ops_ns += double(LengthWithin(cpu_ops_x, sw.start_ns, sw.end_ns));
+    reads_ns += double(LengthWithin(reads_x, sw.start_ns, sw.end_ns));
     in_compiled_ns += double(LengthWithin(in_compiled_x, sw.start_ns, sw.end_ns));
     allocator_ns += double(LengthWithin(allocator_x, sw.start_ns, sw.end_ns));
     comm_ns += double(LengthWithin(col.sets[int(StepCategory::kCollectives)], sw.start_ns, sw.end_ns));
@@ -494,6 +499,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   s.tiny_op_share_pct = top_ns > 0 ? 100.0 * double(tiny_ns) / double(top_ns) : 0;
   s.framework_overhead_ms = overhead_ns / double(n) / 1e6;
   s.host_cpu_op_ms = cpu_ops_ns / double(n) / 1e6;
+  s.host_device_read_ms = reads_ns / double(n) / 1e6;
   s.host_in_compiled_ms = in_compiled_ns / double(n) / 1e6;
   s.host_allocator_ms = allocator_ns / double(n) / 1e6;
   s.top_level_ops_per_step = top_count / int64_t(n);

@@ -33,6 +33,11 @@ inline constexpr int64_t kQueuedSlackNs = 1'000'000;
 // An operator's first call longer than kOneOffRuntimeNs and this many times the mean of its later
 // calls is warm-up (autotuning, lazy loading), counted as one-off start-up.
 inline constexpr double kSlowFirstCallFactor = 10.0;
+// Calls of an operator this long that all come before its first shorter call, each over
+// kSlowFirstCallFactor times the mean of at least kLeadingFastCalls shorter ones (and more shorter
+// calls than slow), are its warm-up too: the first layers or shapes paying set-up (SlowFirstCalls).
+inline constexpr int64_t kSlowLeadingCallNs = 1'000'000;
+inline constexpr int64_t kLeadingFastCalls = 3;
 // A TF1 GPU op called once, over kOneOffRuntimeNs, with the device busy under this share of its
 // span, is set-up (SlowFirstCalls).
 inline constexpr double kLoneOpDeviceShare = 0.1;
@@ -43,8 +48,8 @@ inline constexpr int64_t kUntracedGapNs = 1'000'000;
 StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWindows& steps);
 
 // Per operator name, its first call in [lo, hi) where that call took over kOneOffRuntimeNs and
-// over kSlowFirstCallFactor times the mean of the name's later calls: one-off start-up, in the
-// breakdown and in the step model alike.
+// over kSlowFirstCallFactor times the mean of the name's later calls, and its leading slow calls
+// (kSlowLeadingCallNs): one-off start-up, in the breakdown and in the step model alike.
 struct FirstCall {
   Interval iv;
   StringId name;

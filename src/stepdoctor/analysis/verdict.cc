@@ -189,7 +189,7 @@ Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps
   return v;
 }
 
-Verdict HostOnlyVerdict(const std::vector<Finding>& ranked, bool nothing_launched) {
+Verdict HostOnlyVerdict(const std::vector<Finding>& ranked, bool nothing_launched, bool no_operators) {
   Verdict out;
   for (const Finding& f : ranked)
     if (f.severity >= FindingSeverity::kModerate && BottleneckOf(f) == Bottleneck::kInput) {
@@ -211,7 +211,11 @@ Verdict HostOnlyVerdict(const std::vector<Finding>& ranked, bool nothing_launche
     if (f.id == "cold_start" && f.severity >= FindingSeverity::kModerate)
       cold = fmt::format("; and {:.0f}% of the window is one-off start-up (a cold first pass): profile after warm-up",
                          f.share_pct);
-  out.summary = nothing_launched
+  out.summary = nothing_launched && no_operators
+                    ? "nothing of the job's work recorded: the profiler ran far longer than its events, which hold no "
+                      "operator and no device work, only its own start and stop calls; profile inside the process "
+                      "that trains"
+                : nothing_launched
                     ? "no device work in the window: the job used an accelerator, but no call inside the window "
                       "launched work (set-up, or a wait on work issued before it); profile training steps"
                     : "device activity not captured: the job used an accelerator but the trace holds no device work; "

@@ -39,7 +39,8 @@ void RankBoundingFindingsFirst(std::vector<Finding>* ranked);
 // Where device activity was not captured: the host-side finding that won, if any, is stated as
 // a host-side view (only input waits can bound a step from the host's view alone); otherwise
 // the verdict says what is missing. Never a device-side verdict.
-Verdict HostOnlyVerdict(const std::vector<Finding>& ranked, bool nothing_launched = false);
+// `no_operators`: the profiler ran but recorded no operator (DeviceEvidence::no_operators).
+Verdict HostOnlyVerdict(const std::vector<Finding>& ranked, bool nothing_launched = false, bool no_operators = false);
 
 inline constexpr double kComputeVerdictPct = 70.0;  // device compute share that wins over moderate findings
 inline constexpr double kNoGainSpeedup = 1.02;      // a predicted speed-up under this is no gain

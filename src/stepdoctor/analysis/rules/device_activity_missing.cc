@@ -4,6 +4,8 @@
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
+#include "stepdoctor/analysis/trace_to_step_signals.h"
 
 namespace stepdoctor::rules {
 
@@ -17,6 +19,18 @@ std::optional<Finding> DeviceActivityMissing(const Signals& sig) {
   f.gain_text = "no gain figure: what the device did is not in the trace";
   for (const auto& e : sig.steps->device_evidence) f.evidence.push_back({"evidence of an accelerator", e});
   if (!sig.steps->profiler_window.empty()) f.evidence.push_back({"profiled window", sig.steps->profiler_window});
+  // Operators that read device values or copy from the device hold the host until the device's
+  // work before them is done: where they take a share of the step, the device likely set its pace.
+  const StepSignals& s = *sig.steps;
+  if (s.mean_step_ms > 0 && 100.0 * s.host_device_read_ms / s.mean_step_ms >= kDeviceReadNotePct) {
+    std::string names;
+    for (const auto& n : s.host_device_read_names) names += (names.empty() ? "" : ", ") + n;
+    f.evidence.push_back({"host waiting on device results",
+                          fmt::format("{} {} ({}) in operators that read or copy device values or wait on the device "
+                                      "({}): there the device's work, not recorded, likely set the pace",
+                                      Ms(s.host_device_read_ms), PerStep(s),
+                                      Pct(100.0 * s.host_device_read_ms / s.mean_step_ms), names)});
+  }
   f.fix.summary = "Record device activity too, then diagnose again.";
   f.fix.pytorch =
       "from torch.profiler import profile, schedule, ProfilerActivity\n"
@@ -82,6 +96,28 @@ std::optional<Finding> DeviceActivityMissing(const Signals& sig) {
     f.title = "no device work was issued inside the profiled window: it holds set-up or a wait on earlier work";
     f.fix.summary = "Profile a window that covers training steps (after warm-up), with device activity on: "
                     "step the profiler once per iteration.";
+    if (sig.steps->device_calls_traced)
+      f.fix.summary = "Profile a window that covers training steps (after warm-up): the device tracer was on (it "
+                      "recorded the runtime calls), so only the window needs to change. Step the profiler once per "
+                      "iteration.";
+  }
+  if (sig.steps->device_nothing_launched && sig.steps->device_no_operators) {
+    // The profiler ran far longer than its events and recorded no operator at all: the job's work
+    // ran where this profiler does not record, not merely outside a window.
+    f.title = "nothing of the job's work was recorded: the profiler ran far longer than its events, which hold no "
+              "operator and no device work, only its own start and stop calls";
+    f.fix.summary =
+        "The profiler saw none of the training. It records the process (and threads) it runs in: steps run in other "
+        "processes (mp.spawn or torchrun workers, DataParallel replicas in subprocesses) need a profiler of their "
+        "own; a profiler with a schedule records nothing until prof.step() brings it to its active steps. Profile "
+        "inside the process that trains, stepping the profiler each iteration, then diagnose again.";
+    f.fix.pytorch =
+        "def train_worker(rank, world_size, ...):        # inside the process that trains\n"
+        "    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],\n"
+        "                 schedule=schedule(wait=1, warmup=1, active=3),\n"
+        "                 on_trace_ready=torch.profiler.tensorboard_trace_handler(f'./log/rank{rank}')) as prof:\n"
+        "        for step, batch in enumerate(loader):\n"
+        "            train_step(batch); prof.step()";
   }
   return f;
 }

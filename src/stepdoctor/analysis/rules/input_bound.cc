@@ -64,7 +64,7 @@ std::optional<Finding> InputBound(const Signals& sig) {
       "Prepare batches in parallel with the step and keep some ready: parallel map and prefetch in tf.data; "
       "worker processes, pinned memory and prefetching in the PyTorch DataLoader.";
   f.fix.tensorflow =
-      "# read TFRecord shards, not many small files\n"
+      "# where the data is many small files, pack it into TFRecord shards and read them in parallel\n"
       "ds = tf.data.TFRecordDataset(files, num_parallel_reads=tf.data.AUTOTUNE)\n"
       "ds = ds.map(parse_and_augment, num_parallel_calls=tf.data.AUTOTUNE)\n"
       "ds = ds.cache()            # if the decoded data fits in memory\n"

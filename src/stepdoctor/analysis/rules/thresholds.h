@@ -73,6 +73,9 @@ inline constexpr int kMinSamples = 5;                   // fewer samples than th
 inline constexpr double kSampleGapFactor = 3.0;          // a spacing this many times the usual one: a hole in the sampling
 inline constexpr double kCpuWaitEvidencePct = 10.0;     // the job waiting >= 10% of a core for a CPU: worth a line of evidence
 
+// --- device_activity_missing
+inline constexpr double kDeviceReadNotePct = 10.0;  // host time in device reads (.item(), copies) >= 10%: named
+
 // --- untraced_time (gaps with nothing recorded: kUntracedGapNs, trace_to_step_signals.h)
 inline constexpr double kUntracedNotePct = 10.0;      // >= 10%: compute_bound says the step has idle host time it cannot explain
 inline constexpr double kUntracedModeratePct = 25.0;  // untraced host time >= 25% of the step: moderate

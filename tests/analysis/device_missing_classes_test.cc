@@ -1,0 +1,124 @@
+// Traces of accelerator jobs whose device activity is not in the file, read on both sides of each
+// condition: a wrapper around a read of a device value (.item()) is no CPU work; such reads are
+// named as the host waiting on the device; a profiler whose runtime records are in the trace was
+// on, so the advice is not to turn it on; a profiler that ran long and recorded no operator saw
+// none of the job's work.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "inline_chrome.h"
+#include "stepdoctor/analysis/analyze.h"
+#include "test_util.h"
+
+namespace stepdoctor {
+namespace {
+
+using testing::Doc;
+using testing::FindFinding;
+using testing::X;
+
+constexpr const char* kH200 = ",\"cupti_version\":26,\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA H200\"}]";
+
+// Three 5 ms steps of eager PyTorch with no runtime or kernel records: each runs a 3.8 ms wrapper
+// (a compiled region) holding `inner` for 2.3 ms and aten::to for 0.6 ms.
+std::string WrapperAround(const char* inner) {
+  std::string ev;
+  for (int i = 0; i < 3; ++i) {
+    const double t = i * 5000.0;
+    ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, 5000);
+    ev += X("cpu_op", "aten::linear", 1, 1, t + 50, 130);
+    ev += X("cpu_op", "Torch-Compiled Region: 0/0", 1, 1, t + 400, 3800);
+    ev += X("cpu_op", "aten::min", 1, 1, t + 450, 60);
+    ev += X("cpu_op", "aten::to", 1, 1, t + 600, 600);
+    ev += X("cpu_op", inner, 1, 1, t + 1300, 2300);
+    ev += X("cpu_op", "aten::sort", 1, 1, t + 3700, 300);
+  }
+  return Doc(ev, kH200);
+}
+
+std::string Evidence(const Finding& f) {
+  std::string all;
+  for (const auto& e : f.evidence) all += e.label + ": " + e.value + "\n";
+  return all;
+}
+
+TEST(DeviceMissingClasses, AWrapperAroundADeviceReadIsNoCpuWork) {
+  const Report waits = AnalyzeTrace(testing::ImportChrome(WrapperAround("aten::item")));
+  EXPECT_EQ(FindFinding(waits, "host_bound"), nullptr) << waits.verdict.summary;
+  const Finding* missing = FindFinding(waits, "device_activity_missing");
+  ASSERT_NE(missing, nullptr);
+  const std::string ev = Evidence(*missing);
+  EXPECT_NE(ev.find("host waiting on device results"), std::string::npos) << ev;
+  EXPECT_NE(ev.find("2.9 ms per step"), std::string::npos) << ev;  // aten::item 2.3 + aten::to 0.6
+  EXPECT_NE(ev.find("aten::item"), std::string::npos) << ev;
+
+  // The same wrapper around 2.3 ms of arithmetic: 3.2 ms of its time computes on the CPU.
+  const Report computes = AnalyzeTrace(testing::ImportChrome(WrapperAround("aten::mul")));
+  const Finding* host = FindFinding(computes, "host_bound");
+  ASSERT_NE(host, nullptr) << computes.verdict.summary;
+  EXPECT_NE(host->title.find("Torch-Compiled Region"), std::string::npos) << host->title;
+  const Finding* m2 = FindFinding(computes, "device_activity_missing");
+  ASSERT_NE(m2, nullptr);
+  const std::string ev2 = Evidence(*m2);
+  EXPECT_EQ(ev2.find("aten::item"), std::string::npos) << ev2;  // only aten::to can wait: 0.6 ms of the 5 ms
+  EXPECT_NE(ev2.find("0.6 ms per step"), std::string::npos) << ev2;
+}
+
+// A window of device queries and a closing synchronize, no launch; `span_us` > 0 adds Kineto's
+// profiler span; `op` adds one operator.
+std::string QueriesOnly(double span_us, bool op, const std::string& top) {
+  std::string ev;
+  ev += X("cuda_runtime", "cudaGetDeviceCount", 1, 1, 1000, 1, testing::Corr(1));
+  ev += X("cuda_runtime", "cudaGetDeviceProperties_v2", 1, 1, 2000, 1400, testing::Corr(2));
+  if (op) ev += X("cpu_op", "aten::empty", 1, 1, 4000, 20);
+  ev += X("cuda_runtime", "cudaDeviceSynchronize", 1, 1, 5000, 9000, testing::Corr(3));
+  if (span_us > 0)
+    ev += ",{\"ph\":\"X\",\"cat\":\"Trace\",\"name\":\"PyTorch Profiler (0)\",\"pid\":\"Spans\",\"tid\":\"PyTorch "
+          "Profiler\",\"ts\":" + std::to_string(14000 - span_us) + ",\"dur\":" + std::to_string(span_us) +
+          ",\"args\":{\"Op count\":0}}";
+  return Doc(ev, top);
+}
+
+std::string Notes(const Report& r) {
+  std::string all;
+  for (const auto& n : r.notes) all += n + "\n";
+  return all;
+}
+
+TEST(DeviceMissingClasses, RecordedRuntimeCallsMeanTheDeviceTracerWasOn) {
+  const std::string a100 = ",\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA A100\"}]";
+  const Report r = AnalyzeTrace(testing::ImportChrome(QueriesOnly(0, true, a100)));
+  const std::string notes = Notes(r);
+  EXPECT_EQ(notes.find("Record it with"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("the device tracer was on"), std::string::npos) << notes;
+  const Finding* f = FindFinding(r, "device_activity_missing");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->fix.summary.find("the device tracer was on"), std::string::npos) << f->fix.summary;
+  EXPECT_NE(r.verdict.summary.find("no device work in the window"), std::string::npos) << r.verdict.summary;
+
+  // Device evidence from operators alone (CPU activity only): the tracer was off; turn it on.
+  std::string ev = X("cpu_op", "aten::cudnn_convolution", 1, 1, 0, 500) + X("cpu_op", "aten::relu", 1, 1, 600, 100);
+  const Report off = AnalyzeTrace(testing::ImportChrome(Doc(ev)));
+  EXPECT_NE(Notes(off).find("Record it with"), std::string::npos) << Notes(off);
+}
+
+TEST(DeviceMissingClasses, AProfilerThatRanLongAndRecordedNoOperatorSawNoneOfTheJob) {
+  const std::string top = ",\"cupti_version\":26,\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA RTX 3090\"}]";
+  const Report none = AnalyzeTrace(testing::ImportChrome(QueriesOnly(60e6, false, top)));  // 60 s span
+  EXPECT_NE(none.verdict.summary.find("nothing of the job's work recorded"), std::string::npos) << none.verdict.summary;
+  const Finding* f = FindFinding(none, "device_activity_missing");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->fix.summary.find("other processes"), std::string::npos) << f->fix.summary;
+
+  // One operator recorded: the profiler saw the process; the window, not the process, is wrong.
+  const Report op = AnalyzeTrace(testing::ImportChrome(QueriesOnly(60e6, true, top)));
+  EXPECT_EQ(op.verdict.summary.find("nothing of the job's work"), std::string::npos) << op.verdict.summary;
+  EXPECT_NE(op.verdict.summary.find("no device work in the window"), std::string::npos) << op.verdict.summary;
+  // No long profiler span: nothing says the profiler ran beyond its events.
+  const Report short_span = AnalyzeTrace(testing::ImportChrome(QueriesOnly(0, false, top)));
+  EXPECT_EQ(short_span.verdict.summary.find("nothing of the job's work"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace stepdoctor
