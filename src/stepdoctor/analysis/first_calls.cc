@@ -17,29 +17,15 @@ namespace {
 // layer stack or of each shape paying their set-up (kernel selection, lazy loading, allocator
 // growth) in a window too short for the 50 ms first-call rule. A name with a slow call after its
 // first short one is not warming up: its slow calls recur. `taken`: first calls already found.
-std::vector<FirstCall> LeadingSlowCalls(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi,
+struct LeadingCalls {
+  std::vector<Interval> slow;  // the calls of kSlowLeadingCallNs or more
+  int64_t first_fast = INT64_MAX;
+  double fast_ns = 0;
+  int64_t fast = 0;
+};
+
+std::vector<FirstCall> LeadingSlowCalls(const std::unordered_map<StringId, LeadingCalls>& by_name,
                                         const std::vector<FirstCall>& taken) {
-  struct Calls {
-    std::vector<Interval> slow;  // the calls of kSlowLeadingCallNs or more
-    int64_t first_fast = INT64_MAX;
-    double fast_ns = 0;
-    int64_t fast = 0;
-  };
-  std::unordered_map<StringId, Calls> by_name;
-  for (const auto& t : trace.timelines) {
-    if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
-    for (size_t i = 0; i < t.ev.size(); ++i) {
-      if (t.ev.kind[i] != EventKind::kFrameworkOp || t.ev.start_ns[i] < lo || t.ev.start_ns[i] >= hi) continue;
-      Calls& c = by_name[t.ev.name[i]];
-      if (t.ev.dur_ns[i] >= kSlowLeadingCallNs) {
-        c.slow.push_back({t.ev.start_ns[i], t.end_ns(uint32_t(i))});
-      } else {
-        c.first_fast = std::min(c.first_fast, t.ev.start_ns[i]);
-        c.fast_ns += double(t.ev.dur_ns[i]);
-        ++c.fast;
-      }
-    }
-  }
   std::vector<FirstCall> out;
   for (const auto& [name, c] : by_name) {
     if (c.slow.empty() || c.fast < kLeadingFastCalls || c.fast <= int64_t(c.slow.size())) continue;
@@ -64,6 +50,7 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
     int64_t count = 0;
   };
   std::unordered_map<StringId, Calls> by_name;
+  std::unordered_map<StringId, LeadingCalls> leading;  // host threads' calls, for LeadingSlowCalls
   for (const auto& t : trace.timelines) {
     // Host threads, and the op-level lines a profiler derived (TF1's GPU op lanes: an op from
     // launch to completion, where cuDNN autotuning and library start-up show).
@@ -72,6 +59,16 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
       if (t.ev.kind[i] != EventKind::kFrameworkOp || t.ev.start_ns[i] < lo || t.ev.start_ns[i] >= hi) continue;
       Calls& c = by_name[t.ev.name[i]];
       ++c.count;
+      if (t.kind == TimelineKind::kHostThread) {
+        LeadingCalls& l = leading[t.ev.name[i]];
+        if (t.ev.dur_ns[i] >= kSlowLeadingCallNs) {
+          l.slow.push_back({t.ev.start_ns[i], t.end_ns(uint32_t(i))});
+        } else {
+          l.first_fast = std::min(l.first_fast, t.ev.start_ns[i]);
+          l.fast_ns += double(t.ev.dur_ns[i]);
+          ++l.fast;
+        }
+      }
       if (t.ev.start_ns[i] < c.first_start) {
         if (c.first_start != INT64_MAX) c.later_ns += double(c.first_dur);
         c.first_start = t.ev.start_ns[i];
@@ -88,7 +85,7 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
     if (double(c.first_dur) > kSlowFirstCallFactor * later_mean)
       out.push_back({{c.first_start, c.first_start + c.first_dur}, name});
   }
-  for (const FirstCall& f : LeadingSlowCalls(trace, worker, lo, hi, out)) out.push_back(f);
+  for (const FirstCall& f : LeadingSlowCalls(leading, out)) out.push_back(f);
   // An op a TF1 session placed on a GPU spans its launch to completion on the op-level lane: one
   // called once (or a bookkeeping op) that takes over kOneOffRuntimeNs while the device works under a tenth of it spent
   // that time setting up (library handles, autotuning), not in its kernels.
