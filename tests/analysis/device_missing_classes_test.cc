@@ -120,5 +120,31 @@ TEST(DeviceMissingClasses, AProfilerThatRanLongAndRecordedNoOperatorSawNoneOfThe
   EXPECT_EQ(short_span.verdict.summary.find("nothing of the job's work"), std::string::npos);
 }
 
+// The advice's profiling loop is the loop the window ran: the model forward only (no backward
+// pass, no optimizer step) profiles inference steps, a window with a backward pass training steps.
+TEST(DeviceMissingClasses, TheProfilingLoopIsTheOneTheWindowRan) {
+  auto window = [](bool backward) {
+    std::string ev;
+    for (int i = 0; i < 3; ++i) {
+      const double t = i * 3000.0;
+      ev += X("cpu_op", "aten::cudnn_convolution", 1, 1, t, 500) + X("cpu_op", "aten::relu", 1, 1, t + 600, 100);
+      if (backward)
+        ev += X("cpu_op", "autograd::engine::evaluate_function: ConvolutionBackward0", 1, 2, t + 800, 900);
+    }
+    return Doc(ev);
+  };
+  const Report fwd = AnalyzeTrace(testing::ImportChrome(window(false)));
+  const Finding* f = FindFinding(fwd, "device_activity_missing");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->fix.pytorch.find("torch.inference_mode(): model(batch)"), std::string::npos) << f->fix.pytorch;
+  EXPECT_EQ(f->fix.pytorch.find("train_step"), std::string::npos) << f->fix.pytorch;
+
+  const Report train = AnalyzeTrace(testing::ImportChrome(window(true)));
+  const Finding* g = FindFinding(train, "device_activity_missing");
+  ASSERT_NE(g, nullptr);
+  EXPECT_NE(g->fix.pytorch.find("train_step(batch); prof.step()"), std::string::npos) << g->fix.pytorch;
+  EXPECT_EQ(g->fix.pytorch.find("inference_mode"), std::string::npos) << g->fix.pytorch;
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -5,12 +5,35 @@
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
+#include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 #include "stepdoctor/analysis/trace_to_step_signals.h"
 
 namespace stepdoctor::rules {
+namespace {
+
+// The loop the profiler steps through, as the window ran it: a training step, or the model
+// forward only (inference, evaluation) where no backward pass or optimizer step was recorded.
+struct Loop {
+  std::string steps;  // "training steps" / "inference steps"
+  std::string body;   // the call inside the loop
+  // The loop, its first line indented by `indent` spaces.
+  std::string Code(int indent) const {
+    const std::string pad(static_cast<size_t>(indent), ' ');
+    return pad + "for step, batch in enumerate(loader):\n" + pad + "    " + body;
+  }
+};
+
+Loop LoopOf(const Signals& sig) {
+  if (sig.applied && sig.applied->forward_only)
+    return {"inference steps", "with torch.inference_mode(): model(batch)"};
+  return {"training steps", "train_step(batch)"};
+}
+
+}  // namespace
 
 std::optional<Finding> DeviceActivityMissing(const Signals& sig) {
   if (!sig.steps || !sig.steps->device_missing) return std::nullopt;
+  const Loop loop = LoopOf(sig);
   Finding f;
   f.id = "device_activity_missing";
   f.severity = FindingSeverity::kModerate;
@@ -36,13 +59,12 @@ std::optional<Finding> DeviceActivityMissing(const Signals& sig) {
       "from torch.profiler import profile, schedule, ProfilerActivity\n"
       "with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],\n"
       "             schedule=schedule(wait=1, warmup=1, active=3),\n"
-      "             on_trace_ready=torch.profiler.tensorboard_trace_handler('./log')) as prof:\n"
-      "    for step, batch in enumerate(loader):\n"
-      "        train_step(batch); prof.step()";
+      "             on_trace_ready=torch.profiler.tensorboard_trace_handler('./log')) as prof:\n" +
+      loop.Code(4) + "; prof.step()";
   f.fix.tensorflow =
       "options = tf.profiler.experimental.ProfilerOptions(host_tracer_level=2, device_tracer_level=1)\n"
       "tf.profiler.experimental.start('./log', options=options)\n"
-      "# ... a few training steps ...\n"
+      "# ... a few " + loop.steps + " ...\n"
       "tf.profiler.experimental.stop()";
   if (sig.steps->device_tracer_on && !sig.steps->device_nothing_launched) {
     // The runtime calls that launched the work were recorded by the tracer session that also
@@ -62,16 +84,16 @@ std::optional<Finding> DeviceActivityMissing(const Signals& sig) {
     f.fix.pytorch =
         "with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],\n"
         "             schedule=schedule(wait=1, warmup=1, active=3),\n"
-        "             on_trace_ready=torch.profiler.tensorboard_trace_handler('./log')) as prof:\n"
-        "    for step, batch in enumerate(loader):\n"
-        "        train_step(batch)\n"
+        "             on_trace_ready=torch.profiler.tensorboard_trace_handler('./log')) as prof:\n" +
+        loop.Code(4) +
+        "\n"
         "        torch.cuda.synchronize()   # while profiling: the step's kernels finish, and are recorded, in the window\n"
         "        prof.step()";
     f.fix.tensorflow =
         "# the log names a tracer failure if there was one (CUPTI_ERROR_...): fix that first, with no other profiler attached\n"
         "options = tf.profiler.experimental.ProfilerOptions(host_tracer_level=2, device_tracer_level=1)\n"
         "tf.profiler.experimental.start('./log', options=options)\n"
-        "# ... a few training steps ...\n"
+        "# ... a few " + loop.steps + " ...\n"
         "tf.profiler.experimental.stop()";
   }
   const WorkerId w = sig.steps->worker;
@@ -94,12 +116,12 @@ std::optional<Finding> DeviceActivityMissing(const Signals& sig) {
   if (sig.steps->device_nothing_launched) {
     // Recording device activity would show nothing: the window missed the training steps.
     f.title = "no device work was issued inside the profiled window: it holds set-up or a wait on earlier work";
-    f.fix.summary = "Profile a window that covers training steps (after warm-up), with device activity on: "
-                    "step the profiler once per iteration.";
+    f.fix.summary = "Profile a window that covers " + loop.steps +
+                    " (after warm-up), with device activity on: step the profiler once per iteration.";
     if (sig.steps->device_calls_traced)
-      f.fix.summary = "Profile a window that covers training steps (after warm-up): the device tracer was on (it "
-                      "recorded the runtime calls), so only the window needs to change. Step the profiler once per "
-                      "iteration.";
+      f.fix.summary = "Profile a window that covers " + loop.steps +
+                      " (after warm-up): the device tracer was on (it recorded the runtime calls), so only the "
+                      "window needs to change. Step the profiler once per iteration.";
   }
   if (sig.steps->device_nothing_launched && sig.steps->device_no_operators) {
     // The profiler ran far longer than its events and recorded no operator at all: the job's work
@@ -115,9 +137,8 @@ std::optional<Finding> DeviceActivityMissing(const Signals& sig) {
         "def train_worker(rank, world_size, ...):        # inside the process that trains\n"
         "    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],\n"
         "                 schedule=schedule(wait=1, warmup=1, active=3),\n"
-        "                 on_trace_ready=torch.profiler.tensorboard_trace_handler(f'./log/rank{rank}')) as prof:\n"
-        "        for step, batch in enumerate(loader):\n"
-        "            train_step(batch); prof.step()";
+        "                 on_trace_ready=torch.profiler.tensorboard_trace_handler(f'./log/rank{rank}')) as prof:\n" +
+        loop.Code(8) + "; prof.step()";
   }
   return f;
 }
