@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -13,10 +14,16 @@ void FillGaps(TensorFlowView& into, const TfProfilerVerdict& from) {
   if (!into.input_pct && from.input_pct >= 0) into.input_pct = from.input_pct;
   if (into.step_ms == 0) into.step_ms = from.step_ms;
   if (into.steps == 0) into.steps = from.steps;
+  // Shares of TF's mean step; where its categories add up to more (a page whose mean counts a
+  // step of zero length), of their sum, so no category holds more than the whole.
+  double sum = 0;
+  for (const auto& [name, ms] : from.breakdown_ms) sum += ms;
+  const double base = std::max(from.step_ms, sum);
   if (into.breakdown.empty())
     for (const auto& [name, ms] : from.breakdown_ms)
       if (ms > 0)  // TF lists every category; those it measured as zero say nothing here
-        into.breakdown.push_back({name, ms, from.step_ms > 0 ? 100.0 * ms / from.step_ms : 0});
+        into.breakdown.push_back({name, ms, base > 0 ? 100.0 * ms / base : 0});
+  if (into.device.empty()) into.device = from.device;
   if (into.bottleneck.empty()) into.bottleneck = from.bottleneck;
   if (into.recommendation.empty()) into.recommendation = from.statement;
   if (into.other_statements.empty()) into.other_statements = from.other_statements;
@@ -53,6 +60,10 @@ void TfVerdictsToReport(const Trace& trace, Report* r) {
     const TensorFlowView& v = r->tensorflow_view.front();
     r->verdict.summary = "no trace in the inputs; TensorFlow's profiler says: " +
                          (v.recommendation.empty() ? std::string("(no recommendation)") : v.recommendation);
+    r->coverage.framework = FrameworkName(trace.framework);
+    r->coverage.device_activity = "analysis_pages";
+    r->coverage.confidence = "low";
+    r->coverage.evidence = {"TensorFlow profiler's analysis pages only: its own figures, no events to check them against"};
     r->notes.push_back("only TensorFlow's analysis pages were read: stepdoctor's own breakdown needs the raw profile "
                        "(<host>.xplane.pb or <host>.trace.json.gz)");
   }

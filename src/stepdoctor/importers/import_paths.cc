@@ -12,6 +12,7 @@
 #include "stepdoctor/importers/join_captures.h"
 #include "stepdoctor/importers/tfevents/tfevents_to_trace.h"
 #include "stepdoctor/importers/tfprofile/profile_pages_to_trace.h"
+#include "stepdoctor/importers/tfprofile/profile_tables_to_trace.h"
 #include "stepdoctor/model/trace_merge.h"
 
 namespace stepdoctor {
@@ -40,6 +41,11 @@ bool IsProfilerAnalysisFile(const std::string& path) {
   for (const char* k : kKinds)
     if (path.find(k) != std::string::npos) return true;
   return false;
+}
+
+bool StartsWithArray(std::string_view head) {
+  size_t i = head.find_first_not_of(" \t\r\n");
+  return i != std::string_view::npos && head[i] == '[';
 }
 
 bool IsNoiseFile(const fs::path& p) {
@@ -77,6 +83,9 @@ Status ImportSource(PeekableSource& src, Trace& trace, const ImportOptions& opts
   }
   // The profile plugin's pages are protobuf, which has no magic bytes: their names say what they are.
   if (TfProfilerPageKindOf(src.name()) != TfProfilerPageKind::kNone) return ImportTfProfilerPage(src, trace);
+  // Their JSON form (an array of DataTables) is named the same way.
+  if (TfProfilerTablesKindOf(src.name()) != TfProfilerPageKind::kNone && StartsWithArray(*head))
+    return ImportTfProfilerTables(src, trace);
   InputFormat f = DetectFormat(*head, src.name());
   if (info) info->format = f;
   FormatImporter imp = FindImporter(f);

@@ -1,5 +1,5 @@
 // What TensorFlow's own profiler concluded about a run: the TensorBoard profile plugin's analysis
-// pages (`<host>.overview_page.pb`, `<host>.input_pipeline.pb`), read beside the trace so a report
+// pages (`<host>.overview_page.pb`, `<host>.input_pipeline.pb`, or their JSON tables), read beside the trace so a report
 // can show TensorFlow's verdict next to stepdoctor's. Figures are as TensorFlow wrote them.
 #pragma once
 
@@ -18,6 +18,7 @@ struct TfProfilerVerdict {
   int steps = 0;                 // steps the page's breakdown covers
   // TensorFlow's step-time categories in its own words and order, average ms per step.
   std::vector<std::pair<std::string, double>> breakdown_ms;
+  std::string device;            // the device the page names ("TPU v2"); empty where it names none
   std::string bottleneck;        // "host", "device", "both" (the recommendation's, else the input analysis')
   std::string statement;         // the recommendation text, markup removed
   std::vector<std::string> other_statements;  // kernel launch, all-other, collectives lines that say "high"/"moderate"

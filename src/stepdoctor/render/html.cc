@@ -287,6 +287,7 @@ std::string TensorFlowViewSection(const Report& r) {
   for (const auto& v : r.tensorflow_view) {
     s += "<h4>" + HtmlEscape(v.host) + "</h4>\n<ul class=\"plain\">";
     s += "<li>bottleneck: " + HtmlEscape(v.bottleneck.empty() ? std::string("-") : v.bottleneck) + "</li>";
+    if (!v.device.empty()) s += "<li>device: " + HtmlEscape(v.device) + "</li>";
     if (v.input_pct) s += "<li>input: " + FormatPct(*v.input_pct) + " of step time</li>";
     if (v.step_ms > 0) s += "<li>mean step: " + FormatMs(v.step_ms) + (v.steps > 0 ? fmt::format(" over {} steps", v.steps) : "") + "</li>";
     if (!v.recommendation.empty()) s += "<li>TensorFlow says: " + HtmlEscape(v.recommendation) + "</li>";

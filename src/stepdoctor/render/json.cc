@@ -181,6 +181,7 @@ std::string RenderJson(const Report& r, const RenderOptions& o) {
     else j.Null();
     j.Key("step_ms").Number(v.step_ms);
     j.Key("steps").Int(v.steps);
+    j.Key("device").String(v.device);
     j.Key("bottleneck").String(v.bottleneck);
     j.Key("recommendation").String(v.recommendation);
     j.Key("other_statements").StringArray(v.other_statements);

@@ -133,6 +133,7 @@ Status ReadTensorFlowView(const Obj& o, TensorFlowView* v) {
   SD_JSON_TRY(o.Field("input_pct", &v->input_pct));
   SD_JSON_TRY(o.Field("step_ms", &v->step_ms));
   SD_JSON_TRY(o.Field("steps", &v->steps));
+  if (o.Has("device")) SD_JSON_TRY(o.Field("device", &v->device));  // reports from before 0.1 lack it
   SD_JSON_TRY(o.Field("bottleneck", &v->bottleneck));
   SD_JSON_TRY(o.Field("recommendation", &v->recommendation));
   SD_JSON_TRY(o.Field("other_statements", &v->other_statements));

@@ -142,6 +142,7 @@ std::string RenderMarkdown(const Report& r, const RenderOptions& /*o*/) {
   for (const auto& v : r.tensorflow_view) {
     s += fmt::format("### TensorFlow profiler's own verdict ({})\n\n", MdText(v.host));
     s += "- bottleneck: " + MdText(v.bottleneck.empty() ? std::string("–") : v.bottleneck) + "\n";
+    if (!v.device.empty()) s += "- device: " + MdText(v.device) + "\n";
     if (v.input_pct) s += "- input: " + FormatPct(*v.input_pct) + " of step time\n";
     if (v.step_ms > 0) s += "- mean step: " + FormatMs(v.step_ms) + (v.steps > 0 ? fmt::format(" over {} steps", v.steps) : "") + "\n";
     if (!v.recommendation.empty()) s += "- TensorFlow says: " + MdText(v.recommendation) + "\n";

@@ -203,6 +203,7 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
   for (const auto& v : r.tensorflow_view) {
     out += "\n" + st.bold("TensorFlow profiler's own verdict") + fmt::format(" ({}, as TensorFlow wrote it)\n", v.host);
     std::string line = "  bottleneck: " + (v.bottleneck.empty() ? std::string("-") : v.bottleneck);
+    if (!v.device.empty()) line += "; device " + v.device;
     if (v.input_pct) line += fmt::format("; input {:.1f}% of step time", *v.input_pct);
     if (v.step_ms > 0) line += fmt::format("; mean step {:.1f} ms", v.step_ms);
     if (v.steps > 0) line += fmt::format(" over {} steps", v.steps);

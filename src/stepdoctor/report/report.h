@@ -194,6 +194,7 @@ struct TensorFlowView {
   double step_ms = 0;                  // TF's average step time (0 unknown)
   int steps = 0;
   std::vector<BreakdownEntry> breakdown;  // TF's categories: ms per step and % of its step time
+  std::string device;                  // the device the page names ("TPU v2"); empty where it names none
   std::string bottleneck;              // "host", "device", "both"
   std::string recommendation;          // TF's statement, markup removed
   std::vector<std::string> other_statements;  // TF's kernel-launch / all-other / collectives warnings

@@ -128,28 +128,16 @@ std::string_view AnyValue(std::string_view any, bool* ok) {
   return value;
 }
 
-// The plugin writes HTML into some statements: keep the text.
-std::string StripMarkup(std::string_view s) {
-  std::string out;
-  bool tag = false;
-  for (char c : s) {
-    if (c == '<') tag = true;
-    else if (c == '>') tag = false;
-    else if (!tag) out += c;
-  }
-  return out;
-}
-
 void ReadBottleneckAnalysis(std::string_view ba, TfProfilerVerdict& v, bool* ok) {
   std::string fields[13];
   *ok &= ForEachField(ba, [&](uint32_t f, uint32_t t, std::string_view b, uint64_t) {
     if (t == 2 && f < 13) fields[f] = std::string(b);
   });
   if (v.bottleneck.empty()) v.bottleneck = fields[kBaInputClassification];
-  if (v.statement.empty()) v.statement = StripMarkup(fields[kBaInputStatement]);
+  if (v.statement.empty()) v.statement = StripProfilerMarkup(fields[kBaInputStatement]);
   for (const auto& s : kOtherStatements)
     if (!fields[s.classification].empty() && fields[s.classification] != "no" && !fields[s.statement].empty())
-      v.other_statements.push_back(StripMarkup(fields[s.statement]));
+      v.other_statements.push_back(StripProfilerMarkup(fields[s.statement]));
 }
 
 void ReadInputAnalysis(std::string_view ipa, TfProfilerVerdict& v, bool* ok) {
@@ -189,6 +177,17 @@ std::string HostOf(const std::string& name, std::string_view suffix) {
 
 }  // namespace
 
+std::string StripProfilerMarkup(std::string_view s) {
+  std::string out;
+  bool tag = false;
+  for (char c : s) {
+    if (c == '<') tag = true;
+    else if (c == '>') tag = false;
+    else if (!tag) out += c;
+  }
+  return out;
+}
+
 TfProfilerPageKind TfProfilerPageKindOf(std::string_view path) {
   auto ends = [&](std::string_view s) { return path.size() >= s.size() && path.substr(path.size() - s.size()) == s; };
   if (ends(".overview_page.pb")) return TfProfilerPageKind::kOverviewPage;
@@ -211,7 +210,7 @@ Result<TfProfilerVerdict> ParseTfProfilerPage(std::string_view bytes, TfProfiler
     if (ok)
       ok = ForEachField(rec, [&](uint32_t f, uint32_t t, std::string_view b, uint64_t) {
         if (f == kRecBottleneck && t == 2) v.bottleneck = std::string(b);
-        else if (f == kRecStatement && t == 2) v.statement = StripMarkup(b);
+        else if (f == kRecStatement && t == 2) v.statement = StripProfilerMarkup(b);
       });
     if (ok) ReadInputAnalysis(input, v, &ok);
   } else if (kind == TfProfilerPageKind::kInputPipeline) {

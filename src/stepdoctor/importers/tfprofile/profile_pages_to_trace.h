@@ -23,6 +23,9 @@ TfProfilerPageKind TfProfilerPageKindOf(std::string_view path);
 // Decodes one page's bytes. A page that is not protobuf wire format is kCorruptInput, naming `name`.
 Result<TfProfilerVerdict> ParseTfProfilerPage(std::string_view bytes, TfProfilerPageKind kind, const std::string& name);
 
+// The plugin writes HTML into some statements: the text without its tags.
+std::string StripProfilerMarkup(std::string_view s);
+
 // Reads a page from `src` (its name decides the kind) and appends it to trace.tf_verdicts.
 Status ImportTfProfilerPage(PeekableSource& src, Trace& trace);
 
