@@ -169,13 +169,15 @@ void ReadInputAnalysis(std::string_view ipa, TfProfilerVerdict& v, bool* ok) {
   v.input_pct = input_pct >= 0 ? input_pct : input_pct_summary;
 }
 
-std::string HostOf(const std::string& name, std::string_view suffix) {
-  std::string base = name.substr(name.find_last_of('/') == std::string::npos ? 0 : name.find_last_of('/') + 1);
-  size_t at = base.find(suffix);
-  return at == std::string::npos ? base : base.substr(0, at);
-}
-
 }  // namespace
+
+std::string ProfilerPageHost(const std::string& name, std::initializer_list<std::string_view> markers) {
+  size_t slash = name.find_last_of('/');
+  std::string base = slash == std::string::npos ? name : name.substr(slash + 1);
+  for (std::string_view m : markers)
+    if (size_t at = base.find(m); at != std::string::npos) return base.substr(0, at);
+  return base;
+}
 
 std::string StripProfilerMarkup(std::string_view s) {
   std::string out;
@@ -201,7 +203,7 @@ Result<TfProfilerVerdict> ParseTfProfilerPage(std::string_view bytes, TfProfiler
   bool ok = true;
   if (kind == TfProfilerPageKind::kOverviewPage) {
     v.overview = true;
-    v.host = HostOf(name, ".overview_page.");
+    v.host = ProfilerPageHost(name, {".overview_page."});
     std::string_view input, rec;
     ok = ForEachField(bytes, [&](uint32_t f, uint32_t t, std::string_view b, uint64_t) {
       if (f == kOverviewInputAnalysis && t == 2) input = b;
@@ -214,7 +216,7 @@ Result<TfProfilerVerdict> ParseTfProfilerPage(std::string_view bytes, TfProfiler
       });
     if (ok) ReadInputAnalysis(input, v, &ok);
   } else if (kind == TfProfilerPageKind::kInputPipeline) {
-    v.host = HostOf(name, ".input_pipeline.");
+    v.host = ProfilerPageHost(name, {".input_pipeline."});
     ReadInputAnalysis(bytes, v, &ok);
   } else {
     return Result<TfProfilerVerdict>(ErrorCode::kUnknownFormat, name + ": not a TensorFlow profiler page");

@@ -6,6 +6,7 @@
 // input_pipeline.proto); everything else is skipped.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,10 @@ TfProfilerPageKind TfProfilerPageKindOf(std::string_view path);
 
 // Decodes one page's bytes. A page that is not protobuf wire format is kCorruptInput, naming `name`.
 Result<TfProfilerVerdict> ParseTfProfilerPage(std::string_view bytes, TfProfilerPageKind kind, const std::string& name);
+
+// The host a page is about: its file name up to the first of `markers` found ("10.240.1.50" of
+// "10.240.1.50.overview_page.pb"), the whole name where none is.
+std::string ProfilerPageHost(const std::string& name, std::initializer_list<std::string_view> markers);
 
 // The plugin writes HTML into some statements: the text without its tags.
 std::string StripProfilerMarkup(std::string_view s);

@@ -3,7 +3,6 @@
 #include <simdjson.h>
 
 #include <cstdlib>
-#include <initializer_list>
 #include <optional>
 #include <vector>
 
@@ -146,14 +145,6 @@ bool NamesJitOperations(dom::object table, const std::vector<Column>& cols) {
   return jit;
 }
 
-std::string HostOf(const std::string& name, std::initializer_list<std::string_view> markers) {
-  size_t slash = name.find_last_of('/');
-  std::string base = slash == std::string::npos ? name : name.substr(slash + 1);
-  for (std::string_view m : markers)
-    if (size_t at = base.find(m); at != std::string::npos) return base.substr(0, at);
-  return base;
-}
-
 // `framework`: JAX where the top-operations table names jit-compiled functions, TensorFlow where
 // it names others, left as it is where the page has no such table (an input-pipeline page).
 Result<TfProfilerVerdict> Parse(std::string_view json, TfProfilerPageKind kind, const std::string& name,
@@ -168,7 +159,7 @@ Result<TfProfilerVerdict> Parse(std::string_view json, TfProfilerPageKind kind, 
   TfProfilerVerdict v;
   v.source = name;
   v.overview = kind == TfProfilerPageKind::kOverviewPage;
-  v.host = HostOf(name, {".overview_page.", ".input_pipeline.", "_overview_page_", "_input_pipeline_analyzer_"});
+  v.host = ProfilerPageHost(name, {".overview_page.", ".input_pipeline.", "_overview_page_", "_input_pipeline_analyzer_"});
   int known = 0;
   for (dom::element t : tables) {
     dom::object table;
