@@ -214,7 +214,9 @@ TEST(UnseenClasses, AColdFirstPassGetsNoHighStepFindingAndNoPrediction) {
   for (const Finding& f : r.findings) {
     if (f.id == "cold_start") continue;
     EXPECT_NE(f.severity, FindingSeverity::kHigh) << f.id;
-    if (f.prediction) EXPECT_FALSE(f.prediction->predicted) << f.id;
+    if (f.prediction) {
+      EXPECT_FALSE(f.prediction->predicted) << f.id;
+    }
   }
 }
 

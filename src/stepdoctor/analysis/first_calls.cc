@@ -41,6 +41,49 @@ std::vector<FirstCall> LeadingSlowCalls(const std::unordered_map<StringId, Leadi
   return out;
 }
 
+// The executor's _SOURCE op that opens a TF1 run and takes over kSlowRunStartNs and
+// kSlowFirstCallFactor times the median op of the window, on a lane where it is the first such
+// op and no later _SOURCE is that slow: the first run setting up (thread pools waking, buffers
+// allocated), not per-op bookkeeping; a lane whose every run starts slowly pays it each run and
+// keeps it as bookkeeping.
+std::vector<FirstCall> SlowRunStarts(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi) {
+  bool has_key = false, has_source = false;
+  const StringId key = trace.strings.Find("name", &has_key);
+  const StringId source = trace.strings.Find("_SOURCE", &has_source);
+  if (!has_key || !has_source) return {};
+  std::vector<int64_t> op_ns;
+  struct Lane {
+    std::vector<Interval> sources;
+  };
+  std::unordered_map<uint32_t, Lane> lanes;
+  for (uint32_t line = 0; line < trace.timelines.size(); ++line) {
+    const Timeline& t = trace.timelines[line];
+    if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
+    for (uint32_t i = 0; i < t.ev.size(); ++i) {
+      if (t.ev.start_ns[i] < lo || t.ev.start_ns[i] >= hi) continue;
+      const EventKind k = t.ev.kind[i];
+      if (k != EventKind::kFrameworkOp && k != EventKind::kFrameworkOverhead) continue;
+      const Arg* a = t.ev.args_n[i] ? t.FindArg(i, key) : nullptr;
+      if (a && a->type == ArgType::kString && a->s == source)
+        lanes[line].sources.push_back({t.ev.start_ns[i], t.end_ns(i)});
+      else
+        op_ns.push_back(t.ev.dur_ns[i]);
+    }
+  }
+  if (lanes.empty() || op_ns.empty()) return {};
+  std::nth_element(op_ns.begin(), op_ns.begin() + op_ns.size() / 2, op_ns.end());
+  const double slow = std::max(double(kSlowRunStartNs), kSlowFirstCallFactor * double(op_ns[op_ns.size() / 2]));
+  std::vector<FirstCall> out;
+  for (auto& [line, lane] : lanes) {
+    std::sort(lane.sources.begin(), lane.sources.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+    const Interval first = lane.sources.front();
+    const bool later_slow = std::any_of(lane.sources.begin() + 1, lane.sources.end(),
+                                        [&](const Interval& iv) { return double(iv.end - iv.start) > slow; });
+    if (double(first.end - first.start) > slow && !later_slow) out.push_back({first, source});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi) {
@@ -86,6 +129,8 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
       out.push_back({{c.first_start, c.first_start + c.first_dur}, name});
   }
   for (const FirstCall& f : LeadingSlowCalls(leading, out)) out.push_back(f);
+  if (worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).tf1_session)
+    for (const FirstCall& f : SlowRunStarts(trace, worker, lo, hi)) out.push_back(f);
   // An op a TF1 session placed on a GPU spans its launch to completion on the op-level lane: one
   // called once (or a bookkeeping op) that takes over kOneOffRuntimeNs while the device works under a tenth of it spent
   // that time setting up (library handles, autotuning), not in its kernels.

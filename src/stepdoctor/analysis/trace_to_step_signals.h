@@ -41,6 +41,9 @@ inline constexpr int64_t kLeadingFastCalls = 3;
 // A TF1 GPU op called once, over kOneOffRuntimeNs, with the device busy under this share of its
 // span, is set-up (SlowFirstCalls).
 inline constexpr double kLoneOpDeviceShare = 0.1;
+// The executor's _SOURCE op takes 7-52 us in TF1 timelines; the first run's, over this and
+// kSlowFirstCallFactor times the window's median op, is that run setting up (SlowFirstCalls).
+inline constexpr int64_t kSlowRunStartNs = 250'000;
 // A gap inside a host annotation with no operator, Python frame or runtime call this long is
 // untraced host time (Python the profiler did not record), not framework overhead.
 inline constexpr int64_t kUntracedGapNs = 1'000'000;

@@ -24,7 +24,7 @@ std::optional<Finding> ColdStart(const Signals& sig) {
   f.gain_upper_bound = 1.0;
   f.gain_text = "none per step: start-up is paid once; profile steady-state steps to see what bounds them";
   f.evidence.push_back({fmt::format("one-off start-up (runtime calls over {} ms, device-code loads, first calls far "
-                                    "slower than later ones)",
+                                    "slower than later ones, a first run's slow start)",
                                     kOneOffRuntimeNs / 1'000'000),
                         fmt::format("{} per window ({})", Ms(s.startup_ms), Pct(share))});
   for (size_t i = 0; i < s.startup_events.size() && i < kTopEventsShown; ++i) f.top_events.push_back(s.startup_events[i]);
@@ -38,6 +38,7 @@ std::optional<Finding> ColdStart(const Signals& sig) {
   f.fix.tensorflow =
       "# profile steps 10-15, after tracing and autotuning:\n"
       "tf.keras.callbacks.TensorBoard(log_dir='./log', profile_batch=(10, 15))";
+  if (Tf1Session(sig)) f.fix.tensorflow = kTf1TraceWarmRunCode;  // the timeline is one sess.run's
   return f;
 }
 

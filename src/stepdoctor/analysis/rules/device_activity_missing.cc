@@ -96,9 +96,7 @@ std::optional<Finding> DeviceActivityMissing(const Signals& sig) {
         "# ... a few " + loop.steps + " ...\n"
         "tf.profiler.experimental.stop()";
   }
-  const WorkerId w = sig.steps->worker;
-  if (sig.trace && w.valid() && w.v < sig.trace->workers.size() && sig.trace->worker(w).tf1_session &&
-      !sig.steps->device_nothing_launched) {
+  if (Tf1Session(sig) && !sig.steps->device_nothing_launched) {
     // A TF1 timeline: its GPU lanes come from the session's own tracer (CUPTI), asked for per run.
     f.fix.summary = "A TF1 timeline lists the GPU's stream lanes only where the session traced with CUPTI: run the "
                     "step with a full trace, with libcupti on the library path (the log says \"Could not dlopen "

@@ -72,6 +72,24 @@ inline std::string TfGraphXlaCode(bool cpu_only) {
                   : std::string(kTfGraphXlaCode);
 }
 
+// The trace came from a TF 1.x session's timeline (RunMetadata step stats): its advice is in
+// sess.run's terms, not Keras callbacks or tf.profiler.
+inline bool Tf1Session(const Signals& sig) {
+  if (!sig.trace || !sig.steps) return false;
+  const WorkerId w = sig.steps->worker;
+  return w.valid() && w.v < sig.trace->workers.size() && sig.trace->worker(w).tf1_session;
+}
+
+// A TF1 timeline of a later, warm sess.run: the first runs set the session up.
+inline constexpr const char* kTf1TraceWarmRunCode =
+    "for i in range(10): sess.run(train_op)   # warm-up runs, not traced\n"
+    "run_options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)\n"
+    "run_metadata = tf.compat.v1.RunMetadata()\n"
+    "sess.run(train_op, options=run_options, run_metadata=run_metadata)\n"
+    "from tensorflow.python.client import timeline\n"
+    "with open('timeline.json', 'w') as f:\n"
+    "    f.write(timeline.Timeline(run_metadata.step_stats).generate_chrome_trace_format())";
+
 // The code to record a short profile, for findings whose next step is to look inside the step.
 inline void SetProfileAFewStepsCode(Fix* fix) {
   fix->tensorflow =
