@@ -77,5 +77,40 @@ TEST(VerdictBound, AHighFindingThatGainsNothingYieldsToo) {
   EXPECT_EQ(MakeVerdict(f, nullptr).bottleneck, Bottleneck::kHost);
 }
 
+// The headline and the first finding agree: a compute-bound verdict over a moderate host
+// finding (a CPU-only TF1 run: operators compute 70.7%, overhead 29.3%) lists compute_bound
+// first; where a high finding makes the verdict, it stays first.
+TEST(VerdictBound, TheFindingsBeginWhereTheVerdictDoes) {
+  auto findings = [](FindingSeverity host_severity) {
+    std::vector<Finding> f(2);
+    f[0].id = "host_bound";
+    f[0].severity = host_severity;
+    f[0].share_pct = 29.3;
+    f[0].title = "29.3% of the step is framework overhead";
+    f[1].id = "compute_bound";
+    f[1].severity = FindingSeverity::kNone;
+    f[1].share_pct = 70.7;
+    f[1].title = "the CPU computes 70.7% of the step";
+    return f;
+  };
+  std::vector<Finding> f = findings(FindingSeverity::kModerate);
+  Verdict v = MakeVerdict(f, nullptr);
+  ASSERT_EQ(v.bottleneck, Bottleneck::kDeviceCompute) << v.summary;
+  LeadWithTheVerdictsFinding(v, &f);
+  EXPECT_EQ(f[0].id, "compute_bound");
+  EXPECT_EQ(f[1].id, "host_bound");
+
+  f = findings(FindingSeverity::kHigh);
+  v = MakeVerdict(f, nullptr);
+  ASSERT_EQ(v.bottleneck, Bottleneck::kHost) << v.summary;
+  LeadWithTheVerdictsFinding(v, &f);
+  EXPECT_EQ(f[0].id, "host_bound");
+
+  // A summary that names no finding moves nothing.
+  f = findings(FindingSeverity::kModerate);
+  LeadWithTheVerdictsFinding(Verdict{Bottleneck::kUnknown, "no clear bottleneck"}, &f);
+  EXPECT_EQ(f[0].id, "host_bound");
+}
+
 }  // namespace
 }  // namespace stepdoctor

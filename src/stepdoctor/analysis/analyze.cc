@@ -406,7 +406,11 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   captured_model.reset();
   RankBoundingFindingsFirst(&r.findings);
   r.verdict = MakeVerdict(r.findings, sig.steps);
-  if (steps.device_missing && steps.step_count > 0) r.verdict = HostOnlyVerdict(r.findings, steps.device_nothing_launched, steps.device_no_operators);
+  // Where the device's records are missing, what the input lacks leads the findings instead.
+  if (steps.device_missing && steps.step_count > 0)
+    r.verdict = HostOnlyVerdict(r.findings, steps.device_nothing_launched, steps.device_no_operators);
+  else
+    LeadWithTheVerdictsFinding(r.verdict, &r.findings);
   if (r.verdict.bottleneck == Bottleneck::kUnknown) SayWhyNoVerdict(trace, resources.get(), &r);
 
   // A trace that explains little of its steps supports little: untraced host time lowers the

@@ -92,6 +92,17 @@ void RankBoundingFindingsFirst(std::vector<Finding>* ranked) {
   }
 }
 
+void LeadWithTheVerdictsFinding(const Verdict& v, std::vector<Finding>* ranked) {
+  size_t lead = ranked->size(), at = std::string::npos;
+  for (size_t i = 0; i < ranked->size(); ++i) {
+    const std::string& title = (*ranked)[i].title;
+    if (title.empty()) continue;
+    const size_t pos = v.summary.find(title);
+    if (pos < at) at = pos, lead = i;
+  }
+  if (lead < ranked->size() && lead > 0) std::rotate(ranked->begin(), ranked->begin() + lead, ranked->begin() + lead + 1);
+}
+
 const char* BottleneckName(Bottleneck b) {
   switch (b) {
     case Bottleneck::kInput: return "input";

@@ -35,6 +35,10 @@ const Finding* BoundingFinding(const Finding& f, const std::vector<Finding>& ran
 // The first finding that yields moves behind the one it yields to, so the findings lead with
 // what the verdict names.
 void RankBoundingFindingsFirst(std::vector<Finding>* ranked);
+// The finding the verdict's first line names (its title, earliest in the summary) moves to the
+// front, so the findings begin where the headline does: a compute-bound verdict over a moderate
+// host finding lists compute_bound first. Nothing moves where the summary names none.
+void LeadWithTheVerdictsFinding(const Verdict& v, std::vector<Finding>* ranked);
 
 // Where device activity was not captured: the host-side finding that won, if any, is stated as
 // a host-side view (only input waits can bound a step from the host's view alone); otherwise
