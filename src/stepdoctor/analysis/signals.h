@@ -65,6 +65,7 @@ struct StepSignals {
   // or TensorCore kernels vs the rest; copies by direction (memsets and peer copies are "other").
   double device_compute_16bit_ms = 0, device_compute_32bit_ms = 0;
   double memcpy_h2d_ms = 0, memcpy_d2h_ms = 0, memcpy_d2d_ms = 0, memcpy_other_ms = 0;
+  int64_t memcpy_h2d_copies = 0, memcpy_d2h_copies = 0;  // device copy records in the steps, by direction
   double input_wait_ms = 0;        // mean host-side input wait per step, hidden or not
   // Parts of `other` by cause (ms per step): host syncs waiting on the device; device idle
   // while its next work was already queued; untraced host time; one-off start-up calls; waiting

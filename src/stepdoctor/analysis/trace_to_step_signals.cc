@@ -197,6 +197,10 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
         if (k == EventKind::kMemcpyH2D) h2d_raw.push_back(iv);
         else if (k == EventKind::kMemcpyD2H) d2h_raw.push_back(iv);
         else if (k == EventKind::kMemcpyD2D) d2d_raw.push_back(iv);
+        if (iv.start >= lo && iv.start < hi) {
+          if (k == EventKind::kMemcpyH2D) ++s.memcpy_h2d_copies;
+          else if (k == EventKind::kMemcpyD2H) ++s.memcpy_d2h_copies;
+        }
         if (k == EventKind::kKernel) {
           int8_t& r = reduced[t.ev.name[i].v];
           if (r < 0) {

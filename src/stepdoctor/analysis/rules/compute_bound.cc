@@ -7,16 +7,22 @@
 #include "stepdoctor/analysis/trace_to_step_signals.h"
 
 namespace stepdoctor::rules {
+double DeviceBoundShare(const StepSignals& s) {
+  const double side = CategoryShare(s, StepCategory::kDeviceCompute) + CategoryShare(s, StepCategory::kCollectives) +
+                      CategoryShare(s, StepCategory::kMemcpy) +
+                      (s.mean_step_ms > 0 ? 100.0 * s.device_queued_ms / s.mean_step_ms : 0);
+  return !s.cpu_only && s.device_span_busy_pct >= kDeviceSpanBusyPct && side >= kComputeBoundPct &&
+                 s.host_end_ms < s.device_end_ms
+             ? side
+             : 0;
+}
+
 std::optional<Finding> ComputeBound(const Signals& sig) {
   if (!sig.steps || sig.steps->step_count == 0) return std::nullopt;
   const StepSignals& s = *sig.steps;
   double share = CategoryShare(s, StepCategory::kDeviceCompute);
-  // Device-bound seen from the host: the device is busy almost all of its own span, and what
-  // is not device work is work already queued for it (the host finished its part earlier).
-  double device_side = share + CategoryShare(s, StepCategory::kCollectives) + CategoryShare(s, StepCategory::kMemcpy) +
-                       (s.mean_step_ms > 0 ? 100.0 * s.device_queued_ms / s.mean_step_ms : 0);
-  bool device_bound = !s.cpu_only && s.device_span_busy_pct >= kDeviceSpanBusyPct && device_side >= kComputeBoundPct &&
-                      s.host_end_ms < s.device_end_ms;
+  const double device_side = DeviceBoundShare(s);
+  const bool device_bound = device_side > 0;
   if (share < kComputeBoundPct && !device_bound) return std::nullopt;
 
   Finding f;

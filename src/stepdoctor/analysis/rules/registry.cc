@@ -24,6 +24,11 @@ const std::vector<RuleDef>& AllRules() {
        .bottleneck = B::kDeviceCompute,
        .evaluate = &Infallible<rules::ComputeBound>,
        .needs = kNeedsDeviceActivity},
+      // Copies are neither the host's work nor the device's compute: no bottleneck is named.
+      {.id = "copy_bound",
+       .summary = "copies between host and device hold much of the step while the device computes little",
+       .evaluate = &Infallible<rules::CopyBound>,
+       .needs = kNeedsDeviceActivity},
       // A CPU-only job: the CPU is the device.
       {.id = "cpu_saturated",
        .summary = "a CPU-only job keeps most cores busy (or waits for them)",

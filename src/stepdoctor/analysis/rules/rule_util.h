@@ -72,6 +72,11 @@ inline std::string TfGraphXlaCode(bool cpu_only) {
                   : std::string(kTfGraphXlaCode);
 }
 
+// Device-bound seen from the host: the device is busy almost all of its own span, and what is
+// not device work is work already queued for it (the host finished its part earlier). Returns
+// the device side's share of the step (compute, collectives, copies, queued) where it holds.
+double DeviceBoundShare(const StepSignals& s);
+
 // The trace came from a TF 1.x session's timeline (RunMetadata step stats): its advice is in
 // sess.run's terms, not Keras callbacks or tf.profiler.
 inline bool Tf1Session(const Signals& sig) {

@@ -12,6 +12,7 @@ namespace stepdoctor::rules {
 
 std::optional<Finding> ColdStart(const Signals& s);         // cold_start.cc
 std::optional<Finding> ComputeBound(const Signals& s);      // compute_bound.cc
+std::optional<Finding> CopyBound(const Signals& s);         // copy_bound.cc
 std::optional<Finding> DeviceActivityMissing(const Signals& s);  // device_activity_missing.cc
 std::optional<Finding> CpuSaturated(const Signals& s);             // cpu_saturated.cc
 std::optional<Finding> GpuMemoryNearFull(const Signals& s);        // gpu_memory_near_full.cc

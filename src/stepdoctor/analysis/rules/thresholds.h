@@ -100,6 +100,12 @@ inline constexpr double kLowReducedPrecisionPct = 50.0;  // < 50% of kernel time
 inline constexpr double kDeviceSpanBusyPct = 90.0;       // device busy >= 90% of its own span: it sets the pace
 inline constexpr double kMatrixBoundPct = 80.0;          // GEMMs/convolutions >= 80% of kernel time: no fusion advice
 
+// --- copy_bound
+inline constexpr double kCopyBoundPct = 20.0;            // host-device copies >= 20% of the step: fires
+inline constexpr double kCopyBoundHighPct = 50.0;        // >= 50%: high
+inline constexpr double kCopyOverComputeFactor = 2.0;    // ... and >= 2x the device's compute and collectives
+inline constexpr double kCopySlowDirectionFactor = 3.0;  // each copy one way >= 3x as long as each the other way: said
+
 // --- cpu_saturated (fires on ResourceClass::kCpuBound: kTreeCpuHighOfCoresPct)
 inline constexpr double kContendedWaitShare = 0.25;  // waiting >= 25% of what it wants: other processes slow it
 
