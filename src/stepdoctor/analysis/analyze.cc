@@ -467,6 +467,18 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   r.top_ops = steps.top_ops;
   if (r.top_kernels.size() > size_t(opts.max_top_events)) r.top_kernels.resize(opts.max_top_events);
   if (r.top_ops.size() > size_t(opts.max_top_events)) r.top_ops.resize(opts.max_top_events);
+  if (worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).program_spans_only &&
+      steps.step_count > 0) {
+    // Spans a program timed itself say where its time went, not which operators or device work
+    // ran inside them: what bounds the work is not in the input.
+    r.coverage.confidence = "low";
+    std::string note = "the trace's events carry no category and name no framework: they are the program's own spans, "
+                       "not operators or device work, so the shares say where the time went, not what bounds it";
+    if (!r.top_ops.empty() && r.top_ops.front().count == 1 && r.top_ops.front().share_pct >= kOneCallWindowPct)
+      note += fmt::format("; one call, '{}', holds {:.1f}% of the window", r.top_ops.front().name,
+                          r.top_ops.front().share_pct);
+    r.notes.push_back(std::move(note));
+  }
   if (steps.step_count > 0 && !steps.cpu_only && !steps.device_missing) {
     r.kernel_tables = TraceToKernelTables(trace, worker, r.top_ops, windows.steps.front().start_ns);
   }

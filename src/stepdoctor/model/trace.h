@@ -44,6 +44,9 @@ struct Worker {
   // timestamp column), or all at one time: their order is real, their spacing was assumed by
   // the importer.
   bool sample_times_assumed = false;
+  // A Chrome trace whose events carry no category and name no framework: the program's own
+  // spans (phases it timed itself), not operators; what ran inside them is not recorded.
+  bool program_spans_only = false;
 };
 
 // The framework that wrote the input, set by the importers from what the file holds (Kineto

@@ -100,6 +100,10 @@ inline constexpr double kLowReducedPrecisionPct = 50.0;  // < 50% of kernel time
 inline constexpr double kDeviceSpanBusyPct = 90.0;       // device busy >= 90% of its own span: it sets the pace
 inline constexpr double kMatrixBoundPct = 80.0;          // GEMMs/convolutions >= 80% of kernel time: no fusion advice
 
+// --- a trace of the program's own spans (no category, no framework): one call holding this
+// share of the window is named in the note that lowers the confidence
+inline constexpr double kOneCallWindowPct = 50.0;
+
 // --- copy_bound
 inline constexpr double kCopyBoundPct = 20.0;            // host-device copies >= 20% of the step: fires
 inline constexpr double kCopyBoundHighPct = 50.0;        // >= 50%: high

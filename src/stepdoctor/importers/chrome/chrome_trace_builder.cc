@@ -592,6 +592,9 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
     trace.framework = Framework::kPyTorch;
   } else {
     trace.format = "chrome-json";
+    bool any_category = false;
+    for (const auto& tl : s.tls) any_category |= tl.any_category;
+    w.program_spans_only = !any_category && s.events > 0;
   }
   trace.Finalize();
   BindFlows(trace, s.flows);
