@@ -435,5 +435,27 @@ TEST(UnseenClasses, XlaAdviceForACpuGraphSetsTheCpuJitFlag) {
   EXPECT_EQ(code.find("set_intra_op_parallelism_threads(os.cpu_count())"), std::string::npos);
 }
 
+// A Chrome trace of a program's own spans (no category, no framework) says where the time went,
+// not what bounds it: confidence low, and the one call holding most of the window named. The same
+// spans with Kineto's categories are operators and keep their confidence.
+TEST(UnseenTraceClasses, ProgramSpansOnlyLowerTheConfidenceBothSides) {
+  auto trace = [](const char* cat) {
+    std::string ev = "{\"traceEvents\":[";
+    ev += "{\"ph\":\"X\",\"name\":\"Creating wrapper\",\"pid\":1,\"tid\":7,\"ts\":0,\"dur\":80000" +
+          std::string(cat) + "}";
+    for (int k = 0; k < 40; ++k)
+      ev += ",{\"ph\":\"X\",\"name\":\"Executing ops\",\"pid\":1,\"tid\":7,\"ts\":" + std::to_string(80010 + k * 500) +
+            ",\"dur\":480" + cat + "}";
+    return ev + "]}";
+  };
+  const Report plain = AnalyzeJson(trace(""));
+  EXPECT_EQ(plain.coverage.confidence, "low");
+  bool named = false;
+  for (const std::string& n : plain.notes) named |= n.find("one call, 'Creating wrapper', holds 80.0%") != std::string::npos;
+  EXPECT_TRUE(named);
+  const Report ops = AnalyzeJson(trace(",\"cat\":\"cpu_op\""));
+  for (const std::string& n : ops.notes) EXPECT_EQ(n.find("program's own spans"), std::string::npos) << n;
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -102,13 +102,8 @@ std::optional<Finding> DeviceActivityMissing(const Signals& sig) {
                     "step with a full trace, with libcupti on the library path (the log says \"Could not dlopen "
                     "library 'libcupti'\" where it is not), then diagnose the new timeline.";
     f.fix.tensorflow =
-        "# export LD_LIBRARY_PATH=/usr/local/cuda/extras/CUPTI/lib64:$LD_LIBRARY_PATH\n"
-        "run_options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)\n"
-        "run_metadata = tf.compat.v1.RunMetadata()\n"
-        "sess.run(train_op, options=run_options, run_metadata=run_metadata)\n"
-        "from tensorflow.python.client import timeline\n"
-        "with open('timeline.json', 'w') as f:\n"
-        "    f.write(timeline.Timeline(run_metadata.step_stats).generate_chrome_trace_format())";
+        std::string("# export LD_LIBRARY_PATH=/usr/local/cuda/extras/CUPTI/lib64:$LD_LIBRARY_PATH\n") +
+        kTf1FullTraceRunCode;
     f.fix.pytorch.clear();
   }
   if (sig.steps->device_nothing_launched) {

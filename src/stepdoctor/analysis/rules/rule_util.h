@@ -85,15 +85,19 @@ inline bool Tf1Session(const Signals& sig) {
   return w.valid() && w.v < sig.trace->workers.size() && sig.trace->worker(w).tf1_session;
 }
 
-// A TF1 timeline of a later, warm sess.run: the first runs set the session up.
+// One sess.run traced in full, written as a Chrome-trace timeline.
+#define SD_TF1_FULL_TRACE_RUN                                                                   \
+  "run_options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)\n"     \
+  "run_metadata = tf.compat.v1.RunMetadata()\n"                                                 \
+  "sess.run(train_op, options=run_options, run_metadata=run_metadata)\n"                        \
+  "from tensorflow.python.client import timeline\n"                                             \
+  "with open('timeline.json', 'w') as f:\n"                                                     \
+  "    f.write(timeline.Timeline(run_metadata.step_stats).generate_chrome_trace_format())"
+inline constexpr const char* kTf1FullTraceRunCode = SD_TF1_FULL_TRACE_RUN;
+// The same of a later, warm sess.run: the first runs set the session up.
 inline constexpr const char* kTf1TraceWarmRunCode =
-    "for i in range(10): sess.run(train_op)   # warm-up runs, not traced\n"
-    "run_options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)\n"
-    "run_metadata = tf.compat.v1.RunMetadata()\n"
-    "sess.run(train_op, options=run_options, run_metadata=run_metadata)\n"
-    "from tensorflow.python.client import timeline\n"
-    "with open('timeline.json', 'w') as f:\n"
-    "    f.write(timeline.Timeline(run_metadata.step_stats).generate_chrome_trace_format())";
+    "for i in range(10): sess.run(train_op)   # warm-up runs, not traced\n" SD_TF1_FULL_TRACE_RUN;
+#undef SD_TF1_FULL_TRACE_RUN
 
 // The code to record a short profile, for findings whose next step is to look inside the step.
 inline void SetProfileAFewStepsCode(Fix* fix) {

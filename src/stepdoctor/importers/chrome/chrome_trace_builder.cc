@@ -87,8 +87,7 @@ struct ChromeTraceBuilder::State {
   int rank = -1, world_size = -1;
   bool schema_version = false, saw_kineto_cat = false, horovod = false;
   EventKindMemo kinds;
-  // TF1 timeline ops of the executor's _SOURCE node, per process (lane): each run of a graph
-  // starts with one on every device it uses, so more than one on a lane means several runs.
+  // Per process (lane), TF1 ops of the executor's _SOURCE node: one per run on each device.
   std::unordered_map<IdKey, int, IdKeyHash> tf1_source_ops;
   uint64_t events = 0;
   uint64_t skipped = 0;                   // events counted under a diagnostic and not kept
@@ -592,9 +591,7 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
     trace.framework = Framework::kPyTorch;
   } else {
     trace.format = "chrome-json";
-    bool any_category = false;
-    for (const auto& tl : s.tls) any_category |= tl.any_category;
-    w.program_spans_only = !any_category && s.events > 0;
+    w.program_spans_only = s.events > 0 && std::none_of(s.tls.begin(), s.tls.end(), [](const auto& tl) { return tl.any_category; });
   }
   trace.Finalize();
   BindFlows(trace, s.flows);
