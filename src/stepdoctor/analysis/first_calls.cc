@@ -52,10 +52,7 @@ std::vector<FirstCall> SlowRunStarts(const Trace& trace, WorkerId worker, int64_
   const StringId source = trace.strings.Find("_SOURCE", &has_source);
   if (!has_key || !has_source) return {};
   std::vector<int64_t> op_ns;
-  struct Lane {
-    std::vector<Interval> sources;
-  };
-  std::unordered_map<uint32_t, Lane> lanes;
+  std::unordered_map<uint32_t, std::vector<Interval>> lanes;  // each lane's _SOURCE ops
   for (uint32_t line = 0; line < trace.timelines.size(); ++line) {
     const Timeline& t = trace.timelines[line];
     if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
@@ -65,7 +62,7 @@ std::vector<FirstCall> SlowRunStarts(const Trace& trace, WorkerId worker, int64_
       if (k != EventKind::kFrameworkOp && k != EventKind::kFrameworkOverhead) continue;
       const Arg* a = t.ev.args_n[i] ? t.FindArg(i, key) : nullptr;
       if (a && a->type == ArgType::kString && a->s == source)
-        lanes[line].sources.push_back({t.ev.start_ns[i], t.end_ns(i)});
+        lanes[line].push_back({t.ev.start_ns[i], t.end_ns(i)});
       else
         op_ns.push_back(t.ev.dur_ns[i]);
     }
@@ -74,10 +71,10 @@ std::vector<FirstCall> SlowRunStarts(const Trace& trace, WorkerId worker, int64_
   std::nth_element(op_ns.begin(), op_ns.begin() + op_ns.size() / 2, op_ns.end());
   const double slow = std::max(double(kSlowRunStartNs), kSlowFirstCallFactor * double(op_ns[op_ns.size() / 2]));
   std::vector<FirstCall> out;
-  for (auto& [line, lane] : lanes) {
-    std::sort(lane.sources.begin(), lane.sources.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
-    const Interval first = lane.sources.front();
-    const bool later_slow = std::any_of(lane.sources.begin() + 1, lane.sources.end(),
+  for (auto& [line, sources] : lanes) {
+    std::sort(sources.begin(), sources.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+    const Interval first = sources.front();
+    const bool later_slow = std::any_of(sources.begin() + 1, sources.end(),
                                         [&](const Interval& iv) { return double(iv.end - iv.start) > slow; });
     if (double(first.end - first.start) > slow && !later_slow) out.push_back({first, source});
   }
@@ -149,7 +146,8 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
             t.ev.start_ns[i] < lo || t.ev.start_ns[i] >= hi)
           continue;
         auto c = by_name.find(t.ev.name[i]);
-        if (bookkeeping || (c != by_name.end() && c->second.count == 1)) {
+        const bool taken = std::any_of(out.begin(), out.end(), [&](const FirstCall& f) { return f.iv.start == t.ev.start_ns[i]; });
+        if (!taken && (bookkeeping || (c != by_name.end() && c->second.count == 1))) {
           lone.push_back({t.ev.start_ns[i], t.end_ns(uint32_t(i))});
           lone_names.push_back(t.ev.name[i]);
         }
