@@ -156,6 +156,29 @@ TEST(Coverage, DevicePropertiesWithoutActivityAreMissing) {
   EXPECT_EQ(r.coverage.device_activity, "missing");
 }
 
+// The process group's backend names an accelerator's collective library: device activity is
+// missing, not CPU-only. gloo (CPU tensors) and PyTorch's default per-device map say nothing.
+TEST(Coverage, AcceleratorBackendIsEvidence) {
+  std::string ev;
+  for (int i = 0; i < 5; ++i) ev += X("cpu_op", "aten::mm", 1, 1, i * 1000.0, 900);
+  auto with = [&](const std::string& backend) {
+    return AnalyzeJson(Doc(ev, ",\"distributedInfo\":{\"backend\":\"" + backend + "\",\"rank\":0,\"world_size\":2}"));
+  };
+  Report nccl = with("nccl");
+  EXPECT_EQ(nccl.coverage.device_activity, "missing");
+  bool said = false;
+  for (const auto& e : nccl.coverage.evidence) said |= e.find("backend is nccl") != std::string::npos;
+  EXPECT_TRUE(said);
+  EXPECT_EQ(with("hccl").coverage.device_activity, "missing");
+  EXPECT_EQ(with("gloo").coverage.device_activity, "cpu_only");
+  EXPECT_EQ(with("cpu:gloo,cuda:nccl").coverage.device_activity, "cpu_only");
+  EXPECT_TRUE(AcceleratorBackend("cuda:nccl"));
+  EXPECT_TRUE(AcceleratorBackend("XCCL"));
+  EXPECT_FALSE(AcceleratorBackend("mpi"));
+  EXPECT_FALSE(AcceleratorBackend("ncclx_wrapper"));
+  EXPECT_FALSE(AcceleratorBackend(""));
+}
+
 // Any vendor's device process ("XPU 0", its own categories) is a device, never a host thread.
 TEST(Coverage, AcceleratorsAreFoundByStructure) {
   std::string ev = ",{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":7,\"tid\":0,\"args\":{\"name\":\"XPU 0\"}}";

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cstdint>
 #include <map>
@@ -69,6 +70,40 @@ const char* DeviceCoverageName(DeviceCoverage c) {
     case DeviceCoverage::kCpuOnly: break;
   }
   return "cpu_only";
+}
+
+// A distributed backend that exists only on accelerators: a collective library (nccl, rccl,
+// hccl, xccl, ...) or a device type named as the backend (cuda, xpu, npu, dcu, ...). A map of
+// backends per device ("cpu:gloo,cuda:nccl", PyTorch's default when none is named, whatever the
+// machine has) says nothing unless every entry is an accelerator's.
+bool AcceleratorBackend(std::string_view backend) {
+  static constexpr std::string_view kNames[] = {"nccl", "rccl", "hccl", "xccl", "cncl", "bkcl", "mccl", "eccl",
+                                                "cuda", "hip",  "rocm", "xpu",  "npu",  "tpu",  "dcu",  "mlu",
+                                                "hpu",  "mps"};
+  auto accelerator = [&](std::string_view name) {
+    for (auto n : kNames)
+      if (name == n) return true;
+    return false;
+  };
+  std::string b(backend);
+  for (auto& c : b) c = char(std::tolower(static_cast<unsigned char>(c)));
+  bool any = false;
+  for (size_t start = 0; start <= b.size();) {
+    size_t end = std::min(b.find_first_of(",;", start), b.size());
+    std::string_view item = std::string_view(b).substr(start, end - start);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    start = end + 1;
+    if (item.empty()) continue;
+    // "cuda:nccl": a device type, then its library; either naming an accelerator counts.
+    const size_t colon = item.find(':');
+    const bool acc = colon == std::string_view::npos
+                         ? accelerator(item)
+                         : accelerator(item.substr(0, colon)) || accelerator(item.substr(colon + 1));
+    if (!acc) return false;
+    any = true;
+  }
+  return any;
 }
 
 DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
@@ -167,6 +202,14 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
                                          d.name.empty() ? "GPU " + std::to_string(d.index) : d.name));
       break;
     }
+  // The process group's backend names the accelerator's collective library (NCCL, RCCL, HCCL,
+  // ...) or its device type: the ranks exchanged tensors on accelerators. gloo, mpi and ucc run
+  // on CPU tensors too, so they say nothing either way.
+  if (worker.valid() && worker.v < trace.workers.size()) {
+    const std::string_view b = trace.worker(worker).backend;
+    if (!b.empty() && AcceleratorBackend(b))
+      out.evidence.push_back(fmt::format("the process group's backend is {}, which runs on accelerators", b));
+  }
   if (!out.evidence.empty()) {
     out.coverage = DeviceCoverage::kMissing;
     out.profiler_window = ProfilerWindowBeyondEvents(trace, worker);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
@@ -57,6 +58,9 @@ struct DeviceEvidence {
   int64_t longest_device_wait_ns = 0;
   std::string longest_device_wait_name;
 };
+
+// The distributed backend runs only on accelerators (nccl, hccl, xccl, "cuda:nccl", ...).
+bool AcceleratorBackend(std::string_view backend);
 
 DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker);
 
