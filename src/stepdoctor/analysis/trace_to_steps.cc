@@ -1,5 +1,6 @@
 #include "stepdoctor/analysis/trace_to_steps.h"
 
+#include "stepdoctor/analysis/repeated_iterations.h"
 #include "stepdoctor/analysis/signals.h"  // kOutlierStepFactor
 #include "stepdoctor/analysis/tf1_runs.h"
 
@@ -334,6 +335,15 @@ StepWindows TraceToSteps(const Trace& trace, WorkerId worker) {
     out.single_run = out.inferred = true;
     out.source = "the one sess.run a TF1 timeline records (no step markers)";
     out.steps.push_back({1, lo, hi});
+  }
+  if (out.steps.empty() && !tf1) {
+    RepeatedIterations rep = TraceToRepeatedIterations(trace, worker);
+    if (!rep.steps.empty()) {
+      out.steps = std::move(rep.steps);
+      out.inferred = true;
+      ++out.excluded_partial;  // the last repeat, whose end is not in the trace
+      out.source = std::move(rep.source);
+    }
   }
   if (out.steps.empty()) {
     out.whole_window = true;
