@@ -117,5 +117,35 @@ TEST(Tf1Runs, ALongBookkeepingOpOnAGpuLaneIsSetupBothSides) {
   EXPECT_LT(startup_ms(kSlowRunStartNs / 1e6 * 0.8), 0.01);
 }
 
+// Tensors fed by feed_dict enter each run as `_Arg` ops named `_arg_<feed>_0_<n>`: the report says
+// the feed is built outside the trace, naming each feed once. Without them, or where the trace is
+// no TF1 session, nothing is said.
+TEST(Tf1Runs, FeedDictInputIsNamedBothSides) {
+  auto with_feeds = [](const std::string& base) {
+    std::string ev = base.substr(0, base.size() - 2);  // drop "]}"
+    for (int r = 0; r < 4; ++r) {
+      const double t = 2 + r * (10 + 30 * 500 + 4000.0);
+      ev += Tf1Node(1, "_Arg", "_arg_Placeholder_0_0", t, 3);
+      ev += Tf1Node(1, "_Arg", "_arg_labels_0_1", t + 3, 3);
+    }
+    return ev + "]}";
+  };
+  auto note = [](const Report& r) {
+    for (const auto& n : r.notes)
+      if (n.find("feed_dict") != std::string::npos) return n;
+    return std::string();
+  };
+  Trace fed = testing::ImportChrome(with_feeds(MergedRuns(4, 4000)));
+  const std::string n = note(AnalyzeTrace(fed));
+  EXPECT_NE(n.find("2 tensors fed: Placeholder, labels"), std::string::npos) << n;
+  EXPECT_EQ(note(AnalyzeTrace(testing::ImportChrome(MergedRuns(4, 4000)))), "");
+  // The same `_Arg` ops in a trace that is no TF1 session (a function's arguments): no note.
+  std::string ev;
+  for (int i = 0; i < 4; ++i) ev += testing::X("cpu_op", "_Arg", 1, 1, i * 1000.0, 10, "{\"name\":\"_arg_x_0_0\"}");
+  Trace other = testing::ImportChrome(testing::Doc(ev));
+  EXPECT_FALSE(other.worker(PrimaryWorker(other)).tf1_session);
+  EXPECT_EQ(Tf1FeedNote(other, PrimaryWorker(other)), "");
+}
+
 }  // namespace
 }  // namespace stepdoctor

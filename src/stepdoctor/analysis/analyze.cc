@@ -19,6 +19,7 @@
 #include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/tf_signals.h"
+#include "stepdoctor/analysis/tf1_runs.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 #include "stepdoctor/analysis/trace_to_collective_bandwidth.h"
 #include "stepdoctor/analysis/trace_to_coverage.h"
@@ -283,6 +284,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     if (trace.workers.size() > 1 && trace.EventCount() > 0)
       r.notes.push_back(fmt::format("{} workers read; step figures are for {} (the one with the most events)",
                                     trace.workers.size(), trace.worker(worker).hostname));
+    if (std::string feed = Tf1FeedNote(trace, worker); !feed.empty()) r.notes.push_back(std::move(feed));
     if (steps.no_host_events)
       r.notes.push_back("no host events: the trace records device work alone, so host-side causes (input, launches, "
                         "Python) cannot be seen; the device's idle time is all the trace says of the host");

@@ -1,6 +1,10 @@
 #include "stepdoctor/analysis/tf1_runs.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <set>
+#include <string_view>
 
 namespace stepdoctor {
 
@@ -57,6 +61,48 @@ std::vector<int64_t> Tf1RunStarts(const Trace& trace, WorkerId worker) {
   }
   if (starts.size() < 2) starts.clear();
   return starts;
+}
+
+std::string Tf1FeedNote(const Trace& trace, WorkerId worker) {
+  if (!worker.valid() || worker.v >= trace.workers.size() || !trace.worker(worker).tf1_session) return "";
+  bool has_key = false, has_arg = false;
+  const StringId key = trace.strings.Find("name", &has_key);
+  const StringId arg_op = trace.strings.Find("_Arg", &has_arg);
+  if (!has_key || !has_arg) return "";
+  std::set<std::string_view> feeds;
+  int64_t fed = 0;
+  for (const Timeline& t : trace.timelines) {
+    if (t.worker != worker || t.kind == TimelineKind::kDerived) continue;
+    for (uint32_t i = 0; i < t.ev.size(); ++i) {
+      if (t.ev.name[i] != arg_op || !t.ev.args_n[i]) continue;
+      const Arg* a = t.FindArg(i, key);
+      if (!a || a->type != ArgType::kString) continue;
+      std::string_view node = trace.str(a->s);
+      if (node.substr(0, 5) != "_arg_") continue;
+      node.remove_prefix(5);
+      // "_0_0": the feed's output index and the argument's position.
+      for (int k = 0; k < 2; ++k)
+        if (auto u = node.rfind('_'); u != std::string_view::npos && u + 1 < node.size() &&
+                                      node.find_first_not_of("0123456789", u + 1) == std::string_view::npos)
+          node = node.substr(0, u);
+      feeds.insert(node);
+      ++fed;
+    }
+  }
+  if (feeds.empty()) return "";
+  std::string names;
+  int shown = 0;
+  for (auto f : feeds) {
+    if (shown++ == 3) {
+      names += ", ...";
+      break;
+    }
+    names += fmt::format("{}{}", shown > 1 ? ", " : "", f);
+  }
+  return fmt::format("input comes by feed_dict ({} tensor{} fed: {}): building the feed and copying it in run in "
+                     "Python before each sess.run, where the trace records nothing, so input time is not in these "
+                     "figures; tf.data in the graph would show it (and can prefetch it)",
+                     feeds.size(), feeds.size() == 1 ? "" : "s", names);
 }
 
 }  // namespace stepdoctor

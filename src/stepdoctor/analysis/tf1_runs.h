@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "stepdoctor/model/trace.h"
@@ -16,5 +17,11 @@ namespace stepdoctor {
 // previous start (a run's partitions start their _SOURCE ops together). Empty where fewer than
 // two runs are found.
 std::vector<int64_t> Tf1RunStarts(const Trace& trace, WorkerId worker);
+
+// The tensors a TF1 timeline's runs are fed by feed_dict: each fed tensor enters the run as an
+// `_Arg` op whose node is named `_arg_<feed>_0_<n>`. Building the feed and copying it in happen in
+// Python before sess.run, where the trace records nothing: a note saying so, naming the feeds, or
+// "" where the worker is no TF1 session or nothing is fed.
+std::string Tf1FeedNote(const Trace& trace, WorkerId worker);
 
 }  // namespace stepdoctor
