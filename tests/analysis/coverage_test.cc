@@ -373,6 +373,13 @@ TEST(Coverage, CpuOnlyLongGapsAreUntracedNotOverhead) {
   EXPECT_NEAR(f->share_pct, 100.0 * 10.45 / 13.5, 0.5);
   EXPECT_EQ(Find(r, "host_bound"), nullptr);
   EXPECT_EQ(r.coverage.confidence, "low");  // the trace explains under half of its step
+  // No accelerator: the profiler to run asks for CPU activity alone; with device work it asks for both.
+  EXPECT_EQ(f->fix.pytorch.find("ProfilerActivity.CUDA"), std::string::npos) << f->fix.pytorch;
+  EXPECT_NE(f->fix.pytorch.find("ProfilerActivity.CPU"), std::string::npos) << f->fix.pytorch;
+  Report gpu = AnalyzeJson(Doc(ev + testing::StreamKernel("gemm", 100, 1500, 1)));
+  const Finding* g = Find(gpu, "untraced_time");
+  ASSERT_NE(g, nullptr) << gpu.verdict.summary;
+  EXPECT_NE(g->fix.pytorch.find("ProfilerActivity.CUDA"), std::string::npos) << g->fix.pytorch;
   // The same gap inside recorded Python frames is Python time, the host's.
   Report py = AnalyzeJson(Doc(ev + X("python_function", "train.py(42): step", 1, 1, 2550, 10450)));
   EXPECT_EQ(Find(py, "untraced_time"), nullptr);

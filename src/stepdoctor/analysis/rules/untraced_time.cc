@@ -30,8 +30,10 @@ std::optional<Finding> UntracedTime(const Signals& sig) {
   f.evidence.push_back(StepsMeasured(s));
   f.fix.summary = "Record what runs in those gaps: Python call stacks and named ranges around data preparation, "
                   "evaluation and logging; then diagnose again.";
+  // A CPU-only trace records a job with no accelerator: its profiler asks for CPU activity alone.
   f.fix.pytorch =
-      "with torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],\n"
+      std::string(s.cpu_only ? "with torch.profiler.profile(activities=[ProfilerActivity.CPU],\n"
+                             : "with torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],\n") +
       "                            with_stack=True) as prof:   # Python frames too\n"
       "    with torch.profiler.record_function(\"prepare_batch\"):\n"
       "        batch = prepare(batch)";
