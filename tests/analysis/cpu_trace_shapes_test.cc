@@ -204,5 +204,40 @@ TEST(CpuOpWork, UserAnnotationOwnTimeIsHostNotCompute) {
   EXPECT_EQ(op.verdict.bottleneck, Bottleneck::kDeviceCompute) << op.verdict.summary;
 }
 
+// A Chrome trace a program wrote of its own spans (no category, no framework's marks) says where
+// the time went, not what bounds it: low confidence, and a note naming the one call that holds
+// half the window. The same spans with a category are a profiler's and keep their confidence.
+TEST(ProgramSpans, OwnSpansLowerConfidenceAndNameTheLongCall) {
+  auto spans = [](const char* cat, double setup_ms) {
+    std::string ev = "{\"traceEvents\":[";
+    ev += X(cat, "Creating wrapper", 7, 1, 0, setup_ms * 1000).substr(1);
+    for (int i = 0; i < 6; ++i) {
+      const double t = setup_ms * 1000 + 100 + 9'000.0 * i;
+      ev += X(cat, "load batch", 7, 1, t, 2'000);
+      ev += X(cat, "run model", 7, 1, t + 2'100, 6'500);
+    }
+    return AnalyzeTrace(testing::ImportChrome(ev + "]}"));
+  };
+  const Report own = spans("", 80);
+  EXPECT_EQ(own.coverage.confidence, "low");
+  bool named = false;
+  for (const auto& n : own.notes)
+    if (n.find("program's own spans") != std::string::npos) named = n.find("'Creating wrapper'") != std::string::npos;
+  EXPECT_TRUE(named) << (own.notes.empty() ? "" : own.notes.front());
+  // Without a call that holds half the window the note stays, naming none.
+  const Report short_setup = spans("", 5);
+  bool note = false, call = false;
+  for (const auto& n : short_setup.notes)
+    if (n.find("program's own spans") != std::string::npos) {
+      note = true;
+      call = n.find("one call") != std::string::npos;
+    }
+  EXPECT_TRUE(note);
+  EXPECT_FALSE(call);
+  // The same spans with a category are not the program's own: no such note.
+  const Report profiled = spans("function", 80);
+  for (const auto& n : profiled.notes) EXPECT_EQ(n.find("program's own spans"), std::string::npos) << n;
+}
+
 }  // namespace
 }  // namespace stepdoctor
