@@ -20,7 +20,17 @@ TEST(DeviceWorkClassify, CollectivesBeyondNcclKernelNames) {
   EXPECT_TRUE(IsCommunicationKernelName("void c10d::symmetric_memory::multimem_all_reduce_kernel<__nv_bfloat16, 16>()"));
   EXPECT_TRUE(IsCommunicationKernelName("void c10d::symmetric_memory::two_shot_all_reduce_kernel<float, 8>()"));
   EXPECT_TRUE(IsCommunicationKernelName("void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(vllm::RankData*)"));
+  // TensorRT-LLM's camel-case all-reduce, ROCm quick all-reduce, TransformerEngine userbuffers,
+  // MSCCL++ and NVSHMEM kernels.
+  EXPECT_TRUE(IsCommunicationKernelName("void tensorrt_llm::kernels::oneShotAllReduceKernel<__nv_bfloat16, 8>(AllReduceParams)"));
+  EXPECT_TRUE(IsCommunicationKernelName("void tensorrt_llm::kernels::twoShotAllReduceKernel<half, 4>(AllReduceParams)"));
+  EXPECT_TRUE(IsCommunicationKernelName("void quickreduce::allreduce_prototype_twoshot<quickreduce::CodecQ4<half>>()"));
+  EXPECT_TRUE(IsCommunicationKernelName("void userbuffers_fp16_sum_inplace_gpu_rr_rs<8>(int, int, int, int, void**)"));
+  EXPECT_TRUE(IsCommunicationKernelName("void mscclpp::allreduce6<__half>(__half*, mscclpp::DeviceHandle)"));
+  EXPECT_TRUE(IsCommunicationKernelName("void nvshmemi_transfer_rma_p<int>(void*, int, int)"));
   // Compute kernels whose names merely contain a collective-like word are not communication.
+  EXPECT_FALSE(IsCommunicationKernelName("void cub::DeviceReduceKernel<cub::DeviceReducePolicy<float>>(float*)"));
+  EXPECT_FALSE(IsCommunicationKernelName("void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>"));
   EXPECT_FALSE(IsCommunicationKernelName("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float>>"));
   EXPECT_FALSE(IsCommunicationKernelName("volta_sgemm_128x64_nn"));
 }

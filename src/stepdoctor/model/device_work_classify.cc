@@ -18,7 +18,9 @@ struct Pattern {
 // Communication kernels. NCCL/RCCL/HCCL name theirs after the library; DeepEP's expert-parallel
 // all-to-all runs as `dpsk::ep::` / `deep_ep::` dispatch, combine and notify kernels; NVLS and
 // PyTorch symmetric-memory all-reduce use multimem/one-shot/two-shot kernels; vLLM's custom
-// all-reduce is `cross_device_reduce`.
+// all-reduce is `cross_device_reduce` (ROCm's quick all-reduce `quickreduce::`); TensorRT-LLM
+// spells its own in camel case (`oneShotAllReduceKernel`); TransformerEngine's comm-GEMM overlap
+// runs `userbuffers_*` kernels; MSCCL++ and NVSHMEM name theirs after the library.
 constexpr std::array kCollective = {
     Pattern{"nccl", "nccl"},           Pattern{"rccl", "rccl"},
     Pattern{"hccl", "hccl"},           Pattern{"dpsk::ep::", "deepep"},
@@ -30,6 +32,10 @@ constexpr std::array kCollective = {
     Pattern{"allgather_kernel", ""},   Pattern{"all_gather_kernel", ""},
     Pattern{"reducescatter_kernel", ""}, Pattern{"reduce_scatter_kernel", ""},
     Pattern{"alltoall_kernel", ""},    Pattern{"all_to_all_kernel", ""},
+    Pattern{"allreducekernel", ""},    Pattern{"allgatherkernel", ""},
+    Pattern{"reducescatterkernel", ""}, Pattern{"alltoallkernel", ""},
+    Pattern{"quickreduce::", "vllm_quickreduce"}, Pattern{"userbuffers", "userbuffers"},
+    Pattern{"mscclpp", "mscclpp"},     Pattern{"nvshmem", "nvshmem"},
 };
 
 // Copies and memsets, by the names the runtimes give device-side copies.
