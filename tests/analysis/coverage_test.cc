@@ -179,6 +179,26 @@ TEST(Coverage, AcceleratorBackendIsEvidence) {
   EXPECT_FALSE(AcceleratorBackend(""));
 }
 
+// ATen operators that have only accelerator kernels say the job ran on one; their CPU forms
+// (`..._for_cpu`) and operators of both kinds say nothing.
+TEST(Coverage, AcceleratorOnlyOperatorsAreEvidence) {
+  auto with = [](const char* op) {
+    std::string ev;
+    for (int i = 0; i < 5; ++i) {
+      ev += X("cpu_op", "aten::mm", 1, 1, i * 1000.0, 500);
+      ev += X("cpu_op", op, 1, 1, i * 1000.0 + 600, 300);
+    }
+    return AnalyzeJson(Doc(ev)).coverage.device_activity;
+  };
+  EXPECT_EQ(with("aten::_scaled_dot_product_flash_attention"), "missing");
+  EXPECT_EQ(with("aten::_efficient_attention_forward"), "missing");
+  EXPECT_EQ(with("aten::record_stream"), "missing");
+  EXPECT_EQ(with("aten::_pin_memory"), "missing");
+  EXPECT_EQ(with("aten::_scaled_dot_product_flash_attention_for_cpu"), "cpu_only");
+  EXPECT_EQ(with("aten::scaled_dot_product_attention"), "cpu_only");
+  EXPECT_EQ(with("aten::dropout"), "cpu_only");
+}
+
 // Any vendor's device process ("XPU 0", its own categories) is a device, never a host thread.
 TEST(Coverage, AcceleratorsAreFoundByStructure) {
   std::string ev = ",{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":7,\"tid\":0,\"args\":{\"name\":\"XPU 0\"}}";

@@ -28,10 +28,17 @@ bool IsQueryCall(std::string_view name) { return RuntimeCallRoleOf(name, 0, fals
 
 // Framework operators that only run on an accelerator, by the library their names call
 // (aten::cudnn_convolution, miopen_batch_norm, cublas handles, NCCL collectives): a job whose
-// trace holds them used one, whether or not its device work was recorded.
+// trace holds them used one, whether or not its device work was recorded. So do ATen operators
+// with only accelerator kernels: flash and memory-efficient attention (the CPU's own is named
+// `..._for_cpu`), fused dropout, `record_stream`, and pinning host memory (which needs a device
+// to pin for; PyTorch skips it without one).
 bool IsAcceleratorOpName(std::string_view name) {
   for (std::string_view lib : {"cudnn", "miopen", "cublas", "hipblas", "nccl", "rccl"})
     if (name.find(lib) != std::string_view::npos) return true;
+  if (name.substr(0, 6) != "aten::" || name.find("_for_cpu") != std::string_view::npos) return false;
+  for (std::string_view op : {"_flash_attention", "_efficient_attention", "aten::_fused_dropout", "aten::record_stream",
+                              "aten::_pin_memory"})
+    if (name.find(op) != std::string_view::npos) return true;
   return false;
 }
 
