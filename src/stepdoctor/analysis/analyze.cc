@@ -228,6 +228,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
                       : steps.device_missing ? DeviceCoverage::kMissing
                                              : DeviceCoverage::kCaptured;
     device.evidence = steps.device_evidence;
+    device.per_operator = steps.device_per_operator;
     if (!steps.profiler_window.empty()) device.evidence.push_back(steps.profiler_window);
     // One cold pass: the only region analysed is dominated by one-off start-up calls.
     cold = (windows.whole_window || windows.single_run) && steps.mean_step_ms > 0 && steps.startup_ms >= kColdWindowStartupPct / 100.0 * steps.mean_step_ms;
@@ -300,6 +301,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   }
 
   if (steps.step_count > 0) {
+    const bool per_operator = steps.device_per_operator;
     const std::pair<const char*, double> detail[] = {
         {"device_compute_16bit", steps.device_compute_16bit_ms}, {"device_compute_32bit", steps.device_compute_32bit_ms},
         {"memcpy_h2d", steps.memcpy_h2d_ms}, {"memcpy_d2h", steps.memcpy_d2h_ms},
@@ -312,6 +314,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
       // only where there is a device.
       const bool other_part = std::string_view(id).substr(0, 6) == "other_";
       if ((other_part && ms <= 0) || (!other_part && steps.cpu_only)) continue;
+      if (per_operator && std::string_view(id).substr(0, 15) == "device_compute_") continue;  // precision unknown
       r.breakdown_detail.push_back({id, ms, steps.mean_step_ms > 0 ? 100.0 * ms / steps.mean_step_ms : 0});
     }
   }

@@ -117,7 +117,9 @@ std::vector<Item> HostItems(const Trace& trace, const Timeline& t, const std::un
     if (k != EventKind::kFrameworkOp && k != EventKind::kInputWait) continue;
     open_until = t.end_ns(i);
     const StringId name = t.ev.name[i];
-    bool ingress = k == EventKind::kInputWait;
+    // The operator's own link to its device work (the autograd profiler's export links operators,
+    // not runtime calls) counts as a nested call's would.
+    bool ingress = k == EventKind::kInputWait || (t.ev.corr[i] != 0 && h2d_corr.count(t.ev.corr[i]));
     if (!ingress && name.v < makes.size()) {
       if (makes[name.v] < 0) makes[name.v] = MakesInput(trace.str(name));
       ingress = makes[name.v] != 0;
@@ -131,6 +133,7 @@ std::vector<Item> HostItems(const Trace& trace, const Timeline& t, const std::un
 
 RepeatedIterations TraceToRepeatedIterations(const Trace& trace, WorkerId worker) {
   RepeatedIterations out;
+  const bool per_operator = worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).device_times_per_operator;
   std::unordered_set<int64_t> h2d_corr;
   std::vector<Item> device;
   for (const auto& t : trace.timelines) {
@@ -138,8 +141,11 @@ RepeatedIterations TraceToRepeatedIterations(const Trace& trace, WorkerId worker
     for (uint32_t i = 0; i < t.ev.size(); ++i) {
       const EventKind k = t.ev.kind[i];
       if (!IsDeviceActivity(k)) continue;
-      if (k == EventKind::kMemcpyH2D && t.ev.corr[i] != 0) h2d_corr.insert(t.ev.corr[i]);
-      device.push_back({t.ev.name[i], t.ev.start_ns[i], t.end_ns(i), k == EventKind::kMemcpyH2D,
+      // Where device time is per operator, a copy's direction is not recorded: the batch's copy to
+      // the device is one of them.
+      const bool h2d = k == EventKind::kMemcpyH2D || (k == EventKind::kMemcpyOther && per_operator);
+      if (h2d && t.ev.corr[i] != 0) h2d_corr.insert(t.ev.corr[i]);
+      device.push_back({t.ev.name[i], t.ev.start_ns[i], t.end_ns(i), h2d,
                         k == EventKind::kKernel || k == EventKind::kCollective});
     }
   }

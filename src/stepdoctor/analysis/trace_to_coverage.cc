@@ -120,6 +120,13 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
     if (t.worker == worker && t.kind == TimelineKind::kDeviceStream &&
         std::any_of(t.ev.kind.begin(), t.ev.kind.end(), IsDeviceActivity)) {
       out.coverage = DeviceCoverage::kCaptured;
+      if (worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).device_times_per_operator) {
+        out.per_operator = true;
+        out.evidence.push_back(
+            "device time per operator, from the autograd profiler's CUDA events (its own export, without Kineto): "
+            "the device's busy time is known, but not its kernels, their precision or the launch calls; "
+            "torch.profiler (PyTorch >= 1.8.1) records those");
+      }
       return out;
     }
   int64_t runtime_calls = 0, query_calls = 0, profiler_ranges = 0, work_calls = 0, linked_work_calls = 0, accelerator_ops = 0,
@@ -261,6 +268,7 @@ Coverage TraceToCoverage(const Trace& trace, const StepWindows& windows, const D
   int score = 2;
   if (device.coverage == DeviceCoverage::kMissing) score = 0;
   if (windows.whole_window || windows.inferred) --score;
+  if (device.per_operator) --score;
   // One step has no others to be compared with: a warm-up pass cannot be told from a steady one.
   const bool one_step = !windows.whole_window && windows.steps.size() == 1;
   if (one_step) --score;

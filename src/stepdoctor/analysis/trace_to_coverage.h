@@ -57,6 +57,9 @@ struct DeviceEvidence {
   // synchronize): the device was still running work, not recorded, for that long. 0: none.
   int64_t longest_device_wait_ns = 0;
   std::string longest_device_wait_name;
+  // kCaptured, but per operator (Worker::device_times_per_operator): the device's busy time is
+  // known, its kernels, their precision and the launch path are not.
+  bool per_operator = false;
 };
 
 // The distributed backend runs only on accelerators (nccl, hccl, xccl, "cuda:nccl", ...).

@@ -47,6 +47,9 @@ struct Worker {
   // A Chrome trace whose events carry no category and name no framework: the program's own
   // spans (phases it timed itself), not operators; what ran inside them is not recorded.
   bool program_spans_only = false;
+  // Device time was recorded per operator (the autograd profiler's CUDA events around each op,
+  // `use_cuda=True` without Kineto), not per kernel: busy time is known, kernels are not.
+  bool device_times_per_operator = false;
 };
 
 // The framework that wrote the input, set by the importers from what the file holds (Kineto

@@ -33,7 +33,7 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
   const bool compiled = applied && applied->any_compilation();
   const bool autocast = applied && applied->mixed_precision();
   // Mixed precision is advised only where the trace does not show autocast already in use.
-  bool amp = !s.cpu_only && s.tensor_core_capable && s.fp16_kernel_pct < kLowReducedPrecisionPct && !autocast;
+  bool amp = !s.cpu_only && !s.device_per_operator && s.tensor_core_capable && s.fp16_kernel_pct < kLowReducedPrecisionPct && !autocast;
   f.title = s.cpu_only ? fmt::format("the CPU computes {} of {}: operator work dominates", Pct(share), EachStepNoun(s))
              : share < kComputeBoundPct
                  ? fmt::format("the device is busy {} of its {} span and the host finished its part at {}: the step is device-bound",
@@ -75,7 +75,9 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
   }
   if (!s.cpu_only && s.collective_total_ms > 0)
     f.evidence.push_back({"communication kernels, mostly hidden under compute", fmt::format("{} per step ({} exposed)", Ms(s.collective_total_ms), Ms(s.category_ms[int(StepCategory::kCollectives)]))});
-  if (!s.cpu_only) {
+  if (s.device_per_operator) {
+    f.evidence.push_back({"kernel precision", "not recorded (device time per operator, not per kernel)"});
+  } else if (!s.cpu_only) {
     f.evidence.push_back({"kernel time in reduced precision (16-bit, fp8, fp4)", Pct(s.fp16_kernel_pct)});
     f.evidence.push_back({"TensorCore-capable device", s.tensor_core_capable ? "yes" : "no or unknown"});
   }

@@ -15,8 +15,10 @@
 #include "stepdoctor/importers/chrome/chrome_flows.h"
 #include "stepdoctor/importers/chrome/chrome_process_names.h"
 #include "stepdoctor/importers/chrome/horovod_phases.h"
+#include "stepdoctor/importers/chrome/legacy_profiler_lanes.h"
 #include "stepdoctor/importers/chrome/chrome_device_props.h"
 #include "stepdoctor/importers/chrome/chrome_duplicate_lanes.h"
+#include "stepdoctor/importers/chrome/chrome_id_key.h"
 #include "stepdoctor/model/batch_copy.h"
 #include "stepdoctor/importers/chrome/tf1_timeline_lanes.h"
 #include "stepdoctor/model/series_names.h"
@@ -26,28 +28,6 @@ namespace stepdoctor::chrome {
 namespace {
 
 constexpr int kMaxPlausibleGpuPid = 256;             // Kineto numbers GPU "processes" by device
-
-// A pid or tid: a number, or a string's index in State::string_texts. The flag keeps the two
-// apart, so no number (however large) can stand for a string.
-struct IdKey {
-  int64_t v = 0;
-  bool is_string = false;
-  bool operator==(const IdKey& o) const { return v == o.v && is_string == o.is_string; }
-  bool operator<(const IdKey& o) const { return is_string != o.is_string ? is_string < o.is_string : v < o.v; }
-};
-
-struct IdKeyHash {
-  size_t operator()(const IdKey& k) const noexcept {
-    return static_cast<size_t>(static_cast<uint64_t>(k.v) * 0x9E3779B97F4A7C15ull + k.is_string);
-  }
-};
-
-struct PairHash {
-  size_t operator()(const std::pair<IdKey, IdKey>& p) const noexcept {
-    uint64_t h = IdKeyHash()(p.first);  // unsigned: wraps, no UB
-    return static_cast<size_t>(h ^ (IdKeyHash()(p.second) + (h >> 29)));
-  }
-};
 
 struct TlState {
   TimelineId id;
@@ -455,6 +435,7 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
     if (tl.pid.is_string && !s.process_name.count(tl.pid) && is_tf_plane(CanonicalTfDeviceName(s.KeyText(tl.pid))))
       tensorflow = true;
   DeviceId host = trace.GetOrAddDevice(s.worker, DeviceKind::kHostCpu, 0, "host CPU");
+  const bool autograd_export = s.string_ids.count("CPU functions") > 0;  // legacy_profiler_lanes.h
   // TF1 timelines record a GPU's work on several lanes at once: which ones each GPU has decides
   // which lanes are its streams (tf1_timeline_lanes.h).
   std::map<int, Tf1GpuLanes> tf1_gpu_lanes;
@@ -509,7 +490,14 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
     // launch flows is a device, whatever its vendor calls its lanes ("Stream 1 FW").
     int other = -1;
     std::string other_name;
-    if (gpu < 0 && tpu < 0 && !tensorflow && !host_pids.count(tl.pid) && !tl.pid.is_string) {
+    if (const auto legacy = autograd_export && tl.pid.is_string && !tl.tid.is_string
+                                ? LegacyDeviceLaneOf(pname, tl.tid.v) : LegacyDeviceLane{};
+        legacy.kind != DeviceKind::kHostCpu) {
+      (legacy.kind == DeviceKind::kGpu ? gpu : other) = legacy.index;
+      other_name = legacy.name;
+      tl.device_category = w.device_times_per_operator = true;
+      MarkLegacyDeviceSpans(trace, t);
+    } else if (gpu < 0 && tpu < 0 && !tensorflow && !host_pids.count(tl.pid) && !tl.pid.is_string) {
       auto [word, n] = DeviceProcessName(!plabel.empty() ? plabel : pname);
       if (word == "GPU") gpu = n;
       else if (word == "TPU") tpu = n;
@@ -586,7 +574,7 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   } else if (tensorflow) {
     trace.format = "chrome-json (tensorflow)";
     trace.framework = Framework::kTensorFlow;
-  } else if (s.string_ids.count("CPU functions")) {
+  } else if (autograd_export) {
     trace.format = "chrome-json (pytorch autograd profiler)";
     trace.framework = Framework::kPyTorch;
   } else {
