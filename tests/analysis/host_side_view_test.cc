@@ -224,8 +224,9 @@ TEST(HostSideView, TheBoundNeverUndercutsItsOwnPrediction) {
     if (!f.prediction || !f.prediction->predicted) continue;
     ++checked;
     EXPECT_LE(f.prediction->speedup, f.gain_upper_bound + 1e-9) << f.id;
-    if (f.gain_text.rfind("up to ", 0) == 0)
+    if (f.gain_text.rfind("up to ", 0) == 0) {
       EXPECT_EQ(f.gain_text.rfind(fmt::format("up to {:.2f}x", f.gain_upper_bound), 0), 0u) << f.gain_text;
+    }
   }
   EXPECT_GT(checked, 0);
 }

@@ -126,7 +126,7 @@ TEST(HtaRounding, MeasuredOnTheCorpus) {
     EXPECT_LE(r.busy_ns, e.busy_ns) << c.path;
     EXPECT_LT(e.busy_ns - r.busy_ns, 2000 * std::max<int64_t>(1, st.device_events_sub_us)) << c.path;
     // A trace on whole microseconds is left as it is.
-    if (st.device_events_sub_us == 0) EXPECT_EQ(MaxDiff(e, r), 0.0) << c.path;
+    if (st.device_events_sub_us == 0) { EXPECT_EQ(MaxDiff(e, r), 0.0) << c.path; }
     std::string name = c.path;
     if (name.size() > 58) name = "..." + name.substr(name.size() - 55);
     std::string hta = "n/a", r_hta = "n/a";
@@ -134,7 +134,7 @@ TEST(HtaRounding, MeasuredOnTheCorpus) {
       const Figures h{c.idle, c.compute, c.non_compute, 0};
       EXPECT_LE(MaxDiff(e, h), kExactVsHtaPp) << c.path;
       EXPECT_LE(MaxDiff(r, h), kRoundedVsHtaPp) << c.path;
-      if (st.device_events_sub_us > 0) EXPECT_LT(MaxDiff(r, h), MaxDiff(e, h)) << c.path << ": HTA's figures not rounded?";
+      if (st.device_events_sub_us > 0) { EXPECT_LT(MaxDiff(r, h), MaxDiff(e, h)) << c.path << ": HTA's figures not rounded?"; }
       hta = std::to_string(MaxDiff(e, h)).substr(0, 5);
       r_hta = std::to_string(MaxDiff(r, h)).substr(0, 5);
     }

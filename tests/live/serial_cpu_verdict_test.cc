@@ -71,7 +71,7 @@ TEST(SerialCpuVerdict, StarvingGpuBesideTheBusyCoreIsHostBound) {
   EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kHost) << r.verdict.summary;
   EXPECT_NE(r.verdict.summary.find("cannot tell which"), std::string::npos) << r.verdict.summary;
   for (const auto& f : r.findings)
-    if (f.id == "gpu_starved_cpu_bound") EXPECT_NE(f.fix.pytorch.find("torch.profiler"), std::string::npos);
+    if (f.id == "gpu_starved_cpu_bound") { EXPECT_NE(f.fix.pytorch.find("torch.profiler"), std::string::npos); }
 }
 
 // The same GPU with the CPU work spread over several processes past one core: the pattern of
@@ -81,7 +81,7 @@ TEST(SerialCpuVerdict, StarvingGpuBesideBusyWorkerProcessesIsInputBound) {
   ASSERT_TRUE(Has(r, "gpu_starved_cpu_bound"));
   EXPECT_EQ(r.verdict.bottleneck, Bottleneck::kInput) << r.verdict.summary;
   for (const auto& f : r.findings)
-    if (f.id == "gpu_starved_cpu_bound") EXPECT_NE(f.fix.pytorch.find("num_workers"), std::string::npos);
+    if (f.id == "gpu_starved_cpu_bound") { EXPECT_NE(f.fix.pytorch.find("num_workers"), std::string::npos); }
 }
 
 // Several processes, but only one core's work among them: still the host.

@@ -78,8 +78,9 @@ TEST(Summary, JobReportAgreesWithTheTracesReadTogether) {
     EXPECT_EQ(one.workers[i].name, merged.workers[i].name);
     EXPECT_DOUBLE_EQ(one.workers[i].median_step_ms, merged.workers[i].median_step_ms);
     EXPECT_EQ(one.workers[i].late_ms.has_value(), merged.workers[i].late_ms.has_value());
-    if (one.workers[i].late_ms && merged.workers[i].late_ms)
+    if (one.workers[i].late_ms && merged.workers[i].late_ms) {
       EXPECT_DOUBLE_EQ(*one.workers[i].late_ms, *merged.workers[i].late_ms);
+    }
   }
   EXPECT_EQ(one.verdict.summary, merged.verdict.summary);
   std::vector<std::string> ids_one, ids_merged;

@@ -9,6 +9,7 @@
 #include "stepdoctor/importers/chrome/chrome_json_to_trace.h"
 #include "stepdoctor/importers/import_paths.h"
 #include "stepdoctor/importers/tfprofile/profile_pages_to_trace.h"
+#include "stepdoctor/render/json_read.h"
 #include "stepdoctor/render/render.h"
 #include "test_util.h"
 
@@ -39,6 +40,11 @@ struct Pb {
     return *this;
   }
   Pb& Msg(uint32_t f, const Pb& m) { return Bytes(f, m.b); }
+  Pb& Int(uint32_t f, uint64_t v) {
+    Varint(uint64_t(f) << 3);
+    Varint(v);
+    return *this;
+  }
 };
 
 Pb Summary(double avg) { return Pb().Double(1, avg); }
@@ -169,6 +175,117 @@ TEST(TfProfilerPages, DemoComputeBoundRun) {
   }
   EXPECT_NEAR(launch, 18.1, 0.05);
   EXPECT_NEAR(others, 39.7, 0.06);
+}
+
+// One TfStatsRecord (tf_stats.proto): side, op type, occurrences, total self time, eager or not.
+Pb StatsRecord(const char* side, const char* type, uint64_t n, double self_us, bool eager) {
+  Pb r;
+  r.Bytes(2, side).Bytes(3, type).Bytes(4, std::string(type) + "/op").Int(5, n).Double(8, self_us);
+  if (eager) r.Int(18, 1);
+  return r;
+}
+
+// An op statistics page: the device idle 600 of 1000 us; busy in MatMul 300 us (two ops) and
+// Relu 100 us; the host runs Dataset 200 us and AddV2 `host_eager_us`, eagerly where given.
+std::string TfStatsPage(double host_eager_us, bool with_without_idle_table) {
+  Pb with_idle, without_idle;
+  for (Pb* t : {&with_idle, &without_idle}) {
+    if (t == &with_idle) t->Msg(1, StatsRecord("Device", "IDLE", 3, 600, false));
+    t->Msg(1, StatsRecord("Device", "MatMul", 4, 200, false)).Msg(1, StatsRecord("Device", "MatMul", 2, 100, false));
+    t->Msg(1, StatsRecord("Device", "Relu", 6, 100, false)).Msg(1, StatsRecord("Host", "Dataset", 9, 200, false));
+    t->Msg(1, StatsRecord("Host", "AddV2", 5, host_eager_us, host_eager_us > 0));
+  }
+  Pb db;
+  db.Msg(4, with_idle);
+  if (with_without_idle_table) db.Msg(5, without_idle);
+  db.Bytes(6, "GPU");
+  return db.b;
+}
+
+TEST(TfProfilerPages, OpStatisticsPage) {
+  EXPECT_EQ(TfProfilerPageKindOf("run/localhost.tensorflow_stats.pb"), TfProfilerPageKind::kTfStats);
+  for (bool both_tables : {true, false}) {
+    auto v = ParseTfProfilerPage(TfStatsPage(50, both_tables), TfProfilerPageKind::kTfStats, "run/localhost.tensorflow_stats.pb");
+    ASSERT_TRUE(v.ok()) << v.message();
+    EXPECT_TRUE(v->op_stats);
+    EXPECT_EQ(v->host, "localhost");
+    EXPECT_EQ(v->device, "GPU");
+    EXPECT_DOUBLE_EQ(v->device_idle_pct, 60.0);  // 600 of 1000 us
+    // Device rows first, by self time; one row per type; IDLE is not an op type.
+    ASSERT_EQ(v->op_types.size(), 4u);
+    EXPECT_TRUE(v->op_types[0].device);
+    EXPECT_EQ(v->op_types[0].type, "MatMul");
+    EXPECT_EQ(v->op_types[0].occurrences, 6);
+    EXPECT_DOUBLE_EQ(v->op_types[0].self_ms, 0.3);
+    EXPECT_DOUBLE_EQ(v->op_types[0].pct, 75.0);  // of the device's 400 busy us
+    EXPECT_EQ(v->op_types[1].type, "Relu");
+    EXPECT_FALSE(v->op_types[2].device);
+    EXPECT_EQ(v->op_types[2].type, "Dataset");
+    EXPECT_DOUBLE_EQ(v->eager_host_pct, 20.0);  // 50 of 250 us
+    EXPECT_DOUBLE_EQ(v->eager_device_pct, 0.0);
+  }
+}
+
+TEST(TfProfilerPages, OpStatisticsAloneSayWhatTheyMeasureBothSides) {
+  // Eager host ops at 20% of the host's op time are named; none eager: nothing said of it.
+  for (double eager_us : {50.0, 0.0}) {
+    Trace t;
+    auto v = ParseTfProfilerPage(TfStatsPage(eager_us, true), TfProfilerPageKind::kTfStats, "localhost.tensorflow_stats.pb");
+    ASSERT_TRUE(v.ok());
+    t.tf_verdicts.push_back(*v);
+    Report r = AnalyzeTrace(t);
+    EXPECT_EQ(r.coverage.confidence, "low");
+    EXPECT_NE(r.verdict.summary.find("TensorFlow's op statistics: the device is idle 60.0%"), std::string::npos) << r.verdict.summary;
+    EXPECT_NE(r.verdict.summary.find("MatMul (75.0%)"), std::string::npos) << r.verdict.summary;
+    EXPECT_EQ(r.verdict.summary.find("eagerly") != std::string::npos, eager_us > 0) << r.verdict.summary;
+    ASSERT_EQ(r.tensorflow_view.size(), 1u);
+    for (const char* f : {"text", "json", "md", "html"})
+      EXPECT_NE(FindRenderer(f)(r, {}).find("MatMul"), std::string::npos) << f;
+    // The JSON report reads back with the op statistics.
+    auto back = ReportFromJson(FindRenderer("json")(r, {}));
+    ASSERT_TRUE(back.ok()) << back.message();
+    ASSERT_EQ(back->tensorflow_view.size(), 1u);
+    EXPECT_EQ(back->tensorflow_view[0].op_types.size(), 4u);
+    ASSERT_TRUE(back->tensorflow_view[0].device_idle_pct.has_value());
+    EXPECT_DOUBLE_EQ(*back->tensorflow_view[0].device_idle_pct, 60.0);
+  }
+}
+
+TEST(TfProfilerPages, OpStatisticsWithARecommendationKeepIt) {
+  // Beside the overview page of the same host, TensorFlow's recommendation stays the summary and
+  // the op statistics join its view.
+  Trace t;
+  auto page = ParseTfProfilerPage(OverviewPage(30.0), TfProfilerPageKind::kOverviewPage, "localhost.overview_page.pb");
+  auto stats = ParseTfProfilerPage(TfStatsPage(0, true), TfProfilerPageKind::kTfStats, "localhost.tensorflow_stats.pb");
+  ASSERT_TRUE(page.ok() && stats.ok());
+  t.tf_verdicts = {*stats, *page};
+  Report r = AnalyzeTrace(t);
+  ASSERT_EQ(r.tensorflow_view.size(), 1u);
+  EXPECT_NE(r.verdict.summary.find("HIGHLY input-bound"), std::string::npos);
+  EXPECT_EQ(r.tensorflow_view[0].op_types.size(), 4u);
+}
+
+TEST(TfProfilerPages, OpStatisticsOfAPageThatIsNotProtobufIsAClearError) {
+  auto v = ParseTfProfilerPage("\xff\xff\xff", TfProfilerPageKind::kTfStats, "x.tensorflow_stats.pb");
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.message().find("x.tensorflow_stats.pb"), std::string::npos);
+}
+
+// The input-bound demo run's op statistics: the device idle share agrees with the share TensorFlow
+// wrote into the IDLE row itself (device_total_self_time_as_fraction 0.8390) and with its
+// overview page (81.4% of step time waiting for input); the busy device time is convolutions.
+TEST(TfProfilerPages, DemoInputBoundRunOpStatistics) {
+  SD_CORPUS_OR_SKIP(dir, "tf-profiler-demo/plugins/profile/GPU-input-bound/localhost.tensorflow_stats.pb");
+  auto imp = ImportPaths({dir});
+  ASSERT_TRUE(imp.ok()) << imp.message();
+  ASSERT_EQ(imp->trace.tf_verdicts.size(), 1u);
+  const TfProfilerVerdict& v = imp->trace.tf_verdicts[0];
+  EXPECT_NEAR(v.device_idle_pct, 83.90, 0.01);
+  ASSERT_FALSE(v.op_types.empty());
+  EXPECT_TRUE(v.op_types[0].device);
+  EXPECT_NE(v.op_types[0].type.find("Conv2D"), std::string::npos);
+  Report r = AnalyzeTrace(imp->trace);
+  EXPECT_NE(r.verdict.summary.find("idle 83.9%"), std::string::npos) << r.verdict.summary;
 }
 
 }  // namespace

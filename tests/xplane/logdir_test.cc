@@ -1,5 +1,5 @@
 // TensorBoard logdirs: the newest profile run is read, --run picks another, the profiler's
-// verdict pages are read and its other analysis outputs (*.tensorflow_stats.pb, ...) are skipped
+// verdict pages and op statistics (*.tensorflow_stats.pb) are read, its other analysis outputs (*.pod_viewer.json, ...) are skipped
 // and said so, and the .profile-empty
 // event file is accepted quietly.
 #include <gtest/gtest.h>
@@ -28,17 +28,23 @@ TEST(XplaneLogdir, NewestRunAndProfileEmptyMarker) {
 
 TEST(XplaneLogdir, VerdictPagesReadOtherAnalysisOutputsSkippedAndSaidSo) {
   SD_CORPUS_OR_SKIP(root, "tf-profiler-demo");
-  ImportOptions opts;
-  opts.profile_run = "GPU-input-bound";
-  auto r = ImportPaths({root}, opts);
-  ASSERT_TRUE(r.ok()) << r.message();
-  // overview_page.pb and input_pipeline.pb hold TensorFlow's verdict: read.
-  EXPECT_EQ(r->trace.tf_verdicts.size(), 2u);
-  // tensorflow_stats.pb: noted, not an error.
-  EXPECT_EQ(r->trace.diagnostics.count(ImportIssue::kSkippedFile), 1u);
-  size_t skipped = 0;
-  for (const auto& f : r->files) skipped += !f.error.empty();
-  EXPECT_EQ(skipped, 1u);
+  for (const char* run : {"GPU-input-bound", "Cloud-TPU"}) {
+    ImportOptions opts;
+    opts.profile_run = run;
+    auto r = ImportPaths({root}, opts);
+    ASSERT_TRUE(r.ok()) << r.message();
+    // overview_page, input_pipeline (protobuf or JSON) and tensorflow_stats.pb: read.
+    EXPECT_EQ(r->trace.tf_verdicts.size(), 3u) << run;
+    size_t op_stats = 0;
+    for (const auto& v : r->trace.tf_verdicts) op_stats += v.op_stats;
+    EXPECT_EQ(op_stats, 1u) << run;
+    // Cloud-TPU's pod_viewer.json: noted, not an error; GPU-input-bound has nothing else.
+    const size_t expect_skipped = std::string(run) == "Cloud-TPU" ? 1 : 0;
+    EXPECT_EQ(r->trace.diagnostics.count(ImportIssue::kSkippedFile), expect_skipped) << run;
+    size_t skipped = 0;
+    for (const auto& f : r->files) skipped += !f.error.empty();
+    EXPECT_EQ(skipped, expect_skipped) << run;
+  }
 }
 
 }  // namespace

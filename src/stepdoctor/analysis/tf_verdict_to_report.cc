@@ -27,6 +27,28 @@ void FillGaps(TensorFlowView& into, const TfProfilerVerdict& from) {
   if (into.bottleneck.empty()) into.bottleneck = from.bottleneck;
   if (into.recommendation.empty()) into.recommendation = from.statement;
   if (into.other_statements.empty()) into.other_statements = from.other_statements;
+  if (from.op_stats && into.op_types.empty() && !into.device_idle_pct) {
+    if (from.device_idle_pct >= 0) into.device_idle_pct = from.device_idle_pct;
+    for (const auto& o : from.op_types)
+      into.op_types.push_back({o.device ? "device" : "host", o.type, o.occurrences, o.self_ms, o.pct});
+    into.eager_device_pct = from.eager_device_pct;
+    into.eager_host_pct = from.eager_host_pct;
+  }
+}
+
+// What TensorFlow's op statistics say where no page gives a recommendation: the device's idle
+// share and the op type that holds most of its busy time.
+std::string OpStatsSummary(const TensorFlowView& v) {
+  std::string s;
+  if (v.device_idle_pct) s = fmt::format("the device is idle {:.1f}% of its profiled time", *v.device_idle_pct);
+  for (const auto& o : v.op_types)
+    if (o.where == "device") {
+      s += fmt::format("{}most of its busy time is {} ({:.1f}%)", s.empty() ? "" : "; ", o.type, o.pct);
+      break;
+    }
+  if (v.eager_host_pct && *v.eager_host_pct >= kTfEagerNotePct)
+    s += fmt::format("; {:.1f}% of the host's op time runs eagerly (outside tf.function)", *v.eager_host_pct);
+  return s;
 }
 
 }  // namespace
@@ -58,8 +80,10 @@ void TfVerdictsToReport(const Trace& trace, Report* r) {
   }
   if (trace.EventCount() == 0 && r->findings.empty() && !r->tensorflow_view.empty()) {
     const TensorFlowView& v = r->tensorflow_view.front();
-    r->verdict.summary = "no trace in the inputs; TensorFlow's profiler says: " +
-                         (v.recommendation.empty() ? std::string("(no recommendation)") : v.recommendation);
+    const std::string stats = OpStatsSummary(v);
+    r->verdict.summary = !v.recommendation.empty() ? "no trace in the inputs; TensorFlow's profiler says: " + v.recommendation
+                         : !stats.empty()          ? "no trace in the inputs; TensorFlow's op statistics: " + stats
+                                                   : "no trace in the inputs; TensorFlow's profiler says: (no recommendation)";
     r->coverage.framework = FrameworkName(trace.framework);
     r->coverage.device_activity = "analysis_pages";
     r->coverage.confidence = "low";

@@ -10,6 +10,8 @@ namespace stepdoctor {
 
 // TensorFlow's input share and ours further apart than this (points of step time): said in diagnostics.
 inline constexpr double kTfInputDisagreementPts = 5.0;
+// TensorFlow's op statistics: eager ops holding >= 10% of the host's op time are named in the summary.
+inline constexpr double kTfEagerNotePct = 10.0;
 
 // REQUIRED: r->breakdown is filled (ours is read from its "input" entry, where there is one).
 // Where the inputs hold only TensorFlow's pages (no events), the verdict line says what TensorFlow

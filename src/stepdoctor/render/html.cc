@@ -301,6 +301,17 @@ std::string TensorFlowViewSection(const Report& r) {
                          FormatMs(b.ms_per_step), FormatPct(b.pct));
       s += "</tbody></table>\n";
     }
+    if (v.device_idle_pct) s += "<p>device idle (TensorFlow's op statistics): " + FormatPct(*v.device_idle_pct) + "</p>\n";
+    if (v.eager_host_pct && *v.eager_host_pct > 0) s += "<p>host op time run eagerly: " + FormatPct(*v.eager_host_pct) + "</p>\n";
+    if (v.eager_device_pct && *v.eager_device_pct > 0) s += "<p>device op time run eagerly: " + FormatPct(*v.eager_device_pct) + "</p>\n";
+    if (!v.op_types.empty()) {
+      s += "<table class=\"tf-op-types\"><thead><tr><th>side</th><th>TensorFlow op type</th><th class=\"num\">self time</th>"
+           "<th class=\"num\">% of the side's busy time</th><th class=\"num\">occurrences</th></tr></thead><tbody>\n";
+      for (const auto& t : v.op_types)
+        s += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+                         t.where, HtmlEscape(t.type), FormatMs(t.self_ms), FormatPct(t.pct), t.occurrences);
+      s += "</tbody></table>\n";
+    }
   }
   s += "</section>\n";
   return s;

@@ -194,6 +194,25 @@ std::string RenderJson(const Report& r, const RenderOptions& o) {
       j.EndObject();
     }
     j.EndArray();
+    auto optional = [&](const char* key, const std::optional<double>& x) {
+      j.Key(key);
+      if (x) j.Number(*x, 2);
+      else j.Null();
+    };
+    optional("device_idle_pct", v.device_idle_pct);
+    optional("eager_device_pct", v.eager_device_pct);
+    optional("eager_host_pct", v.eager_host_pct);
+    j.Key("op_types").BeginArray();
+    for (const auto& o : v.op_types) {
+      j.BeginObject();
+      j.Key("where").String(o.where);
+      j.Key("type").String(o.type);
+      j.Key("occurrences").Int(o.occurrences);
+      j.Key("self_ms").Number(o.self_ms);
+      j.Key("pct").Number(o.pct, 2);
+      j.EndObject();
+    }
+    j.EndArray();
     j.EndObject();
   }
   j.EndArray();

@@ -137,7 +137,18 @@ Status ReadTensorFlowView(const Obj& o, TensorFlowView* v) {
   SD_JSON_TRY(o.Field("bottleneck", &v->bottleneck));
   SD_JSON_TRY(o.Field("recommendation", &v->recommendation));
   SD_JSON_TRY(o.Field("other_statements", &v->other_statements));
-  return o.Objects("breakdown", &v->breakdown, ReadBreakdownEntry);
+  SD_JSON_TRY(o.Objects("breakdown", &v->breakdown, ReadBreakdownEntry));
+  if (!o.Has("op_types")) return {};  // added within version 4
+  SD_JSON_TRY(o.Field("device_idle_pct", &v->device_idle_pct));
+  SD_JSON_TRY(o.Field("eager_device_pct", &v->eager_device_pct));
+  SD_JSON_TRY(o.Field("eager_host_pct", &v->eager_host_pct));
+  return o.Objects("op_types", &v->op_types, [](const Obj& t, TensorFlowView::OpType* row) -> Status {
+    SD_JSON_TRY(t.Field("where", &row->where));
+    SD_JSON_TRY(t.Field("type", &row->type));
+    SD_JSON_TRY(t.Field("occurrences", &row->occurrences));
+    SD_JSON_TRY(t.Field("self_ms", &row->self_ms));
+    return t.Field("pct", &row->pct);
+  });
 }
 
 // `predicted_step_ms` a number (or null beside `predicted_low_ms`: a prediction whose step is not

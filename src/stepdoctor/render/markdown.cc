@@ -152,6 +152,15 @@ std::string RenderMarkdown(const Report& r, const RenderOptions& /*o*/) {
       for (const auto& b : v.breakdown)
         s += fmt::format("| {} | {} | {} |\n", MdText(b.category), FormatMs(b.ms_per_step), FormatPct(b.pct));
     }
+    if (v.device_idle_pct) s += "\n- device idle (TensorFlow's op statistics): " + FormatPct(*v.device_idle_pct) + "\n";
+    if (v.eager_host_pct && *v.eager_host_pct > 0) s += "- host op time run eagerly: " + FormatPct(*v.eager_host_pct) + "\n";
+    if (v.eager_device_pct && *v.eager_device_pct > 0) s += "- device op time run eagerly: " + FormatPct(*v.eager_device_pct) + "\n";
+    if (!v.op_types.empty()) {
+      s += "\n| side | TensorFlow op type | self time | % of the side's busy time | occurrences |\n|---|---|---:|---:|---:|\n";
+      for (const auto& t : v.op_types)
+        s += fmt::format("| {} | {} | {} | {} | {} |\n", t.where, MdText(t.type), FormatMs(t.self_ms), FormatPct(t.pct),
+                         t.occurrences);
+    }
     s += "\n";
   }
   s += KernelViewsMarkdown(r);

@@ -207,11 +207,22 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
     if (v.input_pct) line += fmt::format("; input {:.1f}% of step time", *v.input_pct);
     if (v.step_ms > 0) line += fmt::format("; mean step {:.1f} ms", v.step_ms);
     if (v.steps > 0) line += fmt::format(" over {} steps", v.steps);
-    out += line + "\n";
+    // An op statistics page alone names no bottleneck: no line of dashes for it.
+    if (!v.bottleneck.empty() || !v.device.empty() || v.input_pct || v.step_ms > 0) out += line + "\n";
     if (!v.recommendation.empty()) Wrapped(out, "  \"" + v.recommendation + "\"", W, "   ");
     for (const auto& o : v.other_statements) Wrapped(out, "  - " + o, W, "    ");
     for (const auto& b : v.breakdown)
       out += fmt::format("  {:<24} {:>10.1f} ms {:>6.1f}%\n", b.category, b.ms_per_step, b.pct);
+    if (!v.op_types.empty() || v.device_idle_pct) {
+      std::string head = "op statistics (TensorFlow's, self time over the profile)";
+      if (v.device_idle_pct) head += fmt::format(": device idle {:.1f}%", *v.device_idle_pct);
+      if (v.eager_device_pct && *v.eager_device_pct > 0) head += fmt::format("; eager on device {:.1f}%", *v.eager_device_pct);
+      if (v.eager_host_pct && *v.eager_host_pct > 0) head += fmt::format("; eager on host {:.1f}%", *v.eager_host_pct);
+      Wrapped(out, head, W, "  ");
+      for (const auto& t : v.op_types)
+        out += fmt::format("    {:<6} {:>10.1f} ms {:>5.1f}% {:>8}x  {}\n", t.where, t.self_ms, t.pct, t.occurrences,
+                           Ellipsize(t.type, W - 42));
+    }
   }
   auto table = [&](const char* title, const std::vector<TopEvent>& rows) {
     if (rows.empty()) return;

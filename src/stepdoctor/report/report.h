@@ -198,6 +198,17 @@ struct TensorFlowView {
   std::string bottleneck;              // "host", "device", "both"
   std::string recommendation;          // TF's statement, markup removed
   std::vector<std::string> other_statements;  // TF's kernel-launch / all-other / collectives warnings
+  // From TF's op statistics page (tensorflow_stats.pb), where read: the device's idle share of its
+  // profiled time, the op types with the most self time ("device"/"host" in `where`; pct of that
+  // side's busy self time), and the share of each side's self time in eager ops.
+  std::optional<double> device_idle_pct;
+  struct OpType {
+    std::string where, type;
+    int64_t occurrences = 0;
+    double self_ms = 0, pct = 0;
+  };
+  std::vector<OpType> op_types;
+  std::optional<double> eager_device_pct, eager_host_pct;
 };
 
 struct Report {

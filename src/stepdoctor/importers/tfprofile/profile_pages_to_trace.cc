@@ -1,6 +1,11 @@
 #include "stepdoctor/importers/tfprofile/profile_pages_to_trace.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <map>
+#include <vector>
 
 namespace stepdoctor {
 namespace {
@@ -21,6 +26,16 @@ constexpr uint32_t kIpaInputPercent = 11;           // .input_percent (TF >= 2.4
 constexpr uint32_t kSummaryAverage = 1;             // StepSummary.average
 constexpr uint32_t kIparBottleneckAnalysis = 2;     // InputPipelineAnalysisRecommendation.bottleneck_analysis (Any)
 constexpr uint32_t kAnyValue = 2;                   // google.protobuf.Any.value
+constexpr uint32_t kStatsWithIdle = 4;              // TfStatsDatabase.with_idle
+constexpr uint32_t kStatsWithoutIdle = 5;           // .without_idle
+constexpr uint32_t kStatsDeviceType = 6;            // .device_type
+constexpr uint32_t kTableRecord = 1;                // TfStatsTable.tf_stats_record
+constexpr uint32_t kRecHostOrDevice = 2;            // TfStatsRecord.host_or_device
+constexpr uint32_t kRecOpType = 3;                  // .op_type
+constexpr uint32_t kRecOccurrences = 5;             // .occurrences
+constexpr uint32_t kRecTotalSelfUs = 8;             // .total_self_time_in_us
+constexpr uint32_t kRecIsEager = 18;                // .is_eager
+constexpr size_t kOpTypesKept = 8;                  // per side
 
 // GenericStepTimeBreakdown: field number -> TensorFlow's name for the category, in the order the
 // overview page shows them. input_ms_summary (11) is wait + host-to-device and is left out.
@@ -169,6 +184,81 @@ void ReadInputAnalysis(std::string_view ipa, TfProfilerVerdict& v, bool* ok) {
   v.input_pct = input_pct >= 0 ? input_pct : input_pct_summary;
 }
 
+struct StatsRecord {
+  bool device = false, eager = false, idle = false;
+  std::string_view type;
+  int64_t occurrences = 0;
+  double self_us = 0;
+};
+
+// The records of one TfStatsTable; records whose self time is not a finite, non-negative number
+// are left out (none such in TensorFlow's output).
+std::vector<StatsRecord> ReadStatsTable(std::string_view table, bool* ok) {
+  std::vector<StatsRecord> out;
+  *ok &= ForEachField(table, [&](uint32_t f, uint32_t t, std::string_view b, uint64_t) {
+    if (f != kTableRecord || t != 2) return;
+    StatsRecord r;
+    *ok &= ForEachField(b, [&](uint32_t rf, uint32_t rt, std::string_view rb, uint64_t v) {
+      if (rf == kRecHostOrDevice && rt == 2) r.device = rb == "Device";
+      else if (rf == kRecOpType && rt == 2) r.type = rb;
+      else if (rf == kRecOccurrences && rt == 0) r.occurrences = int64_t(std::min<uint64_t>(v, INT64_MAX));
+      else if (rf == kRecTotalSelfUs && rt == 1) r.self_us = AsDouble(v);
+      else if (rf == kRecIsEager && rt == 0) r.eager = v != 0;
+    });
+    if (!std::isfinite(r.self_us) || r.self_us < 0) return;
+    r.idle = r.type == "IDLE";
+    out.push_back(r);
+  });
+  return out;
+}
+
+void ReadTfStats(std::string_view db, TfProfilerVerdict& v, bool* ok) {
+  std::string_view with_idle, without_idle;
+  *ok &= ForEachField(db, [&](uint32_t f, uint32_t t, std::string_view b, uint64_t) {
+    if (f == kStatsWithIdle && t == 2) with_idle = b;
+    else if (f == kStatsWithoutIdle && t == 2) without_idle = b;
+    else if (f == kStatsDeviceType && t == 2) v.device = std::string(b);
+  });
+  v.op_stats = true;
+  const std::vector<StatsRecord> all = ReadStatsTable(with_idle, ok);
+  double device_us = 0, device_idle_us = 0;
+  for (const auto& r : all)
+    if (r.device) {
+      device_us += r.self_us;
+      if (r.idle) device_idle_us += r.self_us;
+    }
+  if (device_us > 0) v.device_idle_pct = 100.0 * device_idle_us / device_us;
+  // Busy time by op type: the table without idle where written, else the other less its idle rows.
+  std::vector<StatsRecord> busy = without_idle.empty() ? all : ReadStatsTable(without_idle, ok);
+  std::map<std::pair<bool, std::string_view>, TfOpTypeStat> by_type;
+  double side_us[2] = {0, 0}, eager_us[2] = {0, 0};
+  for (const auto& r : busy) {
+    if (r.idle) continue;
+    TfOpTypeStat& s = by_type[{r.device, r.type}];
+    s.device = r.device;
+    s.type = std::string(r.type);
+    s.occurrences += r.occurrences;
+    s.self_ms += r.self_us / 1000.0;
+    side_us[r.device] += r.self_us;
+    if (r.eager) eager_us[r.device] += r.self_us;
+  }
+  for (int side = 0; side < 2; ++side) {
+    std::vector<TfOpTypeStat> rows;
+    for (auto& [key, s] : by_type)
+      if (s.device == bool(side)) {
+        s.pct = side_us[side] > 0 ? 100.0 * s.self_ms * 1000.0 / side_us[side] : 0;
+        rows.push_back(s);
+      }
+    std::sort(rows.begin(), rows.end(), [](const TfOpTypeStat& a, const TfOpTypeStat& b) {
+      return a.self_ms != b.self_ms ? a.self_ms > b.self_ms : a.type < b.type;
+    });
+    if (rows.size() > kOpTypesKept) rows.resize(kOpTypesKept);
+    // Device rows first: they are what the accelerator spent its time on.
+    v.op_types.insert(side == 1 ? v.op_types.begin() : v.op_types.end(), rows.begin(), rows.end());
+    (side == 1 ? v.eager_device_pct : v.eager_host_pct) = side_us[side] > 0 ? 100.0 * eager_us[side] / side_us[side] : 0;
+  }
+}
+
 }  // namespace
 
 std::string ProfilerPageHost(const std::string& name, std::initializer_list<std::string_view> markers) {
@@ -194,6 +284,7 @@ TfProfilerPageKind TfProfilerPageKindOf(std::string_view path) {
   auto ends = [&](std::string_view s) { return path.size() >= s.size() && path.substr(path.size() - s.size()) == s; };
   if (ends(".overview_page.pb")) return TfProfilerPageKind::kOverviewPage;
   if (ends(".input_pipeline.pb")) return TfProfilerPageKind::kInputPipeline;
+  if (ends(".tensorflow_stats.pb")) return TfProfilerPageKind::kTfStats;
   return TfProfilerPageKind::kNone;
 }
 
@@ -218,6 +309,9 @@ Result<TfProfilerVerdict> ParseTfProfilerPage(std::string_view bytes, TfProfiler
   } else if (kind == TfProfilerPageKind::kInputPipeline) {
     v.host = ProfilerPageHost(name, {".input_pipeline."});
     ReadInputAnalysis(bytes, v, &ok);
+  } else if (kind == TfProfilerPageKind::kTfStats) {
+    v.host = ProfilerPageHost(name, {".tensorflow_stats."});
+    ReadTfStats(bytes, v, &ok);
   } else {
     return Result<TfProfilerVerdict>(ErrorCode::kUnknownFormat, name + ": not a TensorFlow profiler page");
   }

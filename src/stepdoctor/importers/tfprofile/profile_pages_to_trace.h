@@ -3,7 +3,9 @@
 // from a profile. Read into Trace::tf_verdicts so a report can show TensorFlow's verdict beside
 // stepdoctor's; they hold no events. Only the few fields needed are decoded, straight from the
 // protobuf wire format (field numbers of tensorflow/core/profiler/protobuf/overview_page.proto and
-// input_pipeline.proto); everything else is skipped.
+// input_pipeline.proto); everything else is skipped. `<host>.tensorflow_stats.pb` (TfStatsDatabase,
+// tf_stats.proto) gives the op statistics: the device's idle share and the op types with the most
+// self time.
 #pragma once
 
 #include <initializer_list>
@@ -16,7 +18,7 @@
 
 namespace stepdoctor {
 
-enum class TfProfilerPageKind { kNone, kOverviewPage, kInputPipeline };
+enum class TfProfilerPageKind { kNone, kOverviewPage, kInputPipeline, kTfStats };
 
 // Protobuf pages carry no magic bytes: the plugin's file name is what says which page it is.
 TfProfilerPageKind TfProfilerPageKindOf(std::string_view path);
