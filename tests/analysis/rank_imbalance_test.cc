@@ -16,13 +16,13 @@ constexpr int64_t kMs = 1'000'000;
 // which says nothing of when the transfer ran: the ranks cannot be compared at their
 // collectives, so rank_imbalance judges them by their busy time (straggler_test.cc has the case
 // where they can).
-Trace TwoRanks(double slow_ms, int ranks = 2) {
+Trace TwoRanks(double slow_ms, int ranks = 2, int world_size = 2) {
   Trace t;
   for (int rank = 0; rank < ranks; ++rank) {
     Worker wk;
     wk.hostname = "node" + std::to_string(rank);
     wk.rank = rank;
-    wk.world_size = 2;
+    wk.world_size = world_size;
     WorkerId w = t.AddWorker(wk);
     TimelineId host = t.AddTimeline(w, t.GetOrAddDevice(w, DeviceKind::kHostCpu, 0), TimelineKind::kHostThread, 1, "main");
     TimelineId s = t.AddTimeline(w, t.GetOrAddDevice(w, DeviceKind::kGpu, 0), TimelineKind::kDeviceStream, 7, "s7");
@@ -54,6 +54,22 @@ TEST(RankImbalance, SlowRankIsNamed) {
   EXPECT_EQ(f->evidence.size(), 2u);
   ASSERT_EQ(r.workers.size(), 2u);  // the ranks table every renderer prints
   EXPECT_NEAR(r.workers[1].compute_ms - r.workers[0].compute_ms, 30.0, 1e-6);
+}
+
+// Two ranks traced of a job of 128 (HTA's sampled rank traces): the slower of the two need not
+// be the job's slowest, so the finding says so and is one level lower; all ranks traced: as before.
+TEST(RankImbalance, TracedRanksOfALargerJobAreASampleBothSides) {
+  for (int world : {2, 128}) {
+    Report r = AnalyzeTrace(TwoRanks(80, 2, world));
+    const Finding* f = Find(r, "rank_imbalance");
+    ASSERT_NE(f, nullptr) << world;
+    const bool sample = world > 2;
+    EXPECT_EQ(f->severity, sample ? FindingSeverity::kModerate : FindingSeverity::kHigh) << world;
+    EXPECT_EQ(f->title.find("of the 2 ranks traced out of 128") != std::string::npos, sample) << f->title;
+    EXPECT_EQ(f->title.find("the other ranks wait for it") != std::string::npos, !sample) << f->title;
+    EXPECT_EQ(f->evidence.size(), sample ? 3u : 2u);
+    EXPECT_NEAR(f->share_pct, 30.0, 1e-6);  // the figure between the traced ranks stands
+  }
 }
 
 TEST(RankImbalance, Thresholds) {

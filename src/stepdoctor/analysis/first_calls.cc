@@ -27,7 +27,9 @@ struct LeadingCalls {
 std::vector<FirstCall> LeadingSlowCalls(const std::unordered_map<StringId, LeadingCalls>& by_name,
                                         const std::vector<FirstCall>& taken) {
   std::vector<FirstCall> out;
-  for (const auto& [name, c] : by_name) {
+  for (const auto& entry : by_name) {
+    const StringId name = entry.first;  // lambdas below capture these (not structured bindings:
+    const LeadingCalls& c = entry.second;  // clang before 16 cannot capture those)
     if (c.slow.empty() || c.fast < kLeadingFastCalls || c.fast <= int64_t(c.slow.size())) continue;
     const double fast_mean = c.fast_ns / double(c.fast);
     const bool all_lead_and_slow = std::all_of(c.slow.begin(), c.slow.end(), [&](const Interval& iv) {

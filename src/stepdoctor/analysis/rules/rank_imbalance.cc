@@ -29,12 +29,28 @@ std::optional<Finding> RankImbalance(const Signals& sig) {
   double share = 100.0 * extra / step;
   if (share < kImbalanceMinPct) return std::nullopt;
 
+  // The job's size as its ranks recorded it: where more ranks ran than were traced, the slowest
+  // traced rank need not be the job's slowest, so the claim is about the traced ones only.
+  int world = -1;
+  if (sig.trace)
+    for (const auto& wk : sig.trace->workers) world = std::max(world, wk.world_size);
+  const bool sample = world > int(w.size());
+
   Finding f;
   f.id = "rank_imbalance";
   f.severity = share >= kImbalanceHighPct ? FindingSeverity::kHigh : FindingSeverity::kModerate;
+  if (sample) f.severity = FindingSeverity(int(f.severity) - 1);
   f.share_pct = share;
-  f.title = fmt::format("{} is busy {} longer per step than {}: the other ranks wait for it", slow->name, Ms(extra),
-                        fast->name);
+  f.title = sample ? fmt::format("{} is busy {} longer per step than {}, of the {} ranks traced out of {}: untraced ranks "
+                                 "may be slower still",
+                                 slow->name, Ms(extra), fast->name, w.size(), world)
+                   : fmt::format("{} is busy {} longer per step than {}: the other ranks wait for it", slow->name,
+                                 Ms(extra), fast->name);
+  if (sample)
+    f.evidence.push_back({"ranks traced", fmt::format("{} of the job's {} (its world size): the job waits for its slowest "
+                                                      "rank, which may be one not traced; trace every rank (or `stepdoctor "
+                                                      "summarize` each) to find it",
+                                                      w.size(), world)});
   f.gain_upper_bound = GainIfRemoved(share);
   f.gain_text = GainText(f.gain_upper_bound, "if every rank were as quick as the fastest");
   for (const auto& r : w)
