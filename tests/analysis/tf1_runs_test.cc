@@ -147,5 +147,23 @@ TEST(Tf1Runs, FeedDictInputIsNamedBothSides) {
   EXPECT_EQ(Tf1FeedNote(other, PrimaryWorker(other)), "");
 }
 
+// Releases before TF 1.2 rewrote each feed into a receive `_recv_<feed>_0`; a timeline shows it as
+// the name of the host-to-device copy of its output (`edge_<N>__recv_<feed>_0`) or of the receive
+// itself. Receives between partitions (`<node>/_<N>`) and other edges' copies are no feed.
+TEST(Tf1Runs, OlderReleasesFeedsAreNamedBothSides) {
+  auto with = [](const std::vector<std::string>& nodes) {
+    const std::string base = MergedRuns(4, 4000);
+    std::string ev = base.substr(0, base.size() - 2);  // drop "]}"
+    for (int r = 0; r < 4; ++r)
+      for (size_t k = 0; k < nodes.size(); ++k)
+        ev += Tf1Node(1, "MEMCPYHtoD", nodes[k].c_str(), 2 + r * (10 + 30 * 500 + 4000.0) + 3.0 * k, 3);
+    Trace tr = testing::ImportChrome(ev + "]}");
+    return Tf1FeedNote(tr, PrimaryWorker(tr));
+  };
+  const std::string n = with({"edge_132__recv_Placeholder_6_0", "_recv_Placeholder_7_0", "edge_133__recv_Placeholder_6_0"});
+  EXPECT_NE(n.find("2 tensors fed: Placeholder_6, Placeholder_7"), std::string::npos) << n;
+  EXPECT_EQ(with({"_recv_Placeholder_7_0/_5", "edge_12_MatMul", "edge_x__recv_a_0", "Placeholder_recv_0"}), "");
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -63,30 +63,45 @@ std::vector<int64_t> Tf1RunStarts(const Trace& trace, WorkerId worker) {
   return starts;
 }
 
+namespace {
+// Drops a trailing "_<digits>" (a tensor's output index, an argument's position) once.
+std::string_view DropIndex(std::string_view node) {
+  if (auto u = node.rfind('_'); u != std::string_view::npos && u + 1 < node.size() &&
+                                node.find_first_not_of("0123456789", u + 1) == std::string_view::npos)
+    return node.substr(0, u);
+  return node;
+}
+
+// The fed tensor a node of a TF1 run stands for, or "": `_arg_<feed>_<index>_<n>` (the call-frame
+// argument of TF 1.2 and later), `_recv_<feed>_<index>` (the client-terminated receive that older
+// releases rewrote each feed into) and `edge_<N>__recv_<feed>_<index>` (the copy of that receive's
+// output to a device). Other receives between partitions are named after their edge
+// (`<node>/_<N>`), never with the `_recv_` prefix, which the feed rewrite alone writes.
+std::string_view FedTensor(std::string_view node) {
+  if (node.substr(0, 5) == "_arg_") return DropIndex(DropIndex(node.substr(5)));
+  if (node.substr(0, 5) == "edge_") {
+    const size_t r = node.find("__recv_", 5);
+    if (r == std::string_view::npos || node.find_first_not_of("0123456789", 5) != r) return {};
+    node.remove_prefix(r + 1);
+  }
+  if (node.substr(0, 6) != "_recv_" || node.find('/') != std::string_view::npos) return {};
+  return DropIndex(node.substr(6));
+}
+}  // namespace
+
 std::string Tf1FeedNote(const Trace& trace, WorkerId worker) {
   if (!worker.valid() || worker.v >= trace.workers.size() || !trace.worker(worker).tf1_session) return "";
-  bool has_key = false, has_arg = false;
+  bool has_key = false;
   const StringId key = trace.strings.Find("name", &has_key);
-  const StringId arg_op = trace.strings.Find("_Arg", &has_arg);
-  if (!has_key || !has_arg) return "";
+  if (!has_key) return "";
   std::set<std::string_view> feeds;
-  int64_t fed = 0;
   for (const Timeline& t : trace.timelines) {
     if (t.worker != worker || t.kind == TimelineKind::kDerived) continue;
     for (uint32_t i = 0; i < t.ev.size(); ++i) {
-      if (t.ev.name[i] != arg_op || !t.ev.args_n[i]) continue;
+      if (!t.ev.args_n[i]) continue;
       const Arg* a = t.FindArg(i, key);
       if (!a || a->type != ArgType::kString) continue;
-      std::string_view node = trace.str(a->s);
-      if (node.substr(0, 5) != "_arg_") continue;
-      node.remove_prefix(5);
-      // "_0_0": the feed's output index and the argument's position.
-      for (int k = 0; k < 2; ++k)
-        if (auto u = node.rfind('_'); u != std::string_view::npos && u + 1 < node.size() &&
-                                      node.find_first_not_of("0123456789", u + 1) == std::string_view::npos)
-          node = node.substr(0, u);
-      feeds.insert(node);
-      ++fed;
+      if (std::string_view feed = FedTensor(trace.str(a->s)); !feed.empty()) feeds.insert(feed);
     }
   }
   if (feeds.empty()) return "";

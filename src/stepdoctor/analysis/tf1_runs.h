@@ -19,7 +19,9 @@ namespace stepdoctor {
 std::vector<int64_t> Tf1RunStarts(const Trace& trace, WorkerId worker);
 
 // The tensors a TF1 timeline's runs are fed by feed_dict: each fed tensor enters the run as an
-// `_Arg` op whose node is named `_arg_<feed>_0_<n>`. Building the feed and copying it in happen in
+// `_Arg` op whose node is named `_arg_<feed>_0_<n>` (TF 1.2 and later), or, in older releases, as
+// a receive named `_recv_<feed>_0` whose output a device copy `edge_<N>__recv_<feed>_0` moves in.
+// Building the feed and copying it in happen in
 // Python before sess.run, where the trace records nothing: a note saying so, naming the feeds, or
 // "" where the worker is no TF1 session or nothing is fed.
 std::string Tf1FeedNote(const Trace& trace, WorkerId worker);
