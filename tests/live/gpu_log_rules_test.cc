@@ -156,6 +156,33 @@ TEST(GpuLogRules, FullMemoryOnAnIdleGpuIsHeldNotUsed) {
   EXPECT_NE(g->fix.summary.find("mixed precision"), std::string::npos);
 }
 
+// A GPU that computes at half its memory, then sits near full running nothing (a framework
+// reserving the rest, a process waiting or hung): held, not filled by work. Both sides: the
+// same log where one sample near full computes keeps the model's advice, and so does one with
+// fewer than kNearFullIdleMinSamples such samples.
+TEST(GpuLogRules, MemoryNearFullOnlyWhileIdleIsHeldNotUsed) {
+  auto log = [](int full_samples, int util_when_full) {
+    std::string s = "timestamp,utilization.gpu,memory.used [MiB],memory.total [MiB]\n";
+    int t = 1000;
+    for (int i = 0; i < 20; ++i) s += fmt::format("{},{},5000,10000\n", t++, i % 2 ? 60 : 40);
+    for (int i = 0; i < full_samples; ++i) s += fmt::format("{},{},9990,10000\n", t++, i == 0 ? util_when_full : 0);
+    return s;
+  };
+  const Finding* f = nullptr;
+  Report held = Diagnose(log(kNearFullIdleMinSamples, 2));
+  ASSERT_NE(f = FindIn(held, "gpu_memory_near_full"), nullptr);
+  EXPECT_EQ(f->severity, FindingSeverity::kLow);
+  EXPECT_NE(f->title.find("only while it ran no work"), std::string::npos) << f->title;
+  EXPECT_NE(f->fix.summary.find("which process holds the memory"), std::string::npos);
+  Report worked = Diagnose(log(kNearFullIdleMinSamples, 50));
+  ASSERT_NE(f = FindIn(worked, "gpu_memory_near_full"), nullptr);
+  EXPECT_EQ(f->severity, FindingSeverity::kModerate);
+  EXPECT_NE(f->fix.summary.find("mixed precision"), std::string::npos);
+  Report few = Diagnose(log(kNearFullIdleMinSamples - 1, 0));
+  ASSERT_NE(f = FindIn(few, "gpu_memory_near_full"), nullptr);
+  EXPECT_EQ(f->title.find("ran no work"), std::string::npos) << f->title;
+}
+
 // Several idle GPUs holding memory: each one's peak and the sum, not the largest alone.
 TEST(GpuLogRules, MemoryHeldOnSeveralIdleGpusIsSummed) {
   std::string s = "timestamp,index,utilization.gpu,memory.used [MiB],memory.total [MiB]\n";

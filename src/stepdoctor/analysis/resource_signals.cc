@@ -100,6 +100,24 @@ std::optional<GpuStartup> FindGpuStartup(const WorkerSeries& s, const std::vecto
   return out;
 }
 
+// Samples of GPU `g` whose used memory is kMemoryNearFullPct of `total` or more, and the highest
+// utilisation at those times: the utilisation sample at the same time, else the nearest one.
+void NearFullSamples(const WorkerSeries& s, int g, double total, GpuResource* gr) {
+  using series::GpuMetric;
+  const CounterSeries* mem = s.Get(series::GpuSeriesName(g, GpuMetric::kMemUsedBytes));
+  const CounterSeries* util = s.Get(series::GpuSeriesName(g, GpuMetric::kUtilPct));
+  if (!mem || total <= 0) return;
+  for (size_t i = 0; i < mem->value.size(); ++i) {
+    if (100.0 * mem->value[i] / total < kMemoryNearFullPct) continue;
+    ++gr->mem_near_full_samples;
+    if (!util) continue;
+    const auto& ts = util->ts_ns;
+    size_t k = size_t(std::lower_bound(ts.begin(), ts.end(), mem->ts_ns[i]) - ts.begin());
+    if (k == ts.size() || (k > 0 && ts[k] - mem->ts_ns[i] > mem->ts_ns[i] - ts[k - 1])) --k;
+    gr->util_peak_near_full_pct = std::max(gr->util_peak_near_full_pct.value_or(0.0), util->value[k]);
+  }
+}
+
 }  // namespace
 
 const char* ResourceClassName(ResourceClass c) {
@@ -293,6 +311,7 @@ std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace) {
       }
       gr.mem_total_bytes = positive(s.MaxOf(series::GpuSeriesName(g, GpuMetric::kMemTotalBytes)));
       if (gr.mem_total_bytes) gr.mem_used_peak_pct = 100.0 * *used / *gr.mem_total_bytes;
+      if (gr.mem_total_bytes) NearFullSamples(s, g, *gr.mem_total_bytes, &gr);
     } else {
       gr.mem_used_peak_pct = s.MaxOf(series::GpuSeriesName(g, GpuMetric::kMemUsedPct));
     }

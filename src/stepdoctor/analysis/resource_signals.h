@@ -50,6 +50,11 @@ struct GpuResource {
   int mem_samples = 0, mem_held_samples = 0;
   std::optional<double> mem_total_bytes;    // empty where not sampled or sampled as 0
   std::optional<double> mem_used_peak_pct;  // from used / total, or a "memory used %" series
+  // Samples whose used memory is kMemoryNearFullPct of the total or more, and the highest
+  // utilisation sampled at those times (empty without a utilisation sample there): memory that
+  // is near full only while the GPU computes nothing was reserved, not filled by work.
+  int mem_near_full_samples = 0;
+  std::optional<double> util_peak_near_full_pct;
   std::optional<double> power_mean_w;
   std::optional<double> power_limit_w;      // empty where not sampled or sampled as 0
 };

@@ -1,7 +1,8 @@
 // gpu_memory_near_full: a GPU's memory in use peaked at >= kMemoryNearFullPct of its total
 // (the same "nearly full" as memory_pressure). Low, with the advice to free what is held, where
 // the log's runs show that peak in a run that computed nothing while those that computed stayed
-// under it (a framework reserving memory up front).
+// under it (a framework reserving memory up front), or where the GPU computed in none of the
+// samples near full (kNearFullIdleMinSamples or more).
 // Not a slowdown by itself (PyTorch's caching allocator keeps freed blocks, so "used" is high
 // by design), but the job is one larger batch or sequence away from running out, and near the
 // limit the allocator frees and retries, which stalls steps.
@@ -92,7 +93,18 @@ std::optional<Finding> GpuMemoryNearFull(const Signals& sig) {
   // (a framework reserving all memory at start, a process left behind).
   const bool unused = worst->unused && worst->util_peak_pct;
   if (unused) f.title += fmt::format(" while it ran no work (utilisation never reached {:.0f}%)", kUnusedGpuPeakPct);
-  if (unused || reserved_by_idle_run) {
+  // Near full only in samples where the GPU computed nothing, whatever it did at other times: a
+  // reservation (a framework taking the device at start, a process holding it while it waits or
+  // hangs), not work that filled the memory.
+  const bool idle_when_full = !unused && !reserved_by_idle_run &&
+                              worst->mem_near_full_samples >= kNearFullIdleMinSamples &&
+                              worst->util_peak_near_full_pct && *worst->util_peak_near_full_pct < kUnusedGpuPeakPct;
+  if (idle_when_full) {
+    f.severity = FindingSeverity::kLow;
+    f.title += fmt::format(" only while it ran no work (utilisation under {:.0f}% in each of the {} samples near full)",
+                           kUnusedGpuPeakPct, worst->mem_near_full_samples);
+  }
+  if (unused || reserved_by_idle_run || idle_when_full) {
     f.gain_text = "no direct speed-up: the memory is held, not used by work on this GPU; freeing it lets a job "
                   "that computes there fit";
     f.fix.summary =

@@ -14,6 +14,9 @@ namespace stepdoctor {
 // memory_pressure (an allocator's peak vs the device's memory). Sizes are shown in GiB.
 inline constexpr double kMemoryNearFullPct = 90.0;       // peak in use >= 90% of the device's memory: fires
 inline constexpr double kMemoryNearlyExhaustedPct = 97.0;  // >= 97%: high (the next larger batch or graph will OOM)
+// A GPU log's samples near full number at least this many, and the GPU computed in none of them
+// (utilisation under kUnusedGpuPeakPct): the memory was reserved, not filled by work (low).
+inline constexpr int kNearFullIdleMinSamples = 3;
 
 // --- Resource samples (run/watch samples, nvidia-smi, SageMaker): shared by the
 // classification in resource_signals.cc and the resource rules (each rule file says how it
