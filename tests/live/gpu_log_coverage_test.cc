@@ -62,6 +62,27 @@ TEST(GpuLogCoverage, AVerdictNeedsEnoughOfTheJobsOwnSamples) {
   EXPECT_NE(testing::FindFinding(enough, "gpu_well_fed"), nullptr) << enough.verdict.summary;
 }
 
+// Too few of the job's samples in a log that went on long after the GPU was released: the log did
+// not stop too early, the job stopped using the GPU; "log for longer" only where the log ends
+// soon after the job's last sample.
+TEST(GpuLogCoverage, AJobThatLetTheGpuGoIsNotToldToLogLonger) {
+  auto notes = [](const Report& r) {
+    std::string all;
+    for (const auto& n : r.notes) all += n + "\n";
+    return all;
+  };
+  std::vector<Row> rows = JobInLog(3, kMinSamples - 2, 20);
+  for (size_t i = 3; i < 3 + kMinSamples - 2; ++i) rows[i].util = 0;  // the job ran nothing
+  const std::string gone = notes(Diagnose(Log(rows)));
+  EXPECT_NE(gone.find("went on for 19.0 s after the GPU was released"), std::string::npos) << gone;
+  EXPECT_NE(gone.find("ran no kernel worth a sample"), std::string::npos) << gone;
+  EXPECT_NE(gone.find("11.7 of 24.0 GiB (49%)"), std::string::npos) << gone;
+  EXPECT_EQ(gone.find("log for longer"), std::string::npos) << gone;
+  const std::string cut = notes(Diagnose(Log(JobInLog(20, kMinSamples - 2, 1))));
+  EXPECT_NE(cut.find("log for longer"), std::string::npos) << cut;
+  EXPECT_EQ(cut.find("went on for"), std::string::npos) << cut;
+}
+
 TEST(GpuLogCoverage, HolesInTheSamplingAreSaid) {
   auto log = [](double hole_s) {
     std::vector<Row> v;

@@ -27,16 +27,41 @@ void SayWhyNoVerdict(const Trace& trace, const ResourceSignals* resources, Repor
   if (resources && resources->job_samples() < kMinSamples && resources->gpu_runs && trace.EventCount() == 0) {
     // The log holds enough samples, but the job held the GPU in too few of them: in the rest no
     // process was on it, which the log does show.
-    double held_s = 0, peak = 0;
+    double held_s = 0, peak = 0, last_end_s = 0;
+    std::optional<double> mem_peak;
     for (const GpuRuns::Run& run : resources->gpu_runs->runs) {
       held_s += run.duration_s;
       peak = std::max(peak, run.util_peak_pct);
+      last_end_s = std::max(last_end_s, run.start_s + run.duration_s);
+      if (run.mem_peak_bytes) mem_peak = std::max(mem_peak.value_or(0.0), *run.mem_peak_bytes);
     }
     r->verdict.summary = fmt::format(
         "too few samples to judge: a process held the GPU in {} of the log's {} samples ({:.1f} s, utilisation peak "
         "{:.0f}%), under the {} a verdict needs; in the rest no process was on it",
         resources->job_samples(), resources->samples, held_s, peak, kMinSamples);
-    r->notes.push_back(kLogLonger);
+    // The log went on well after the GPU was released: it did not stop too early, the job
+    // stopped using the GPU (it ended, failed while starting, or does its work elsewhere).
+    const double after_s = resources->window_s - last_end_s;
+    const double interval_s = resources->interval_s > 0 ? resources->interval_s : 1.0;
+    if (after_s >= kMinSamples * interval_s && after_s >= held_s) {
+      const GpuResource* gpu = nullptr;
+      for (const GpuResource& g : resources->gpus)
+        if (g.index == resources->gpu_runs->gpu_index) gpu = &g;
+      std::string held;
+      if (mem_peak && gpu && gpu->mem_total_bytes && *gpu->mem_total_bytes > 0)
+        held = fmt::format(", holding up to {:.1f} of {:.1f} GiB ({:.0f}%)", *mem_peak / (1 << 30),
+                           *gpu->mem_total_bytes / (1 << 30), 100.0 * *mem_peak / *gpu->mem_total_bytes);
+      r->notes.push_back(fmt::format(
+          "the log is long enough: it went on for {:.1f} s after the GPU was released. The job held the GPU for "
+          "{:.1f} s{}{}, then let it go: it ended, or failed soon after starting (see its exit status and last "
+          "output{}), or its work runs elsewhere (another GPU, the CPU). Log again while its steps run",
+          after_s, held_s, held, peak < kUnusedGpuPeakPct ? ", and ran no kernel worth a sample" : "",
+          mem_peak && gpu && gpu->mem_total_bytes && *mem_peak >= 0.5 * *gpu->mem_total_bytes
+              ? ": a job that stops right after taking most of the memory may have run out of it"
+              : ""));
+    } else {
+      r->notes.push_back(kLogLonger);
+    }
   }
   if (r->findings.empty() && !resources && trace.EventCount() == 0) {
     // Samples too few to judge are not "nothing to analyse": say how many there are and what a
