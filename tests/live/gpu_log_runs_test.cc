@@ -371,5 +371,22 @@ TEST(GpuLogRuns, MemoryNearFullInOneRunSaysWhichBothSides) {
   EXPECT_EQ(h->title.find("runs"), std::string::npos) << h->title;
 }
 
+// An idle opening with memory held, whose run ends within kStartupMinSamples of its first work
+// (the tail of a run begun before the log), is no start-up of the runs after it; held that long
+// after its first work, it is.
+TEST(GpuLogRuns, AnOpeningWhoseRunEndsAtOnceIsNoStartupBothSides) {
+  auto startup = [](int held_after) {
+    std::vector<Sample> v;
+    Add(&v, 8, 0, 10000);
+    Add(&v, 1, 80, 10000);
+    Add(&v, held_after - 1, 0, 10000);
+    Add(&v, 6, 0, 2);
+    Add(&v, 40, 60, 9000);
+    return Signals(Log(v))->gpu_startup.has_value();
+  };
+  EXPECT_FALSE(startup(kStartupMinSamples - 1));
+  EXPECT_TRUE(startup(kStartupMinSamples));
+}
+
 }  // namespace
 }  // namespace stepdoctor

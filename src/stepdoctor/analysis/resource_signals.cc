@@ -66,7 +66,8 @@ std::optional<UtilisationDips> FindDips(const CounterSeries& c, size_t from, dou
 
 // The leading samples of the first GPU in use below kIdleGpuUtilPct, where they are a start-up
 // worth reporting (kStartupMinSamples, kStartupMinSharePct, at most kStartupMaxSharePct of the
-// log, work of at least kStartupMinAfterPct after it), and the utilisation of `judged` after it.
+// log, work of at least kStartupMinAfterPct after it, the GPU still held kStartupMinSamples after
+// its first work), and the utilisation of `judged` after it.
 std::optional<GpuStartup> FindGpuStartup(const WorkerSeries& s, const std::vector<const GpuResource*>& judged,
                                          const std::vector<const CounterSeries*>& util_of) {
   GpuStartup out;
@@ -96,6 +97,15 @@ std::optional<GpuStartup> FindGpuStartup(const WorkerSeries& s, const std::vecto
     out.mem_from_bytes = used->value.front();
     for (size_t i = 0; i < used->value.size() && used->ts_ns[i] < end_ns; ++i) out.mem_to_bytes = used->value[i];
     if (!out.mem_to_bytes) out.mem_to_bytes = out.mem_from_bytes;
+    // A start-up comes before the job's steps in the same process: where the GPU is released
+    // (memory back at the no-process reading) within kStartupMinSamples of the first work, the
+    // idle opening was a run that ended (the tail of one begun before the log), not a start.
+    if (const std::optional<double> base = NoProcessBaseline(used)) {
+      size_t held = 0, i = size_t(std::lower_bound(used->ts_ns.begin(), used->ts_ns.end(), end_ns) - used->ts_ns.begin());
+      while (i < used->value.size() && used->value[i] >= *base + kNoProcessMemBytes && held < size_t(kStartupMinSamples))
+        ++i, ++held;
+      if (held < size_t(kStartupMinSamples)) return std::nullopt;
+    }
   }
   return out;
 }
