@@ -238,15 +238,19 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
       // Samples or a GPU log alone: how busy each device was, not what it did. Samples with no
       // GPU series stay CPU-only, as before: the sampler saw no GPU. With neither events nor
       // samples (a trace of metadata alone) nothing was recorded: no claim about a device.
-      bool samples = false;
+      bool samples = false, timeline = false;
       for (const auto& c : trace.counters) {
         gpu_series |= series::GpuIndexOf(c.name) >= 0;
-        samples |= !c.value.empty();
+        const bool of_timeline = c.name.rfind(series::kMemoryTimelinePrefix, 0) == 0;
+        timeline |= of_timeline && !c.value.empty();
+        samples |= !of_timeline && !c.value.empty();
       }
-      r.coverage.device_activity = gpu_series ? "sampled" : samples ? "cpu_only" : "no_events";
+      // A memory timeline alone: what the tensors of one device held, not when steps ran.
+      r.coverage.device_activity = gpu_series ? "sampled" : samples ? "cpu_only" : timeline ? "memory_timeline" : "no_events";
       r.coverage.confidence = "low";
       r.coverage.evidence = {gpu_series ? "utilisation samples only: how busy the device was, not what it ran"
                              : samples  ? "no trace events: samples or event files only"
+                             : timeline ? "a memory timeline only: what tensors held, by category, not where step time went"
                                         : "no events recorded: nothing shows whether an accelerator was used"};
     }
     if (cold)
@@ -361,6 +365,8 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     if (horovod.negotiations > 0) sig.horovod = &horovod;
   }
   sig.memory = TraceToMemoryPeaks(trace);
+  const std::optional<MemoryTimelineSignals> memory_timeline = TraceToMemoryTimeline(trace);
+  if (memory_timeline) sig.memory_timeline = &*memory_timeline;
   FillJobRows(sig.workers, cross, &r);
   if (r.collective_bandwidth) sig.collective_bandwidth = &*r.collective_bandwidth;
   std::unique_ptr<TfSignals> tf = ComputeTfSignals(trace, worker, windows, sig.steps);

@@ -24,6 +24,17 @@ void SayWhyNoVerdict(const Trace& trace, const ResourceSignals* resources, Repor
     r->notes.push_back("to see what bounds the step, profile a few steps (tf.profiler.experimental.start/stop, or "
                        "torch.profiler) and diagnose the logdir");
   }
+  if (trace.EventCount() == 0 && r->coverage.device_activity == "memory_timeline") {
+    // A memory timeline holds what tensors took, not step times: it cannot say what bounds a step.
+    const auto f = std::find_if(r->findings.begin(), r->findings.end(),
+                                [](const Finding& x) { return x.id == "memory_composition"; });
+    if (f != r->findings.end()) {
+      r->verdict.summary = "a memory timeline only: " + f->title;
+      r->notes.push_back("a memory timeline holds no step times, so what bounds the step is not in it: diagnose the "
+                         "trace recorded with it (prof.export_chrome_trace, or the tensorboard_trace_handler's file) "
+                         "beside it for that");
+    }
+  }
   if (resources && resources->job_samples() < kMinSamples && resources->gpu_runs && trace.EventCount() == 0) {
     // The log holds enough samples, but the job held the GPU in too few of them: in the rest no
     // process was on it, which the log does show.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "stepdoctor/analysis/interval_set.h"
+#include "stepdoctor/analysis/memory_timeline_signals.h"
 #include "stepdoctor/analysis/trace_to_memory_peaks.h"
 #include "stepdoctor/analysis/trace_to_outlier_steps.h"
 #include "stepdoctor/model/trace.h"
@@ -160,6 +161,7 @@ struct Signals {
   // the transfer-only figures where the ranks were aligned; null where no collective is sized.
   const CollectiveBandwidthSummary* collective_bandwidth = nullptr;
   std::vector<DeviceMemoryPeak> memory;    // PyTorch allocator peaks per GPU (profile_memory)
+  const MemoryTimelineSignals* memory_timeline = nullptr;  // a PyTorch memory timeline, where one was read
   const HorovodLateRanks* horovod = nullptr;  // a Horovod timeline's rank-ready markers, where it has them
 };
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "stepdoctor/importers/chrome/json_value_scan.h"
+#include "stepdoctor/importers/memory_timeline/memory_timeline_to_trace.h"
 #include "stepdoctor/importers/samples/gpu_csv_columns.h"
 #include "stepdoctor/importers/samples/nvidia_smi_dmon_to_trace.h"
 
@@ -146,6 +147,7 @@ const char* InputFormatName(InputFormat f) {
     case InputFormat::kUnknown: return "unknown";
     case InputFormat::kChromeJson: return "chrome-json";
     case InputFormat::kJsonOther: return "json";
+    case InputFormat::kMemoryTimeline: return "memory-timeline";
     case InputFormat::kJsonLines: return "json-lines";
     case InputFormat::kXSpace: return "xspace";
     case InputFormat::kTfRecordEvents: return "tfevents";
@@ -181,6 +183,7 @@ InputFormat DetectFormat(std::string_view head, std::string_view name) {
     size_t j = SkipSpace(head, i + 1);
     if (j >= head.size() || head[j] == ']') return InputFormat::kChromeJson;  // empty: let the importer say so
     if (head[j] == '{' && (Contains(head, "\"ph\"") || Contains(head, "\"ts\""))) return InputFormat::kChromeJson;
+    if (LooksLikeMemoryTimeline(head)) return InputFormat::kMemoryTimeline;
     return InputFormat::kJsonOther;
   }
   if (LooksLikeTfRecord(head) || Contains(name, "tfevents")) {

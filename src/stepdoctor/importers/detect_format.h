@@ -10,7 +10,8 @@ namespace stepdoctor {
 enum class InputFormat {
   kUnknown,
   kChromeJson,       // {"traceEvents": ...} or a bare array of events
-  kJsonOther,        // JSON that is not a trace (xprof's converted pages, memory timelines)
+  kJsonOther,        // JSON that is not a trace (xprof's converted pages, a run's metrics)
+  kMemoryTimeline,   // PyTorch's memory timeline: [[t, action, bytes, category], ...] or [[times], [[sizes]]]
   kJsonLines,        // one JSON object per line (SageMaker system metrics, stepdoctor samples)
   kXSpace,           // TensorFlow/JAX profiler XSpace protobuf
   kTfRecordEvents,   // TensorBoard event file (TFRecord framing around Event protos)

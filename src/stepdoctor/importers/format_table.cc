@@ -1,6 +1,7 @@
 // The table of formats stepdoctor reads and the importer of each.
 #include "stepdoctor/importers/chrome/chrome_json_to_trace.h"
 #include "stepdoctor/importers/import_paths.h"
+#include "stepdoctor/importers/memory_timeline/memory_timeline_to_trace.h"
 #include "stepdoctor/importers/samples/nvidia_smi_csv_to_trace.h"
 #include "stepdoctor/importers/samples/nvidia_smi_dmon_to_trace.h"
 #include "stepdoctor/importers/samples/nvidia_smi_table_to_trace.h"
@@ -27,6 +28,7 @@ Status ImportXPlane(PeekableSource& src, Trace& trace, const ImportOptions& opts
   return ImportXSpace(src, trace, xo);
 }
 
+Status ImportTimeline(PeekableSource& src, Trace& trace, const ImportOptions&) { return ImportMemoryTimeline(src, trace); }
 Status ImportEventFile(PeekableSource& src, Trace& trace, const ImportOptions&) { return ImportTfEvents(src, trace); }
 
 struct Entry {
@@ -42,6 +44,7 @@ constexpr Entry kImporters[] = {
     {InputFormat::kNvidiaSmiDmon, &ImportSmiDmon},
     {InputFormat::kXSpace, &ImportXPlane},
     {InputFormat::kTfRecordEvents, &ImportEventFile},
+    {InputFormat::kMemoryTimeline, &ImportTimeline},
 };
 
 }  // namespace

@@ -86,4 +86,23 @@ std::string_view SeriesUnit(std::string_view name) {
   return "count";
 }
 
+std::string_view MemoryCategoryName(MemoryCategory c) {
+  switch (c) {
+    case MemoryCategory::kParameter: return "parameter";
+    case MemoryCategory::kOptimizerState: return "optimizer_state";
+    case MemoryCategory::kInput: return "input";
+    case MemoryCategory::kTemporary: return "temporary";
+    case MemoryCategory::kActivation: return "activation";
+    case MemoryCategory::kGradient: return "gradient";
+    case MemoryCategory::kAutogradDetail: return "autograd_detail";
+    case MemoryCategory::kUnknown:
+    case MemoryCategory::kCount_: break;
+  }
+  return "unknown";
+}
+
+std::string MemoryTimelineSeriesName(MemoryCategory c) {
+  return std::string(kMemoryTimelinePrefix) + std::string(MemoryCategoryName(c)) + "_bytes";
+}
+
 }  // namespace stepdoctor::series

@@ -86,6 +86,19 @@ bool IsGpuSeries(std::string_view name, GpuMetric m, int* index);
 inline constexpr std::string_view kHostAllocatedBytes = "cpu_memory_allocated_bytes";
 inline constexpr std::string_view kHostReservedBytes = "cpu_memory_reserved_bytes";
 
+// PyTorch's memory timeline (torch.profiler's export_memory_timeline): the bytes of one device
+// held by each category of tensor, in the profiler's own order (its category index).
+enum class MemoryCategory : uint8_t {
+  kParameter, kOptimizerState, kInput, kTemporary, kActivation, kGradient, kAutogradDetail, kUnknown, kCount_
+};
+inline constexpr int kMemoryCategoryCount = static_cast<int>(MemoryCategory::kCount_);
+// "parameter", "optimizer_state", "input", "temporary", "activation", "gradient",
+// "autograd_detail", "unknown".
+std::string_view MemoryCategoryName(MemoryCategory c);
+// "memory_timeline_<category>_bytes": the timeline's series, one per category.
+inline constexpr std::string_view kMemoryTimelinePrefix = "memory_timeline_";
+std::string MemoryTimelineSeriesName(MemoryCategory c);
+
 // The unit of a series from its name's suffix: "_pct" -> "%", "_bytes_per_s" -> "bytes/s",
 // "_bytes" -> "bytes", "_per_s" -> "1/s", "_w" -> "W", "_mhz" -> "MHz", otherwise "count".
 std::string_view SeriesUnit(std::string_view name);

@@ -24,6 +24,7 @@ std::string CoverageLine(const Coverage& c) {
                        : c.device_activity == "sampled" ? "utilisation samples only (no trace)"
                        : c.device_activity == "no_events" ? "no events recorded"
                        : c.device_activity == "analysis_pages" ? "TensorFlow profiler's analysis pages only (no trace)"
+                       : c.device_activity == "memory_timeline" ? "a memory timeline only (no trace)"
                                                         : "CPU only (no accelerator seen)";
   std::string steps = c.steps == "markers" ? "steps from markers" : c.steps == "inferred" ? "steps inferred" : "no steps (whole window)";
   std::string out = "Coverage: " + c.framework + "; " + device + "; " + steps + "; confidence " + c.confidence;

@@ -90,6 +90,10 @@ const std::vector<RuleDef>& AllRules() {
        .summary = "a TensorCore GPU runs mostly 32-bit kernels",
        .evaluate = &Infallible<rules::LowPrecision>,
        .needs = kNeedsDeviceActivity},
+      // A memory timeline: what the tensors held, not step time, so no bottleneck is named.
+      {.id = "memory_composition",
+       .summary = "what a PyTorch memory timeline's tensors held at its peak, and whether it grows between iterations",
+       .evaluate = &Infallible<rules::MemoryComposition>},
       {.id = "memory_pressure",
        .summary = "device memory in use peaks near capacity (allocator stats)",
        .evaluate = &Infallible<rules::MemoryPressure>},

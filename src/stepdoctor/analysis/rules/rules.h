@@ -42,6 +42,7 @@ void SetCollectiveBandwidthEvidence(const CollectiveBandwidthSummary& bw, Findin
 std::optional<Finding> EagerOverhead(const Signals& s);          // eager_overhead.cc
 std::optional<Finding> KernelLaunchBound(const Signals& s);      // kernel_launch_bound.cc
 std::optional<Finding> LowPrecision(const Signals& s);           // low_precision.cc
+std::optional<Finding> MemoryComposition(const Signals& s);      // memory_composition.cc
 std::optional<Finding> MemoryPressure(const Signals& s);         // memory_pressure.cc
 std::optional<Finding> PeriodicStall(const Signals& s);          // periodic_stall.cc
 std::optional<Finding> Retracing(const Signals& s);              // retracing.cc
