@@ -122,7 +122,7 @@ MemoryTimelineSignals SignalsOf(const std::string& raw) {
 
 // Growth between iterations: troughs that rise at each of >= kGrowthMinTroughs, by
 // kMemoryGrowthPct of the peak or more in all.
-TEST(MemoryTimeline, GrowthBetweenIterationsBothSides) {
+TEST(MemoryComposition, GrowthBetweenIterationsBothSides) {
   // Peak about 300 + 400 MiB; 5 cycles leave 4 troughs. 3 troughs' growth of kMemoryGrowthPct:
   const double peak_mib = 300 + 400;
   const double enough = kMemoryGrowthPct / 100 * peak_mib / 3 * 1.1, short_of = kMemoryGrowthPct / 100 * peak_mib / 3 * 0.8;
