@@ -510,6 +510,29 @@ TEST(Coverage, WarmupFactorBothSides) {
   }
 }
 
+// A first step under kWarmupStepFactor x the median whose excess is mostly one-off runtime
+// calls (context creation: a call over kOneOffRuntimeNs no later step makes) is warm-up; the
+// same step slowed by framework work, or by a long call every step makes too, is not.
+TEST(Coverage, FirstStepSlowedByStartupCallsIsWarmupBothSides) {
+  enum Extra { kStartupCall, kOperatorWork, kRecurringCall };
+  for (Extra extra : {kStartupCall, kOperatorWork, kRecurringCall}) {
+    Builder b;
+    int64_t t = 0;
+    for (int i = 0; i < 5; ++i) {
+      const int64_t len = i == 0 ? 170 * kMs : 100 * kMs;  // 1.7x: past kOutlierStepFactor, under 2x
+      b.Host(t, len, EventKind::kStepMarker, ("ProfilerStep#" + std::to_string(i)).c_str());
+      if (i == 0 && extra == kStartupCall) b.Host(t + kMs, 60 * kMs, EventKind::kRuntime, "cudaDeviceGetStreamPriorityRange");
+      if (i == 0 && extra == kOperatorWork) b.Host(t + kMs, 60 * kMs, EventKind::kFrameworkOp, "aten::randn");
+      if (extra == kRecurringCall) b.Host(t + kMs, i == 0 ? 60 * kMs : 55 * kMs, EventKind::kRuntime, "cudaStreamSynchronize");
+      b.Dev(t + 62 * kMs, len - 70 * kMs);
+      t += len;
+    }
+    StepWindows w;
+    b.Run(&w);
+    EXPECT_EQ(w.warmup.size(), extra == kStartupCall ? 1u : 0u) << int(extra);
+  }
+}
+
 // A slow first step in a run whose later steps stall too (a checkpoint every 4th step) is one of
 // the stalls, unless it is over kWarmupOverStallFactor x the slowest later one.
 TEST(Coverage, FirstStepLikeTheLaterStallsIsNotWarmup) {

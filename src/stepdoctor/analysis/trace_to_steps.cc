@@ -3,6 +3,7 @@
 #include "stepdoctor/analysis/repeated_iterations.h"
 #include "stepdoctor/analysis/signals.h"  // kOutlierStepFactor
 #include "stepdoctor/analysis/tf1_runs.h"
+#include "stepdoctor/model/runtime_calls.h"
 
 #include <algorithm>
 #include <charconv>
@@ -222,8 +223,30 @@ bool FirstStepStartsLoaderWorkers(const Trace& trace, WorkerId worker, const Ste
   return false;
 }
 
+// The time of the first step's runtime calls over kOneOffRuntimeNs whose name no later step calls
+// that long (context creation, lazy module loading: start-up, RuntimeCallRole::kStartup).
+int64_t FirstStepStartupNs(const Trace& trace, WorkerId worker, const StepWindows& w) {
+  const StepWindow& first = w.steps.front();
+  std::vector<std::pair<StringId, int64_t>> calls;  // in the first step
+  std::vector<StringId> later;                      // names over the limit in later steps
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      if (t.ev.kind[i] != EventKind::kRuntime || t.ev.dur_ns[i] < kOneOffRuntimeNs) continue;
+      if (t.ev.start_ns[i] >= first.start_ns && t.ev.start_ns[i] < first.end_ns) calls.push_back({t.ev.name[i], t.ev.dur_ns[i]});
+      else if (t.ev.start_ns[i] >= first.end_ns) later.push_back(t.ev.name[i]);
+    }
+  }
+  int64_t ns = 0;
+  for (const auto& [name, dur] : calls)
+    if (std::find(later.begin(), later.end(), name) == later.end()) ns += dur;
+  return ns;
+}
+
 // Moves a first step much slower than the others into `warmup`: also where later steps stall,
-// when its excess is the first fetch that starts a DataLoader's workers.
+// when its excess is the first fetch that starts a DataLoader's workers; and a first step
+// slower than kOutlierStepFactor x the others' median whose excess is mostly one-off start-up
+// calls (at least half of it: FirstStepStartupNs), which a steady step never makes.
 void SplitWarmup(StepWindows* w, const Trace& trace, WorkerId worker) {
   if (int(w->steps.size()) < kMinStepsForWarmup) return;
   std::vector<int64_t> rest;
@@ -235,9 +258,11 @@ void SplitWarmup(StepWindows* w, const Trace& trace, WorkerId worker) {
   const bool later_stalls = slowest_later > kOutlierStepFactor * median;
   const bool loader_start =
       later_stalls && FirstStepStartsLoaderWorkers(trace, worker, w->steps.front(), int64_t(median));
-  // A stall like the later ones, unless it is the loader's workers starting.
-  if (later_stalls && first <= kWarmupOverStallFactor * slowest_later && !loader_start) return;
-  if (median > 0 && first > kWarmupStepFactor * median) {
+  const bool startup_excess = median > 0 && first > kOutlierStepFactor * median &&
+                              2 * double(FirstStepStartupNs(trace, worker, *w)) >= first - median;
+  // A stall like the later ones, unless it is the loader's workers or the runtime starting.
+  if (later_stalls && first <= kWarmupOverStallFactor * slowest_later && !loader_start && !startup_excess) return;
+  if (median > 0 && (first > kWarmupStepFactor * median || startup_excess)) {
     w->warmup.push_back(w->steps.front());
     w->steps.erase(w->steps.begin());
   }
