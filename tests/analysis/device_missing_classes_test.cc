@@ -146,5 +146,33 @@ TEST(DeviceMissingClasses, TheProfilingLoopIsTheOneTheWindowRan) {
   EXPECT_EQ(g->fix.pytorch.find("inference_mode"), std::string::npos) << g->fix.pytorch;
 }
 
+// Launches recorded, kernels lost: where a device-wide synchronize after the last launch ends in
+// the window, the device finished there, so "the profiler stopped before the device finished" is
+// no cause and the snippet adds no synchronize; with the sync before a launch, it stays.
+TEST(DeviceMissingClasses, ADeviceSyncAfterTheLastLaunchRulesOutAnEarlyStopBothSides) {
+  auto report = [](bool sync_last) {
+    std::string ev;
+    for (int i = 0; i < 3; ++i) {
+      const double t = i * 10000.0;
+      ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, 10000);
+      ev += X("cpu_op", "aten::square", 1, 1, t + 100, 300);
+      ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t + 200, 20, testing::Corr(10 + i));
+    }
+    ev += X("cuda_runtime", "cudaDeviceSynchronize", 1, 1, sync_last ? 29000 : 20100, 500, testing::Corr(99));
+    return AnalyzeTrace(testing::ImportChrome(Doc(ev, kH200)));
+  };
+  const Report synced = report(true);
+  const Finding* f = FindFinding(synced, "device_activity_missing");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(Evidence(*f).find("cudaDeviceSynchronize (0.50 ms) after the last launch"), std::string::npos) << Evidence(*f);
+  EXPECT_EQ(f->fix.summary.find("stops before the device has finished"), std::string::npos) << f->fix.summary;
+  EXPECT_EQ(f->fix.pytorch.find("torch.cuda.synchronize()"), std::string::npos) << f->fix.pytorch;
+  const Report early = report(false);
+  const Finding* g = FindFinding(early, "device_activity_missing");
+  ASSERT_NE(g, nullptr);
+  EXPECT_NE(g->fix.summary.find("stops before the device has finished"), std::string::npos) << g->fix.summary;
+  EXPECT_NE(g->fix.pytorch.find("torch.cuda.synchronize()"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -52,6 +52,7 @@ struct StepSignals {
   bool device_no_operators = false;    // the profiler ran, no operator recorded (DeviceEvidence::no_operators)
   std::string profiler_window;     // device_missing: the profiler's span far beyond the events (DeviceEvidence)
   double device_wait_ms = 0;       // device_missing: the longest host wait on the device (DeviceEvidence)
+  std::string device_synced_after_launches;  // device_missing: the device-wide sync after the last launch (DeviceEvidence)
   std::string device_wait_name;
   int step_count = 0;
   std::vector<int64_t> step_numbers;

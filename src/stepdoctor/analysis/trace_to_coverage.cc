@@ -22,6 +22,11 @@ bool IsDeviceMemorySeries(std::string_view name) {
          series::IsGpuSeries(name, series::GpuMetric::kReservedBytes, nullptr);
 }
 
+// A synchronize of the whole device (every stream), not of one stream or event.
+bool IsDeviceWideSync(std::string_view name) {
+  return name == "cudaDeviceSynchronize" || name == "hipDeviceSynchronize" || name == "cuCtxSynchronize";
+}
+
 // Runtime calls that only ask (cudaGetDeviceCount, cudaDriverGetVersion, cudaPeekAtLastError):
 // a CPU-only job may make them; they are no sign that work went to a device.
 bool IsQueryCall(std::string_view name) { return RuntimeCallRoleOf(name, 0, false) == RuntimeCallRole::kQuery; }
@@ -132,6 +137,8 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
   int64_t runtime_calls = 0, query_calls = 0, profiler_ranges = 0, work_calls = 0, linked_work_calls = 0, accelerator_ops = 0,
           framework_ops = 0;
   std::string_view accelerator_op;
+  int64_t last_work_end = INT64_MIN, last_sync_start = INT64_MIN;
+  std::pair<StringId, int64_t> last_sync{};  // the latest device-wide synchronize: name, length
   // What each name is, worked out once per name rather than once per event.
   enum : uint8_t { kKnown = 1, kQuery = 2, kWork = 4, kAcceleratorOp = 8, kProfilerRange = 16 };
   std::vector<uint8_t> traits(trace.strings.size(), 0);
@@ -152,7 +159,9 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
       if (k == EventKind::kRuntime && !(f & kQuery)) {
         ++runtime_calls;
         ++runtime_count[id.v];
-        if (f & kWork) ++work_calls, linked_work_calls += t.ev.corr[i] != 0;
+        if (f & kWork) ++work_calls, linked_work_calls += t.ev.corr[i] != 0, last_work_end = std::max(last_work_end, t.end_ns(i));
+        if (IsDeviceWideSync(trace.str(id)) && t.ev.start_ns[i] >= last_sync_start)
+          last_sync_start = t.ev.start_ns[i], last_sync = {t.ev.name[i], t.ev.dur_ns[i]};
       } else if (k == EventKind::kFrameworkOp && (f & kAcceleratorOp)) {
         if (accelerator_ops++ == 0) accelerator_op = trace.str(id);
       } else if (f & kProfilerRange) {
@@ -192,6 +201,8 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
                              "the trace: its tracer records host API calls only, not device activity");
     if (out.nothing_launched)
       out.evidence.push_back("none of those calls launches a kernel or a copy: no device work was issued inside the window");
+    if (work_calls > 0 && last_sync_start != INT64_MIN && last_sync_start >= last_work_end)
+      out.synced_after_launches = fmt::format("{} ({:.2f} ms)", trace.str(last_sync.first), last_sync.second / 1e6);
   }
   // Kineto started CUPTI's activity tracing (it writes its version then): device activity was
   // asked for, and its records were lost, however few calls the host recorded.

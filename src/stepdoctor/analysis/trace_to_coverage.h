@@ -57,6 +57,11 @@ struct DeviceEvidence {
   // synchronize): the device was still running work, not recorded, for that long. 0: none.
   int64_t longest_device_wait_ns = 0;
   std::string longest_device_wait_name;
+  // kMissing: a device-wide synchronize (cudaDeviceSynchronize, hipDeviceSynchronize,
+  // cuCtxSynchronize) starts after the last call that launched work and ends in the trace: the
+  // device finished the window's work before the profiler stopped. Its name and length; empty
+  // where there is none.
+  std::string synced_after_launches;
   // kCaptured, but per operator (Worker::device_times_per_operator): the device's busy time is
   // known, its kernels, their precision and the launch path are not.
   bool per_operator = false;

@@ -132,6 +132,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   s.profiler_window = std::move(device.profiler_window);
   s.device_wait_ms = device.longest_device_wait_ns / 1e6;
   s.device_wait_name = std::move(device.longest_device_wait_name);
+  s.device_synced_after_launches = std::move(device.synced_after_launches);
   s.no_host_events = device.coverage == DeviceCoverage::kCaptured &&
                      std::none_of(trace.timelines.begin(), trace.timelines.end(), [&](const Timeline& t) {
                        return t.worker == worker && t.kind == TimelineKind::kHostThread && t.ev.size() > 0;

@@ -76,19 +76,33 @@ std::optional<Finding> DeviceActivityMissing(const Signals& sig) {
                                 "so device activity was requested"
                               : "the launch calls are recorded by the same tracer session that records the kernels, "
                                 "so device activity was requested"});
+    // A device-wide synchronize after the last launch, inside the window: the device had finished,
+    // so the records were not lost to a profiler that stopped too early.
+    const std::string& synced = sig.steps->device_synced_after_launches;
+    if (!synced.empty())
+      f.evidence.push_back({"the device finished in the window",
+                            synced + " after the last launch: the records were not lost to a profiler that stopped "
+                                     "before the device finished"});
     f.fix.summary =
-        "Kernel records are lost when the profiler stops before the device has finished and handed them over, when "
-        "another tool holds the GPU's tracing interface (Nsight Systems or Compute, DCGM profiling), under WSL 2 or "
-        "drivers whose tracer delivers no activity records, or with a CUPTI newer than the driver. Let the device "
-        "finish inside the window, trace with nothing else attached, then diagnose again.";
+        synced.empty()
+            ? "Kernel records are lost when the profiler stops before the device has finished and handed them over, "
+              "when another tool holds the GPU's tracing interface (Nsight Systems or Compute, DCGM profiling), under "
+              "WSL 2 or drivers whose tracer delivers no activity records, or with a CUPTI newer than the driver. Let "
+              "the device finish inside the window, trace with nothing else attached, then diagnose again."
+            : "The device finished inside the window, so the kernel records were lost another way: another tool holds "
+              "the GPU's tracing interface (Nsight Systems or Compute, DCGM profiling), WSL 2 or a driver whose tracer "
+              "delivers no activity records, or a CUPTI newer than the driver. Trace with nothing else attached, on a "
+              "driver that matches the CUDA build, then diagnose again.";
     f.fix.pytorch =
         "with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],\n"
         "             schedule=schedule(wait=1, warmup=1, active=3),\n"
         "             on_trace_ready=torch.profiler.tensorboard_trace_handler('./log')) as prof:\n" +
-        loop.Code(4) +
-        "\n"
-        "        torch.cuda.synchronize()   # while profiling: the step's kernels finish, and are recorded, in the window\n"
-        "        prof.step()";
+        loop.Code(4) + "\n" +
+        (synced.empty() ? "        torch.cuda.synchronize()   # while profiling: the step's kernels finish, and are "
+                          "recorded, in the window\n"
+                        : "") +
+        "        prof.step()\n"
+        "print(torch.version.cuda, torch.cuda.get_device_name())  # and `nvidia-smi`: the driver's CUDA version";
     f.fix.tensorflow =
         "# the log names a tracer failure if there was one (CUPTI_ERROR_...): fix that first, with no other profiler attached\n"
         "options = tf.profiler.experimental.ProfilerOptions(host_tracer_level=2, device_tracer_level=1)\n"
