@@ -7,6 +7,7 @@
 #include <string>
 
 #include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/trace_to_coverage.h"
 #include "stepdoctor/analysis/trace_to_step_signals.h"
 #include "stepdoctor/analysis/trace_to_steps.h"
@@ -197,6 +198,26 @@ TEST(Coverage, AcceleratorOnlyOperatorsAreEvidence) {
   EXPECT_EQ(with("aten::_scaled_dot_product_flash_attention_for_cpu"), "cpu_only");
   EXPECT_EQ(with("aten::scaled_dot_product_attention"), "cpu_only");
   EXPECT_EQ(with("aten::dropout"), "cpu_only");
+}
+
+// An allocation operator that takes kDeviceStartAllocNs or more is a runtime starting inside it
+// (the first device tensor creates the context): evidence of an accelerator in a trace that
+// records no runtime call; a shorter one is a host allocation like any other.
+TEST(Coverage, AnAllocationThatTakesSecondsIsADeviceStartingBothSides) {
+  auto with = [](double alloc_us) {
+    std::string ev;
+    ev += X("cpu_op", "aten::to", 1, 1, 0, alloc_us + 70000);
+    ev += X("cpu_op", "aten::empty_strided", 1, 1, 5, alloc_us);
+    ev += X("cpu_op", "aten::copy_", 1, 1, alloc_us + 10, 65000);
+    for (int i = 0; i < 5; ++i) ev += X("cpu_op", "aten::mm", 1, 1, alloc_us + 80000 + i * 1000.0, 500);
+    return AnalyzeJson(Doc(ev));
+  };
+  const Report slow = with(kDeviceStartAllocNs / 1e3 + 1000);
+  EXPECT_EQ(slow.coverage.device_activity, "missing");
+  std::string ev;
+  for (const auto& e : slow.coverage.evidence) ev += e + "\n";
+  EXPECT_NE(ev.find("an allocation (aten::empty_strided) that took 1.00 s"), std::string::npos) << ev;
+  EXPECT_EQ(with(kDeviceStartAllocNs / 1e3 - 1000).coverage.device_activity, "cpu_only");
 }
 
 // Any vendor's device process ("XPU 0", its own categories) is a device, never a host thread.

@@ -140,7 +140,9 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
   int64_t last_work_end = INT64_MIN, last_sync_start = INT64_MIN;
   std::pair<StringId, int64_t> last_sync{};  // the latest device-wide synchronize: name, length
   // What each name is, worked out once per name rather than once per event.
-  enum : uint8_t { kKnown = 1, kQuery = 2, kWork = 4, kAcceleratorOp = 8, kProfilerRange = 16 };
+  enum : uint8_t { kKnown = 1, kQuery = 2, kWork = 4, kAcceleratorOp = 8, kProfilerRange = 16, kAlloc = 32 };
+  int64_t slowest_alloc_ns = 0;  // the longest allocation operator: past kDeviceStartAllocNs, a runtime starting
+  StringId slowest_alloc{};
   std::vector<uint8_t> traits(trace.strings.size(), 0);
   std::vector<int64_t> runtime_count(trace.strings.size(), 0);  // non-query runtime calls by name
   for (const auto& t : trace.timelines) {
@@ -152,8 +154,11 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
       if (!f) {
         const std::string_view n = trace.str(id);
         f = kKnown | (IsQueryCall(n) ? kQuery : 0) | (IsDeviceWorkCallName(n) ? kWork : 0) |
-            (IsAcceleratorOpName(n) ? kAcceleratorOp : 0) | (n == "cuda_profiler_range" ? kProfilerRange : 0);
+            (IsAcceleratorOpName(n) ? kAcceleratorOp : 0) | (n == "cuda_profiler_range" ? kProfilerRange : 0) |
+            (n == "aten::empty" || n == "aten::empty_strided" ? kAlloc : 0);
       }
+      if (k == EventKind::kFrameworkOp && (f & kAlloc) && t.ev.dur_ns[i] > slowest_alloc_ns)
+        slowest_alloc_ns = t.ev.dur_ns[i], slowest_alloc = id;
       query_calls += k == EventKind::kRuntime && (f & kQuery);
       framework_ops += k == EventKind::kFrameworkOp && t.kind == TimelineKind::kHostThread;
       if (k == EventKind::kRuntime && !(f & kQuery)) {
@@ -213,6 +218,11 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
   if (accelerator_ops > 0)
     out.evidence.push_back(fmt::format("{} operators that run on an accelerator ({}{})", accelerator_ops, accelerator_op,
                                        accelerator_ops > 1 ? ", ..." : ""));
+  if (slowest_alloc_ns >= kDeviceStartAllocNs)
+    out.evidence.push_back(fmt::format("an allocation ({}) that took {:.2f} s: a device's runtime starting inside it "
+                                       "(context creation on the first device tensor); allocating host memory takes "
+                                       "microseconds",
+                                       trace.str(slowest_alloc), slowest_alloc_ns / 1e9));
   if (profiler_ranges > 0)
     out.evidence.push_back(fmt::format("{} cuda_profiler_range events (CUPTI range-profiler mode records no kernels)",
                                        profiler_ranges));

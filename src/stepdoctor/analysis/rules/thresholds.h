@@ -144,6 +144,10 @@ inline constexpr int64_t kProfilerOverheadEvents = 20;
 // --- device_activity_missing: a host wait on the device this long is stated as evidence that the
 // device was busy (trace_to_coverage)
 inline constexpr int64_t kDeviceWaitEvidenceNs = 1'000'000;
+// An allocation operator (aten::empty, aten::empty_strided) this long is a device's runtime
+// starting inside it (context creation on the first device tensor): a host allocation takes
+// microseconds, as the memory is mapped lazily. Evidence of an accelerator.
+inline constexpr int64_t kDeviceStartAllocNs = 1'000'000'000;
 
 // --- idle_gpu (unused: kUnusedGpuPeakPct)
 inline constexpr double kHeldMemoryBytes = 1024.0 * 1024 * 1024;  // >= 1 GiB on an unused GPU: a process holds it
