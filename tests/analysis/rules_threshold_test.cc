@@ -129,6 +129,26 @@ TEST(RuleComputeBound, Thresholds) {
   EXPECT_EQ(f->severity, FindingSeverity::kNone);
 }
 
+// A CPU-only step under kSmallCpuStepMs: a larger batch first, no move to an accelerator; at
+// kSmallCpuStepMs, the usual CPU advice.
+TEST(RuleComputeBound, SmallCpuStepsAdviseMoreWorkFirstBothSides) {
+  auto fix = [](double median_ms) {
+    StepSignals s = Step(0, 0, 0, 0, 90);
+    s.cpu_only = true;
+    s.median_step_ms = s.mean_step_ms = median_ms;
+    auto f = Eval(rules::ComputeBound, s);
+    EXPECT_TRUE(f);
+    return f ? f->fix.summary + "\n" + f->fix.pytorch : std::string();
+  };
+  const std::string small = fix(kSmallCpuStepMs - 0.1);
+  EXPECT_NE(small.find("Give each step more work first (a larger batch)"), std::string::npos) << small;
+  EXPECT_EQ(small.find("move the work to an accelerator"), std::string::npos) << small;
+  EXPECT_NE(small.find("batch_size=8 * batch_size"), std::string::npos) << small;
+  const std::string usual = fix(kSmallCpuStepMs);
+  EXPECT_NE(usual.find("move the work to an accelerator"), std::string::npos) << usual;
+  EXPECT_EQ(usual.find("larger batch"), std::string::npos) << usual;
+}
+
 TEST(RuleComputeBound, SuggestsMixedPrecisionOnlyWhenFp32OnTensorCores) {
   StepSignals s = Step(0, 0, 0, 0, 90);
   s.tensor_core_capable = true;

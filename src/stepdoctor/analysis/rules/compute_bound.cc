@@ -99,11 +99,23 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
     if (!autocast) levers += ", bf16 where the CPU has AMX/AVX-512 BF16";
     f.fix.summary = "The CPU is the device: make its operators cheaper (" + levers +
                     ") or move the work to an accelerator.";
+    const bool small = s.median_step_ms > 0 && s.median_step_ms < kSmallCpuStepMs;
+    if (small) {
+      f.evidence.push_back({"step length", fmt::format("{} (median): each call's fixed cost outside the trace weighs "
+                                                       "like its operators at this size", Us(1000 * s.median_step_ms))});
+      f.fix.summary = fmt::format(
+          "Each step is only {}: at this size the fixed cost of each call outside the trace (Python, building the "
+          "feed, the session or dispatch call) weighs as much as the operators, and an accelerator's launches and "
+          "copies would outweigh them. Give each step more work first (a larger batch); then make the operators "
+          "cheaper ({}).",
+          Us(1000 * s.median_step_ms), levers);
+    }
     if (train_mode)
       f.fix.summary = "The model runs forward only but in training mode: call model.eval() (no dropout masks, batch "
                       "norm on its running statistics) under torch.inference_mode(). " + f.fix.summary;
     // TensorFlow's default (0) is every core: what to check, not to set.
     f.fix.tensorflow = "print(tf.config.threading.get_intra_op_parallelism_threads())   # 0 = every core, the default";
+    if (small) f.fix.tensorflow = "batch_size = 8 * batch_size   # more work per step (sess.run / train_step)\n" + f.fix.tensorflow;
     if (applied && applied->tf_graph && !applied->xla)  // graph mode is done: XLA for the graph
       f.fix.tensorflow += "\n" + TfGraphXlaCode(true);
     else if (!(applied && applied->xla))
@@ -112,6 +124,7 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
                                        : "\n@tf.function(jit_compile=True)   # fuse ops with XLA\ndef train_step(x, y): ...";
     // PyTorch's default is one intra-op thread per physical core: what to check, not to set.
     f.fix.pytorch = "print(torch.get_num_threads())   # the default is the physical cores: a lower value set elsewhere starves the ops";
+    if (small) f.fix.pytorch = "loader = DataLoader(dataset, batch_size=8 * batch_size)   # more work per step\n" + f.fix.pytorch;
     // Convolutions oneDNN did not take run on PyTorch's reference loops, many times slower.
     for (const TopEvent& e : s.top_ops)
       if (e.name == "aten::_slow_conv2d_forward" || e.name == "aten::thnn_conv2d" || e.name == "aten::slow_conv3d_forward") {

@@ -102,6 +102,10 @@ inline constexpr double kComputeBoundPct = 60.0;         // device compute >= 60
 inline constexpr double kLowReducedPrecisionPct = 50.0;  // < 50% of kernel time in 16-bit or narrower: suggest AMP
 inline constexpr double kDeviceSpanBusyPct = 90.0;       // device busy >= 90% of its own span: it sets the pace
 inline constexpr double kMatrixBoundPct = 80.0;          // GEMMs/convolutions >= 80% of kernel time: no fusion advice
+// A CPU-only step shorter than this (median): each call's fixed cost outside the trace (Python, the
+// feed, the session or dispatch call) weighs like its operators; a larger batch is advised first,
+// and no move to an accelerator (whose launches and copies would outweigh work this small).
+inline constexpr double kSmallCpuStepMs = 2.0;
 
 // --- a trace of the program's own spans (no category, no framework): one call holding this
 // share of the window is named in the note that lowers the confidence
