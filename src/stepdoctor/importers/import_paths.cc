@@ -71,6 +71,13 @@ std::string OtherVendorSmiOf(std::string_view head) {
   return {};
 }
 
+// The head of PyTorch's execution trace: {"schema": ..., "pid": ..., "nodes": [{"id": ...,
+// "name": "[pytorch|profiler|execution_trace|...]", "ctrl_deps": ...}, ...]}.
+bool LooksLikeExecutionTrace(std::string_view head) {
+  auto has = [&](std::string_view s) { return head.find(s) != std::string_view::npos; };
+  return has("\"schema\"") && has("\"nodes\"") && (has("execution_trace") || has("\"ctrl_deps\""));
+}
+
 }  // namespace
 
 Status ImportSource(PeekableSource& src, Trace& trace, const ImportOptions& opts, ImportedFile* info) {
@@ -91,6 +98,13 @@ Status ImportSource(PeekableSource& src, Trace& trace, const ImportOptions& opts
   FormatImporter imp = FindImporter(f);
   const Status plugin_page(ErrorCode::kUnknownFormat,
                            src.name() + ": a TensorBoard profile plugin page (an analysis converted from a profile), not the raw profile stepdoctor reads");
+  // PyTorch's execution trace (ExecutionTraceObserver, the Chakra input): operators, their
+  // tensors and dependencies, but no times, so nothing in it says where a step's time went.
+  const Status execution_trace(
+      ErrorCode::kUnknownFormat,
+      src.name() + ": a PyTorch execution trace (ExecutionTraceObserver: operators and their dependencies, no times), "
+                   "not a timed trace: diagnose the profiler's trace recorded with it (prof.export_chrome_trace)");
+  const bool et = (f == InputFormat::kChromeJson || f == InputFormat::kJsonOther) && LooksLikeExecutionTrace(*head);
   if (!imp) {
     if (IsProfilerAnalysisFile(src.name())) return plugin_page;
     if (f == InputFormat::kUnknown) {
@@ -101,6 +115,7 @@ Status ImportSource(PeekableSource& src, Trace& trace, const ImportOptions& opts
       return Status(ErrorCode::kUnknownFormat, src.name() + ": not a format stepdoctor reads (not a Chrome trace, "
                                                             "XPlane profile, TensorBoard event file or GPU log)");
     }
+    if (et) return execution_trace;
     return Status(ErrorCode::kUnknownFormat,
                   src.name() + ": " + InputFormatName(f) + " content that is not a trace stepdoctor reads");
   }
@@ -110,6 +125,7 @@ Status ImportSource(PeekableSource& src, Trace& trace, const ImportOptions& opts
   if (f == InputFormat::kChromeJson && st.code() == ErrorCode::kUnknownFormat) {
     if (info) info->format = InputFormat::kJsonOther;
     if (IsProfilerAnalysisFile(src.name())) return plugin_page;
+    if (et) return execution_trace;
   }
   return st;
 }
