@@ -93,6 +93,24 @@ TEST(HorovodStraggler, OnlyTheStartupBroadcastIsPaidOnce) {
   }
 }
 
+// A timeline of the start-up broadcast alone holds no training step: the verdict says so and no
+// finding is more than low; one all-reduce beside the broadcasts makes it a training window.
+TEST(HorovodStraggler, ABroadcastOnlyWindowIsStartupBothSides) {
+  Trace only = Import(Timeline("NEGOTIATE_BROADCAST", 5, 1, 0, 0));
+  EXPECT_EQ(HorovodStartupBroadcastsOnly(only, PrimaryWorker(only)), 5);
+  Report r = AnalyzeTrace(only);
+  EXPECT_EQ(r.verdict.summary.rfind("a Horovod timeline of the start-up broadcast only (5 tensors", 0), 0u)
+      << r.verdict.summary;
+  EXPECT_EQ(r.coverage.confidence, "low");
+  for (const Finding& f : r.findings) EXPECT_LE(f.severity, FindingSeverity::kLow) << f.id;
+  std::string both = Timeline("NEGOTIATE_BROADCAST", 5, 1, 0, 0);
+  const std::string reduce = Timeline("NEGOTIATE_ALLREDUCE", 1, 1, 0, 0);
+  both += reduce.substr(reduce.find("{\"ph\""));  // its events, moved to tensor 1's lane
+  Trace mixed = Import(both);
+  EXPECT_EQ(HorovodStartupBroadcastsOnly(mixed, PrimaryWorker(mixed)), 0);
+  EXPECT_EQ(AnalyzeTrace(mixed).verdict.summary.find("start-up broadcast only"), std::string::npos);
+}
+
 // Between Horovod's phases, gaps of any length are the framework's work the timeline does not
 // record: untraced, never host compute.
 TEST(HorovodStraggler, ShortGapsBetweenPhasesAreUntracedNotHostCompute) {

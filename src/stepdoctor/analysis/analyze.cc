@@ -423,6 +423,23 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   else
     LeadWithTheVerdictsFinding(r.verdict, &r.findings);
   if (r.verdict.bottleneck == Bottleneck::kUnknown) SayWhyNoVerdict(trace, resources.get(), &r);
+  // A Horovod timeline of its start-up broadcast alone: no training step is in it, so nothing
+  // about a step can be more than low, and the verdict says what the window holds.
+  if (trace.framework == Framework::kHorovod && worker.valid() && windows.whole_window) {
+    if (const int64_t n = HorovodStartupBroadcastsOnly(trace, worker); n > 0) {
+      for (Finding& f : r.findings) f.severity = std::min(f.severity, FindingSeverity::kLow);
+      r.verdict.bottleneck = Bottleneck::kUnknown;
+      r.verdict.summary = fmt::format(
+          "a Horovod timeline of the start-up broadcast only ({} tensor{} of initial weights and optimizer state, "
+          "sent once before training): no training step was recorded",
+          n, n == 1 ? "" : "s");
+      r.coverage.confidence = "low";
+      r.coverage.evidence.push_back("only broadcasts were negotiated: the window ends before the first step's "
+                                    "all-reduce");
+      r.notes.push_back("record the timeline past start-up (HOROVOD_TIMELINE for a few steps, with "
+                        "HOROVOD_TIMELINE_MARK_CYCLES=1), then diagnose it");
+    }
+  }
 
   // A trace that explains little of its steps supports little: untraced host time lowers the
   // confidence (rules/thresholds.h: the untraced_time tiers).

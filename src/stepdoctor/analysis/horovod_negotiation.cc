@@ -68,4 +68,28 @@ HorovodLateRanks TraceToHorovodLateRanks(const Trace& trace, WorkerId worker) {
   return out;
 }
 
+int64_t HorovodStartupBroadcastsOnly(const Trace& trace, WorkerId worker) {
+  // Each name's role, worked out once: 1 a broadcast's phase, 2 another collective's.
+  std::vector<uint8_t> role(trace.strings.size(), 0xff);
+  int64_t broadcasts = 0;
+  for (const Timeline& t : trace.timelines) {
+    if (t.worker != worker) continue;
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      uint8_t& r = role[t.ev.name[i].v];
+      if (r == 0xff) {
+        const std::string_view n = trace.str(t.ev.name[i]);
+        const bool collective = n.find("ALLREDUCE") != std::string_view::npos ||
+                                n.find("ALLGATHER") != std::string_view::npos ||
+                                n.find("ALLTOALL") != std::string_view::npos ||
+                                n.find("REDUCESCATTER") != std::string_view::npos ||
+                                n.find("REDUCE_SCATTER") != std::string_view::npos;
+        r = collective ? 2 : n == "NEGOTIATE_BROADCAST" ? 1 : 0;
+      }
+      if (r == 2) return 0;
+      broadcasts += r == 1;
+    }
+  }
+  return broadcasts;
+}
+
 }  // namespace stepdoctor

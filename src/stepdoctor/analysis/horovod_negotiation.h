@@ -28,4 +28,11 @@ struct HorovodLateRanks {
 // REQUIRED: trace finalized. Empty (negotiations 0) where the worker's timelines hold no markers.
 HorovodLateRanks TraceToHorovodLateRanks(const Trace& trace, WorkerId worker);
 
+// The broadcasts of a Horovod timeline that holds nothing else: no all-reduce, all-gather,
+// all-to-all or reduce-scatter phase, only the start-up broadcast of the initial weights and
+// optimizer state (hvd.broadcast_parameters, BroadcastGlobalVariablesHook), which runs once,
+// before the first training step. 0 where any other collective phase is in the worker's
+// timelines, or none at all.
+int64_t HorovodStartupBroadcastsOnly(const Trace& trace, WorkerId worker);
+
 }  // namespace stepdoctor
