@@ -361,7 +361,9 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   }
   HorovodLateRanks horovod;
   if (trace.framework == Framework::kHorovod && worker.valid()) {
-    horovod = TraceToHorovodLateRanks(trace, worker);
+    horovod = windows.whole_window || windows.steps.empty()
+                  ? TraceToHorovodLateRanks(trace, worker)
+                  : TraceToHorovodLateRanks(trace, worker, windows.steps.front().start_ns, windows.steps.back().end_ns);
     if (horovod.negotiations > 0) sig.horovod = &horovod;
   }
   sig.memory = TraceToMemoryPeaks(trace);

@@ -22,7 +22,7 @@ int RankOf(std::string_view n) {
 
 }  // namespace
 
-HorovodLateRanks TraceToHorovodLateRanks(const Trace& trace, WorkerId worker) {
+HorovodLateRanks TraceToHorovodLateRanks(const Trace& trace, WorkerId worker, int64_t from_ns, int64_t to_ns) {
   HorovodLateRanks out;
   std::map<int, HorovodLateRanks::Rank> late;
   std::map<int, std::vector<Interval>> late_ivs;  // per late rank: from the next-latest marker to its own
@@ -35,6 +35,7 @@ HorovodLateRanks TraceToHorovodLateRanks(const Trace& trace, WorkerId worker) {
       const std::string_view phase = trace.str(t.ev.name[i]);
       if (phase.substr(0, 10) != "NEGOTIATE_") continue;
       const int64_t lo = t.ev.start_ns[i], hi = t.end_ns(uint32_t(i));
+      if (lo < from_ns || lo >= to_ns) continue;
       marks.clear();
       // Events are sorted by start: the markers follow their phase on its lane.
       for (size_t j = i + 1; j < t.ev.size() && t.ev.start_ns[j] <= hi; ++j) {

@@ -26,7 +26,10 @@ struct HorovodLateRanks {
 };
 
 // REQUIRED: trace finalized. Empty (negotiations 0) where the worker's timelines hold no markers.
-HorovodLateRanks TraceToHorovodLateRanks(const Trace& trace, WorkerId worker);
+// Only negotiations that start in [from_ns, to_ns) count: the steps, where they were found (the
+// start-up broadcast before the first step is no step's wait).
+HorovodLateRanks TraceToHorovodLateRanks(const Trace& trace, WorkerId worker, int64_t from_ns = INT64_MIN,
+                                         int64_t to_ns = INT64_MAX);
 
 // The broadcasts of a Horovod timeline that holds nothing else: no all-reduce, all-gather,
 // all-to-all or reduce-scatter phase, only the start-up broadcast of the initial weights and

@@ -116,6 +116,9 @@ constexpr IterationAnchor kIterationAnchors[] = {
     {"enumerate(DataLoader)#", AnchorEdge::kStarts, "the DataLoader fetch that starts each iteration"},
     {"Optimizer.step#", AnchorEdge::kEnds, "the optimizer step that ends each iteration"},
     {"Optimizer.zero_grad#", AnchorEdge::kStarts, "the gradient reset of each iteration"},
+    // A Horovod timeline: each gradient tensor's all-reduce is negotiated once an iteration, on
+    // the tensor's own lane; the start-up broadcast before the first one is no iteration's.
+    {"NEGOTIATE_ALLREDUCE", AnchorEdge::kStarts, "the all-reduce negotiation of the first gradient tensor of each iteration"},
 };
 
 bool MatchesAnchor(const Trace& trace, const Timeline& t, uint32_t i, const IterationAnchor& a) {
@@ -175,7 +178,11 @@ void InferSteps(const Trace& trace, WorkerId worker, StepWindows* out) {
     for (const auto& t : trace.timelines) {
       if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
       std::vector<uint32_t> occ = compiled ? CompiledFrameOccurrences(trace, t) : AnchorOccurrences(trace, t, *a);
-      if (occ.size() >= 2 && occ.size() > best_occ.size()) {
+      // The most occurrences; at equal counts the lane whose first comes first (per-tensor
+      // lanes of a Horovod timeline: the tensor that opens each iteration).
+      if (occ.size() >= 2 && (occ.size() > best_occ.size() ||
+                              (best && occ.size() == best_occ.size() &&
+                               t.ev.start_ns[occ.front()] < best->ev.start_ns[best_occ.front()]))) {
         best = &t;
         best_occ = std::move(occ);
         anchor = compiled ? &kCompiledFrame : a;

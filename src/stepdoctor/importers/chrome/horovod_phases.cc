@@ -24,6 +24,8 @@ bool IsHorovodOnlyName(std::string_view n) {
 EventKind HorovodPhaseKind(std::string_view n, EventKind fallback) {
   if (StartsWith(n, "NEGOTIATE_")) return EventKind::kCollectiveWait;
   if (n == "WAIT_FOR_DATA" || n == "WAIT_FOR_OTHER_TENSOR_DATA") return EventKind::kSync;
+  // Allocating the fusion buffer happens inside the operation, before its first fused copy.
+  if (n == "INIT_FUSION_BUFFER") return EventKind::kCollective;
   for (std::string_view p : {"MPI_", "NCCL_", "GLOO_", "CCL_", "MEMCPY_IN_", "MEMCPY_OUT_", "ADASUM_"})
     if (StartsWith(n, p)) return EventKind::kCollective;
   // The enclosing phase of each operation ("ALLREDUCE", "ALLGATHER", "BROADCAST", ...).
