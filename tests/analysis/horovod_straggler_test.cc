@@ -141,6 +141,48 @@ TEST(HorovodStraggler, IterationsFromTheAllReduceNegotiationsStartupLeftOutBothS
   EXPECT_TRUE(TraceToSteps(once, PrimaryWorker(once)).whole_window);
 }
 
+// One gradient tensor of `shape` (float32) all-reduced each cycle: negotiation, the ALLREDUCE
+// phase around its MPI transfer, and the end that carries the tensor's dtype and shape; 40 ms
+// of transfer in each 100 ms cycle.
+std::string SizedAllreduces(const char* shape, int cycles) {
+  std::string s = "[\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"HorovodAllreduce_w\"}},\n";
+  for (int c = 0; c < cycles; ++c) {
+    const double t = c * 100000.0;
+    auto at = [&](double us) { return std::to_string(t + us); };
+    s += "{\"ph\": \"B\", \"name\": \"NEGOTIATE_ALLREDUCE\", \"ts\": " + at(0) + ", \"pid\": 1},\n";
+    s += "{\"ph\": \"E\", \"ts\": " + at(100) + ", \"pid\": 1},\n";
+    s += "{\"ph\": \"B\", \"name\": \"ALLREDUCE\", \"ts\": " + at(100) + ", \"pid\": 1},\n";
+    s += "{\"ph\": \"B\", \"name\": \"MPI_ALLREDUCE\", \"ts\": " + at(110) + ", \"pid\": 1},\n";
+    s += "{\"ph\": \"E\", \"ts\": " + at(40100) + ", \"pid\": 1},\n";
+    s += "{\"ph\": \"E\", \"ts\": " + at(40110) + ", \"pid\": 1, \"args\": {\"dtype\": \"float32\", \"shape\": \"" +
+         shape + "\"}},\n";
+  }
+  return s;
+}
+
+// The sizes on the all-reduces' ends are read: where most of their time is in tensors past the
+// 64 MiB fusion threshold, fusing more cannot help and the advice is fewer bytes or syncs; small
+// tensors keep the fusion advice.
+TEST(HorovodStraggler, AllreduceSizesDecideTheFusionAdviceBothSides) {
+  auto finding = [](const char* shape) {
+    Trace t = Import(SizedAllreduces(shape, 6));
+    const WorkerId w = PrimaryWorker(t);
+    HorovodAllreduceSizes z = TraceToHorovodAllreduceSizes(t, w);
+    EXPECT_EQ(z.sized, 6);
+    Report r = AnalyzeTrace(t);
+    const Finding* f = testing::FindFinding(r, "collective_bound");
+    EXPECT_NE(f, nullptr) << r.verdict.summary;
+    return f ? *f : Finding{};
+  };
+  const Finding large = finding("[4096, 4097]");  // 67.1 MB, just past 64 MiB
+  EXPECT_NE(testing::EvidenceText(large).find("the largest 67.1 MB in 40.0 ms"), std::string::npos)
+      << testing::EvidenceText(large);
+  EXPECT_NE(large.fix.summary.find("fusing more cannot shorten them"), std::string::npos) << large.fix.summary;
+  EXPECT_NE(large.fix.pytorch.find("hvd.Compression.fp16"), std::string::npos);
+  const Finding small = finding("[4096, 4095]");  // 67.1 MB, just under 64 MiB
+  EXPECT_NE(small.fix.summary.find("raise its fusion threshold"), std::string::npos) << small.fix.summary;
+}
+
 // Between Horovod's phases, gaps of any length are the framework's work the timeline does not
 // record: untraced, never host compute.
 TEST(HorovodStraggler, ShortGapsBetweenPhasesAreUntracedNotHostCompute) {

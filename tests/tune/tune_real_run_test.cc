@@ -54,7 +54,9 @@ TEST(TuneRealRun, FindsTheKnownBestWithinItsBudget) {
   auto best = doc["best"];
   const std::string best_workers(best["env"]["NUM_WORKERS"].get_string().value());
   EXPECT_EQ(std::string(best["env"]["CHECKPOINT_EVERY"].get_string().value()), "0") << r.out;
-  EXPECT_TRUE(best["remeasured"].get_bool().value());
+  // The best is re-measured where a setting was kept; on a loaded machine, where nothing may be
+  // kept (the baseline stays the best), there is nothing to re-measure.
+  if (quiet || best_workers != "0") EXPECT_TRUE(best["remeasured"].get_bool().value()) << r.out;
   if (quiet) {
     EXPECT_EQ(workers, "kept") << r.out;
     EXPECT_EQ(checkpoint, "slower") << r.out;

@@ -360,11 +360,17 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     if (cross.attempted) sig.cross_rank = &cross;
   }
   HorovodLateRanks horovod;
+  HorovodAllreduceSizes horovod_sizes;
   if (trace.framework == Framework::kHorovod && worker.valid()) {
     horovod = windows.whole_window || windows.steps.empty()
                   ? TraceToHorovodLateRanks(trace, worker)
                   : TraceToHorovodLateRanks(trace, worker, windows.steps.front().start_ns, windows.steps.back().end_ns);
     if (horovod.negotiations > 0) sig.horovod = &horovod;
+    horovod_sizes = windows.whole_window || windows.steps.empty()
+                        ? TraceToHorovodAllreduceSizes(trace, worker)
+                        : TraceToHorovodAllreduceSizes(trace, worker, windows.steps.front().start_ns,
+                                                       windows.steps.back().end_ns);
+    if (horovod_sizes.sized > 0) sig.horovod_sizes = &horovod_sizes;
   }
   sig.memory = TraceToMemoryPeaks(trace);
   const std::optional<MemoryTimelineSignals> memory_timeline = TraceToMemoryTimeline(trace);

@@ -20,7 +20,62 @@ int RankOf(std::string_view n) {
   return r;
 }
 
+// Bytes of one element of a Horovod dtype ("float32", "float16", "int64", "bool", ...); 0 unknown.
+double DtypeBytes(std::string_view d) {
+  if (d == "bool" || d == "uint8" || d == "int8") return 1;
+  for (std::string_view b : {"16", "32", "64"})
+    if (d.size() > b.size() && d.substr(d.size() - b.size()) == b) return b == "16" ? 2 : b == "32" ? 4 : 8;
+  return 0;
+}
+
+// Elements of a shape written "[154587, 172]" (a scalar "[]" holds one); 0 where it does not read.
+double Elements(std::string_view shape) {
+  if (shape.size() < 2 || shape.front() != '[' || shape.back() != ']') return 0;
+  double n = 1, dim = 0;
+  bool digits = false;
+  for (char c : shape.substr(1)) {
+    if (c >= '0' && c <= '9') {
+      dim = dim * 10 + (c - '0');
+      digits = true;
+    } else if (c == ',' || c == ']') {
+      if (digits) n *= dim;
+      else if (c == ',') return 0;
+      dim = 0;
+      digits = false;
+    } else if (c != ' ') {
+      return 0;
+    }
+  }
+  return n;
+}
+
 }  // namespace
+
+HorovodAllreduceSizes TraceToHorovodAllreduceSizes(const Trace& trace, WorkerId worker, int64_t from_ns, int64_t to_ns) {
+  HorovodAllreduceSizes out;
+  bool has_dtype = false, has_shape = false, has_op = false;
+  const StringId dtype_key = trace.strings.Find("dtype", &has_dtype), shape_key = trace.strings.Find("shape", &has_shape),
+                 allreduce = trace.strings.Find("ALLREDUCE", &has_op);
+  if (!has_dtype || !has_shape || !has_op) return out;
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
+    for (uint32_t i = 0; i < t.ev.size(); ++i) {
+      if (t.ev.name[i] != allreduce || !t.ev.args_n[i] || t.ev.start_ns[i] < from_ns || t.ev.start_ns[i] >= to_ns) continue;
+      const Arg* d = t.FindArg(i, dtype_key);
+      const Arg* sh = t.FindArg(i, shape_key);
+      if (!d || !sh || d->type != ArgType::kString || sh->type != ArgType::kString) continue;
+      const double bytes = DtypeBytes(trace.str(d->s)) * Elements(trace.str(sh->s));
+      if (bytes <= 0) continue;
+      const double ms = t.ev.dur_ns[i] / 1e6;
+      ++out.sized;
+      out.sized_ms += ms;
+      out.bytes += bytes;
+      if (bytes > out.largest_bytes) out.largest_bytes = bytes, out.largest_ms = ms;
+      if (bytes >= kHorovodFusionDefaultBytes) out.large_ms += ms;
+    }
+  }
+  return out;
+}
 
 HorovodLateRanks TraceToHorovodLateRanks(const Trace& trace, WorkerId worker, int64_t from_ns, int64_t to_ns) {
   HorovodLateRanks out;

@@ -31,6 +31,24 @@ struct HorovodLateRanks {
 HorovodLateRanks TraceToHorovodLateRanks(const Trace& trace, WorkerId worker, int64_t from_ns = INT64_MIN,
                                          int64_t to_ns = INT64_MAX);
 
+// The sizes of a Horovod timeline's all-reduces, where it records them (the ALLREDUCE phase's end
+// carries the tensor's dtype and shape): how much time large messages take, which fusing more
+// tensors into one cannot shorten.
+struct HorovodAllreduceSizes {
+  int64_t sized = 0;             // ALLREDUCE phases with a dtype and shape read
+  double sized_ms = 0;           // their time, summed
+  double bytes = 0;              // their bytes, summed
+  double largest_bytes = 0;
+  double largest_ms = 0;         // the time of the largest one
+  double large_ms = 0;           // time in messages of kHorovodFusionDefaultBytes or more
+};
+// Horovod's default fusion threshold (HOROVOD_FUSION_THRESHOLD): 64 MiB.
+inline constexpr double kHorovodFusionDefaultBytes = 64.0 * 1024 * 1024;
+
+// Over ALLREDUCE phases that start in [from_ns, to_ns). REQUIRED: trace finalized.
+HorovodAllreduceSizes TraceToHorovodAllreduceSizes(const Trace& trace, WorkerId worker, int64_t from_ns = INT64_MIN,
+                                                   int64_t to_ns = INT64_MAX);
+
 // The broadcasts of a Horovod timeline that holds nothing else: no all-reduce, all-gather,
 // all-to-all or reduce-scatter phase, only the start-up broadcast of the initial weights and
 // optimizer state (hvd.broadcast_parameters, BroadcastGlobalVariablesHook), which runs once,

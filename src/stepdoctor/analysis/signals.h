@@ -148,6 +148,7 @@ struct ResourceSignals;  // analysis/resource_signals.h: live samples and GPU lo
 struct CrossRank;        // analysis/trace_to_cross_rank.h: the ranks aligned at their collectives
 struct InputLimitSignals;  // analysis/input_limit.h: the job's reads against its probed storage (--data)
 struct HorovodLateRanks;   // analysis/horovod_negotiation.h: the rank a Horovod negotiation waits for
+struct HorovodAllreduceSizes;  // analysis/horovod_negotiation.h: the sizes of its all-reduces
 
 struct Signals {
   const Trace* trace = nullptr;
@@ -164,6 +165,7 @@ struct Signals {
   std::vector<DeviceMemoryPeak> memory;    // PyTorch allocator peaks per GPU (profile_memory)
   const MemoryTimelineSignals* memory_timeline = nullptr;  // a PyTorch memory timeline, where one was read
   const HorovodLateRanks* horovod = nullptr;  // a Horovod timeline's rank-ready markers, where it has them
+  const HorovodAllreduceSizes* horovod_sizes = nullptr;  // its all-reduces' sizes, where it records them
 };
 
 }  // namespace stepdoctor

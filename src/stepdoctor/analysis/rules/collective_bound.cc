@@ -133,6 +133,33 @@ std::optional<Finding> CollectiveBound(const Signals& sig) {
     f.fix.pytorch = f.fix.tensorflow;
     return f;
   }
+  if (horovod && sig.horovod_sizes) {
+    const HorovodAllreduceSizes& z = *sig.horovod_sizes;
+    f.evidence.push_back(
+        {"all-reduce sizes (the timeline's dtype and shape)",
+         fmt::format("{} sized in the window analysed, {:.1f} MB in all; the largest {:.1f} MB in {} ({:.2f} GB/s){}", z.sized, z.bytes / 1e6,
+                     z.largest_bytes / 1e6, Ms(z.largest_ms), z.largest_ms > 0 ? z.largest_bytes / z.largest_ms / 1e6 : 0,
+                     z.large_ms > 0 ? fmt::format("; {} of their time in messages of 64 MiB or more",
+                                                  Pct(100.0 * z.large_ms / z.sized_ms))
+                                    : "")});
+    if (z.sized_ms > 0 && 2 * z.large_ms >= z.sized_ms) {
+      // Most of the time is in tensors past the default fusion threshold: fusing more cannot
+      // shorten them; fewer bytes, a faster transport or fewer syncs can.
+      f.fix.summary = fmt::format(
+          "Most all-reduce time is in tensors already past Horovod's 64 MiB fusion threshold (the largest {:.0f} MB): "
+          "fusing more cannot shorten them. Send fewer bytes (fp16 compression of the gradients), over a faster "
+          "transport (NCCL over NVLink or RDMA rather than MPI over TCP), or sync less often (gradients accumulated "
+          "over several batches).",
+          z.largest_bytes / 1e6);
+      f.fix.tensorflow =
+          "opt = hvd.DistributedOptimizer(opt, compression=hvd.Compression.fp16,   # half the bytes\n"
+          "                               backward_passes_per_step=4)             # sync every 4 batches";
+      f.fix.pytorch =
+          "optimizer = hvd.DistributedOptimizer(optimizer, named_parameters=model.named_parameters(),\n"
+          "                                     compression=hvd.Compression.fp16, backward_passes_per_step=4)";
+      return f;
+    }
+  }
   if (horovod) {
     // Horovod fuses tensors that are ready within one cycle into one all-reduce: the two knobs
     // are how much it may fuse and how long it waits to gather a fusion.

@@ -34,6 +34,7 @@ enum class KnownArg : int8_t {
   kOutMsgNelems, kGroupSize, kProcessGroupName, kDtype, kStepNum, kGroupId, kTfOp, kIsEager,
   kTfFunctionCall, kKernelDetails, kMemcpyDetails, kSeq,
   kInputDims,  // kept on batch copies only (analysis/trace_to_batch_size.h)
+  kShape,      // kept in Horovod timelines only: a tensor's shape on its operation's end
   kCount_
 };
 inline constexpr int kKnownArgCount = static_cast<int>(KnownArg::kCount_);

@@ -211,7 +211,7 @@ const std::string_view kKnownArgKeys[kKnownArgCount] = {
     "Total Allocated", "Total Reserved",
     "bytes", "stream", "grid", "block", "Collective name", "In msg nelems",
     "Out msg nelems", "Group size", "Process Group Name", "dtype", "step_num", "group_id", "tf_op", "is_eager",
-    "tf_function_call", "kernel_details", "memcpy_details", "Seq", "Input Dims",
+    "tf_function_call", "kernel_details", "memcpy_details", "Seq", "Input Dims", "shape",
 };
 
 bool KnownArgIsStored(KnownArg a) { return a >= KnownArg::kBytes || a == KnownArg::kName; }
@@ -234,7 +234,7 @@ KnownArg ClassifyArgKey(std::string_view k) {
       if (is(KnownArg::kGrid)) return KnownArg::kGrid;
       break;
     case 5:
-      for (KnownArg a : {KnownArg::kBytes, KnownArg::kBlock, KnownArg::kDtype, KnownArg::kTfOp})
+      for (KnownArg a : {KnownArg::kBytes, KnownArg::kBlock, KnownArg::kDtype, KnownArg::kTfOp, KnownArg::kShape})
         if (is(a)) return a;
       break;
     case 6:

@@ -115,6 +115,7 @@ struct ChromeTraceBuilder::State {
       // Known keys are interned once per file; correlation and device ids live in columns.
       if (a.known != KnownArg::kUnknown && !KnownArgIsStored(a.known)) continue;
       if (a.known == KnownArg::kInputDims && !IsBatchCopyOpName(e.name)) continue;  // the batch's copies only
+      if (a.known == KnownArg::kShape && !horovod) continue;  // a Horovod tensor's, on its operation's end
       Arg out;
       out.key = a.known != KnownArg::kUnknown ? known_keys[int(a.known)] : trace.strings.Intern(Capped(a.key));
       out.type = a.type;
@@ -336,6 +337,9 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
         d = 0;
       }
       t.ev.dur_ns[idx] = d;
+      // Args on the end (Horovod writes a tensor's dtype and shape there) join the begin's where
+      // it has none: appended together, they stay one run as the event's args must.
+      if (e.nargs > 0 && t.ev.args_n[idx] == 0) s.AddArgs(t, idx, e);
       return;
     }
     case 'C': {
