@@ -307,7 +307,9 @@ Status ImportMemoryTimeline(PeekableSource& src, Trace& trace) {
   if (!st.ok()) return st;
   if (src.truncated()) trace.diagnostics.Note(ImportIssue::kTruncatedInput, src.name() + ": the compressed file ends early");
   if (out.points() == 0)
-    return Status(ErrorCode::kEmptyInput, src.name() + ": a PyTorch memory timeline with no entries");
+    return Status(ErrorCode::kEmptyInput, src.name() + ": an array of numbers with no entry of a PyTorch memory "
+                                                       "timeline in it ([time, action 1-4, bytes, category 0-7], or "
+                                                       "[[times], [[sizes by category]]])");
   out.Finish(coalesced ? "coalesced" : "raw");
   return Status::Ok();
 }
