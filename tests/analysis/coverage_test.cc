@@ -1,7 +1,8 @@
 // What a trace holds and lacks (coverage), and the mechanisms that keep a verdict to what was
 // recorded: device activity missing, accelerators by structure, inferred steps and warm-up,
 // device idle with work already queued, untraced host time, one-off start-up, host syncs and
-// blocking copies, and no advice for what is already in use. Small inputs built in the test.
+// blocking copies, and no advice for what is already in use (warm-up steps: warmup_steps_test.cc).
+// Small inputs built in the test.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -14,6 +15,7 @@
 #include "stepdoctor/importers/chrome/chrome_json_to_trace.h"
 #include "stepdoctor/io/byte_source.h"
 #include "inline_chrome.h"
+#include "step_builder.h"
 
 namespace stepdoctor {
 namespace {
@@ -272,28 +274,8 @@ TEST(Coverage, RocprofAgentsAreDevices) {
   EXPECT_TRUE(gpu2);
 }
 
-struct Builder {
-  Trace t;
-  WorkerId w;
-  TimelineId host, stream;
-  Builder() {
-    w = t.AddWorker({});
-    host = t.AddTimeline(w, t.GetOrAddDevice(w, DeviceKind::kHostCpu, 0), TimelineKind::kHostThread, 1, "main");
-    stream = t.AddTimeline(w, t.GetOrAddDevice(w, DeviceKind::kGpu, 0), TimelineKind::kDeviceStream, 7, "s7");
-  }
-  void Host(int64_t s, int64_t d, EventKind k, const char* name, int64_t corr = 0) {
-    t.timeline(host).Add(s, d, t.strings.Intern(name), k, corr);
-  }
-  void Dev(int64_t s, int64_t d, int64_t corr = 0) {
-    t.timeline(stream).Add(s, d, t.strings.Intern("k"), EventKind::kKernel, corr);
-  }
-  StepSignals Run(StepWindows* keep = nullptr) {
-    t.Finalize();
-    StepWindows w = TraceToSteps(t, this->w);
-    if (keep) *keep = w;
-    return TraceToStepSignals(t, this->w, w);
-  }
-};
+using testing::StepBuilder;
+using Builder = StepBuilder;
 
 double Cat(const StepSignals& s, StepCategory c) { return s.category_ms[int(c)]; }
 
@@ -490,87 +472,6 @@ TEST(Coverage, BlockingCopiesAndSyncsAreNotLaunchOverhead) {
   EXPECT_DOUBLE_EQ(Cat(s, StepCategory::kMemcpy), 10.0);
   EXPECT_DOUBLE_EQ(s.sync_wait_ms, 5.0);
   EXPECT_DOUBLE_EQ(Cat(s, StepCategory::kKernelLaunch), 5.0);
-}
-
-// No ProfilerStep markers: iterations from the DataLoader fetch; the slow first is warm-up.
-TEST(Coverage, StepsInferredFromTheDataLoaderFetchWithWarmupOut) {
-  Builder b;
-  int64_t t = 0;
-  for (int i = 0; i < 5; ++i) {
-    int64_t len = i == 0 ? 500 * kMs : 100 * kMs;
-    b.Host(t, 30 * kMs, EventKind::kInputWait, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
-    b.Host(t + len - 10 * kMs, 10 * kMs, EventKind::kOther, "Optimizer.step#SGD.step");
-    b.Dev(t + 30 * kMs, len - 40 * kMs);
-    t += len;
-  }
-  StepWindows w;
-  StepSignals s = b.Run(&w);
-  EXPECT_TRUE(w.inferred);
-  EXPECT_FALSE(w.whole_window);
-  ASSERT_EQ(w.warmup.size(), 1u);
-  EXPECT_EQ(w.warmup[0].dur_ns(), 500 * kMs);
-  EXPECT_EQ(s.step_count, 4);
-  EXPECT_DOUBLE_EQ(s.median_step_ms, 100.0);
-  EXPECT_DOUBLE_EQ(Cat(s, StepCategory::kInput), 30.0);
-}
-
-// Warm-up is judged on both sides of its factor: 2.1x the median is warm-up, 1.9x is not.
-TEST(Coverage, WarmupFactorBothSides) {
-  for (double factor : {2.1, 1.9}) {
-    Builder b;
-    int64_t t = 0;
-    for (int i = 0; i < 4; ++i) {
-      int64_t len = i == 0 ? int64_t(factor * 100 * kMs) : 100 * kMs;
-      b.Host(t, len, EventKind::kStepMarker, ("ProfilerStep#" + std::to_string(i)).c_str());
-      b.Dev(t, len);
-      t += len;
-    }
-    StepWindows w;
-    b.Run(&w);
-    EXPECT_EQ(w.warmup.size(), factor > kWarmupStepFactor ? 1u : 0u) << factor;
-  }
-}
-
-// A first step under kWarmupStepFactor x the median whose excess is mostly one-off runtime
-// calls (context creation: a call over kOneOffRuntimeNs no later step makes) is warm-up; the
-// same step slowed by framework work, or by a long call every step makes too, is not.
-TEST(Coverage, FirstStepSlowedByStartupCallsIsWarmupBothSides) {
-  enum Extra { kStartupCall, kOperatorWork, kRecurringCall };
-  for (Extra extra : {kStartupCall, kOperatorWork, kRecurringCall}) {
-    Builder b;
-    int64_t t = 0;
-    for (int i = 0; i < 5; ++i) {
-      const int64_t len = i == 0 ? 170 * kMs : 100 * kMs;  // 1.7x: past kOutlierStepFactor, under 2x
-      b.Host(t, len, EventKind::kStepMarker, ("ProfilerStep#" + std::to_string(i)).c_str());
-      if (i == 0 && extra == kStartupCall) b.Host(t + kMs, 60 * kMs, EventKind::kRuntime, "cudaDeviceGetStreamPriorityRange");
-      if (i == 0 && extra == kOperatorWork) b.Host(t + kMs, 60 * kMs, EventKind::kFrameworkOp, "aten::randn");
-      if (extra == kRecurringCall) b.Host(t + kMs, i == 0 ? 60 * kMs : 55 * kMs, EventKind::kRuntime, "cudaStreamSynchronize");
-      b.Dev(t + 62 * kMs, len - 70 * kMs);
-      t += len;
-    }
-    StepWindows w;
-    b.Run(&w);
-    EXPECT_EQ(w.warmup.size(), extra == kStartupCall ? 1u : 0u) << int(extra);
-  }
-}
-
-// A slow first step in a run whose later steps stall too (a checkpoint every 4th step) is one of
-// the stalls, unless it is over kWarmupOverStallFactor x the slowest later one.
-TEST(Coverage, FirstStepLikeTheLaterStallsIsNotWarmup) {
-  for (double first : {kWarmupOverStallFactor * 175 - 1, kWarmupOverStallFactor * 175 + 1}) {
-    Builder b;
-    int64_t t = 0;
-    for (int i = 0; i < 12; ++i) {
-      double ms = i == 0 ? first : i % 4 == 0 ? 175 : 77;
-      int64_t len = int64_t(ms * kMs);
-      b.Host(t, len, EventKind::kStepMarker, ("ProfilerStep#" + std::to_string(i)).c_str());
-      b.Dev(t, len);
-      t += len;
-    }
-    StepWindows w;
-    b.Run(&w);
-    EXPECT_EQ(w.warmup.size(), first > kWarmupOverStallFactor * 175 ? 1u : 0u) << first;
-  }
 }
 
 // The trace shows CUDA graphs and DataLoader workers in use: no finding advises them.

@@ -234,25 +234,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     cold = (windows.whole_window || windows.single_run) && steps.mean_step_ms > 0 && steps.startup_ms >= kColdWindowStartupPct / 100.0 * steps.mean_step_ms;
     r.coverage = TraceToCoverage(trace, windows, device, applied, cold);
     bool gpu_series = false;  // samples or a GPU log alone, with GPU series
-    if (!HasProgramEvents(trace)) {
-      // Samples or a GPU log alone: how busy each device was, not what it did. Samples with no
-      // GPU series stay CPU-only, as before: the sampler saw no GPU. With neither events nor
-      // samples (a trace of metadata alone) nothing was recorded: no claim about a device.
-      bool samples = false, timeline = false;
-      for (const auto& c : trace.counters) {
-        gpu_series |= series::GpuIndexOf(c.name) >= 0;
-        const bool of_timeline = c.name.rfind(series::kMemoryTimelinePrefix, 0) == 0;
-        timeline |= of_timeline && !c.value.empty();
-        samples |= !of_timeline && !c.value.empty();
-      }
-      // A memory timeline alone: what the tensors of one device held, not when steps ran.
-      r.coverage.device_activity = gpu_series ? "sampled" : samples ? "cpu_only" : timeline ? "memory_timeline" : "no_events";
-      r.coverage.confidence = "low";
-      r.coverage.evidence = {gpu_series ? "utilisation samples only: how busy the device was, not what it ran"
-                             : samples  ? "no trace events: samples or event files only"
-                             : timeline ? "a memory timeline only: what tensors held, by category, not where step time went"
-                                        : "no events recorded: nothing shows whether an accelerator was used"};
-    }
+    if (!HasProgramEvents(trace)) gpu_series = CoverageWithoutEvents(trace, &r.coverage);
     if (cold)
       r.notes.push_back(fmt::format("the window is one cold first pass: {:.0f} ms of one-off start-up calls; profile "
                                     "after warm-up, e.g. {}", steps.startup_ms, WarmProfileExample(trace.framework)));
@@ -362,14 +344,13 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   HorovodLateRanks horovod;
   HorovodAllreduceSizes horovod_sizes;
   if (trace.framework == Framework::kHorovod && worker.valid()) {
-    horovod = windows.whole_window || windows.steps.empty()
-                  ? TraceToHorovodLateRanks(trace, worker)
-                  : TraceToHorovodLateRanks(trace, worker, windows.steps.front().start_ns, windows.steps.back().end_ns);
+    // Over the steps where they were found: the start-up broadcast before the first is no step's.
+    const bool stepped = !windows.whole_window && !windows.steps.empty();
+    const int64_t from = stepped ? windows.steps.front().start_ns : INT64_MIN;
+    const int64_t to = stepped ? windows.steps.back().end_ns : INT64_MAX;
+    horovod = TraceToHorovodLateRanks(trace, worker, from, to);
     if (horovod.negotiations > 0) sig.horovod = &horovod;
-    horovod_sizes = windows.whole_window || windows.steps.empty()
-                        ? TraceToHorovodAllreduceSizes(trace, worker)
-                        : TraceToHorovodAllreduceSizes(trace, worker, windows.steps.front().start_ns,
-                                                       windows.steps.back().end_ns);
+    horovod_sizes = TraceToHorovodAllreduceSizes(trace, worker, from, to);
     if (horovod_sizes.sized > 0) sig.horovod_sizes = &horovod_sizes;
   }
   sig.memory = TraceToMemoryPeaks(trace);
@@ -431,23 +412,8 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   else
     LeadWithTheVerdictsFinding(r.verdict, &r.findings);
   if (r.verdict.bottleneck == Bottleneck::kUnknown) SayWhyNoVerdict(trace, resources.get(), &r);
-  // A Horovod timeline of its start-up broadcast alone: no training step is in it, so nothing
-  // about a step can be more than low, and the verdict says what the window holds.
-  if (trace.framework == Framework::kHorovod && worker.valid() && windows.whole_window) {
-    if (const int64_t n = HorovodStartupBroadcastsOnly(trace, worker); n > 0) {
-      for (Finding& f : r.findings) f.severity = std::min(f.severity, FindingSeverity::kLow);
-      r.verdict.bottleneck = Bottleneck::kUnknown;
-      r.verdict.summary = fmt::format(
-          "a Horovod timeline of the start-up broadcast only ({} tensor{} of initial weights and optimizer state, "
-          "sent once before training): no training step was recorded",
-          n, n == 1 ? "" : "s");
-      r.coverage.confidence = "low";
-      r.coverage.evidence.push_back("only broadcasts were negotiated: the window ends before the first step's "
-                                    "all-reduce");
-      r.notes.push_back("record the timeline past start-up (HOROVOD_TIMELINE for a few steps, with "
-                        "HOROVOD_TIMELINE_MARK_CYCLES=1), then diagnose it");
-    }
-  }
+  if (trace.framework == Framework::kHorovod && worker.valid() && windows.whole_window)
+    SayWhenOnlyHorovodStartup(trace, worker, &r);
 
   // A trace that explains little of its steps supports little: untraced host time lowers the
   // confidence (rules/thresholds.h: the untraced_time tiers).

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "stepdoctor/analysis/horovod_negotiation.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
 
 namespace stepdoctor {
@@ -85,6 +86,21 @@ void SayWhyNoVerdict(const Trace& trace, const ResourceSignals* resources, Repor
       r->notes.push_back(kLogLonger);
     }
   }
+}
+
+void SayWhenOnlyHorovodStartup(const Trace& trace, WorkerId worker, Report* r) {
+  const int64_t n = HorovodStartupBroadcastsOnly(trace, worker);
+  if (n == 0) return;
+  for (Finding& f : r->findings) f.severity = std::min(f.severity, FindingSeverity::kLow);
+  r->verdict.bottleneck = Bottleneck::kUnknown;
+  r->verdict.summary = fmt::format(
+      "a Horovod timeline of the start-up broadcast only ({} tensor{} of initial weights and optimizer state, sent "
+      "once before training): no training step was recorded",
+      n, n == 1 ? "" : "s");
+  r->coverage.confidence = "low";
+  r->coverage.evidence.push_back("only broadcasts were negotiated: the window ends before the first step's all-reduce");
+  r->notes.push_back("record the timeline past start-up (HOROVOD_TIMELINE for a few steps, with "
+                     "HOROVOD_TIMELINE_MARK_CYCLES=1), then diagnose it");
 }
 
 }  // namespace stepdoctor

@@ -307,4 +307,23 @@ Coverage TraceToCoverage(const Trace& trace, const StepWindows& windows, const D
   return c;
 }
 
+bool CoverageWithoutEvents(const Trace& trace, Coverage* c) {
+  // Samples with no GPU series stay CPU-only: the sampler saw no GPU. With neither events nor
+  // samples (a trace of metadata alone) nothing was recorded: no claim about a device.
+  bool gpu_series = false, samples = false, timeline = false;
+  for (const auto& s : trace.counters) {
+    gpu_series |= series::GpuIndexOf(s.name) >= 0;
+    const bool of_timeline = s.name.rfind(series::kMemoryTimelinePrefix, 0) == 0;
+    timeline |= of_timeline && !s.value.empty();
+    samples |= !of_timeline && !s.value.empty();
+  }
+  c->device_activity = gpu_series ? "sampled" : samples ? "cpu_only" : timeline ? "memory_timeline" : "no_events";
+  c->confidence = "low";
+  c->evidence = {gpu_series ? "utilisation samples only: how busy the device was, not what it ran"
+                 : samples  ? "no trace events: samples or event files only"
+                 : timeline ? "a memory timeline only: what tensors held, by category, not where step time went"
+                            : "no events recorded: nothing shows whether an accelerator was used"};
+  return gpu_series;
+}
+
 }  // namespace stepdoctor

@@ -77,4 +77,10 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker);
 Coverage TraceToCoverage(const Trace& trace, const StepWindows& windows, const DeviceEvidence& device,
                          const AppliedOptimizations& applied, bool cold_window);
 
+// Coverage of inputs with no program events: samples or a GPU log say how busy a device was
+// ("sampled"; "cpu_only" where they name no GPU), a memory timeline what tensors held
+// ("memory_timeline"); with nothing at all, "no_events". Confidence low. Returns whether a GPU
+// series was among them.
+bool CoverageWithoutEvents(const Trace& trace, Coverage* c);
+
 }  // namespace stepdoctor

@@ -38,6 +38,35 @@ const char* Words(MemoryCategory c) {
 
 double Share(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0; }
 
+// The advice where one category of its own holds the most: inputs, temporaries, or what the
+// profiler could not categorise (the last, whatever else is largest).
+struct SingleAdvice {
+  MemoryCategory category;
+  const char* summary;  // "{}": the category's share of the peak
+  const char* pytorch;
+};
+constexpr SingleAdvice kSingleAdvice[] = {
+    {MemoryCategory::kInput,
+     "Inputs hold {} of the peak: the batches on the device are large, or several are kept there at once; take "
+     "smaller batches with gradient accumulation, and move each to the device only when its step starts.",
+     "for x, y in loader:                       # one batch on the device at a time\n"
+     "    x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)\n"
+     "    ...\n"
+     "    del x, y                              # before the next one is fetched"},
+    {MemoryCategory::kTemporary,
+     "Temporaries of single operators hold {} of the peak (workspaces of large matrix products, attention, "
+     "reductions): look for the operator that makes them at the peak; fused attention "
+     "(scaled_dot_product_attention) avoids materialising the attention matrix.",
+     "out = torch.nn.functional.scaled_dot_product_attention(q, k, v)  # no full attention matrix"},
+    {MemoryCategory::kUnknown,
+     "The profiler could not tell what {} of the peak was: record the timeline with shapes and stacks, which its "
+     "categories need, and look again.",
+     "with torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],\n"
+     "        profile_memory=True, record_shapes=True, with_stack=True) as prof:\n"
+     "    train_step(batch)\n"
+     "prof.export_memory_timeline('memory.raw.json.gz', device='cuda:0')"},
+};
+
 void AdviseByLargest(const MemoryTimelineSignals& m, bool reduced_precision, Finding* f) {
   const auto& p = m.at_peak;
   auto at = [&](MemoryCategory c) { return p[size_t(c)]; };
@@ -48,8 +77,9 @@ void AdviseByLargest(const MemoryTimelineSignals& m, bool reduced_precision, Fin
                                    at(MemoryCategory::kUnknown)});
   if (largest == activations) {
     f->fix.summary = fmt::format(
-        "Activations (with autograd's buffers for them) hold {} of the peak: recompute them in the backward pass (activation checkpointing){}, or run a "
-        "smaller micro-batch and accumulate gradients to keep the effective batch.",
+        "Activations (with autograd's buffers for them) hold {} of the peak: recompute them in the backward pass "
+        "(activation checkpointing){}, or run a smaller micro-batch and accumulate gradients to keep the effective "
+        "batch.",
         Pct(Share(activations, m.peak_bytes)),
         reduced_precision ? "" : ", keep them in 16 bits (autocast halves most of them)");
     f->fix.pytorch = std::string(reduced_precision ? "" : "with torch.autocast('cuda', dtype=torch.bfloat16):\n"
@@ -58,7 +88,9 @@ void AdviseByLargest(const MemoryTimelineSignals& m, bool reduced_precision, Fin
                      "x = checkpoint(block, x, use_reentrant=False)  # in forward: recompute block's activations\n"
                      "loss = loss / accum_steps; loss.backward()       # micro-batches of batch_size // accum_steps\n"
                      "if (i + 1) % accum_steps == 0: optimizer.step(); optimizer.zero_grad(set_to_none=True)";
-  } else if (largest == model_state) {
+    return;
+  }
+  if (largest == model_state) {
     f->fix.summary = fmt::format(
         "The model's own state holds {} of the peak (parameters {}, gradients {}, optimizer state {}): shard it across "
         "the data-parallel ranks (FSDP, or a ZeRO-style optimizer) and free gradients between steps; an optimizer "
@@ -70,34 +102,15 @@ void AdviseByLargest(const MemoryTimelineSignals& m, bool reduced_precision, Fin
         "model = FSDP(model)                      # parameters, gradients and optimizer state sharded\n"
         "# or, under DDP: ZeroRedundancyOptimizer(model.parameters(), optimizer_class=torch.optim.AdamW)\n"
         "optimizer.zero_grad(set_to_none=True)    # gradients freed between steps";
-  } else if (largest == at(MemoryCategory::kInput)) {
-    f->fix.summary = fmt::format(
-        "Inputs hold {} of the peak: the batches on the device are large, or several are kept there at once; take "
-        "smaller batches with gradient accumulation, and move each to the device only when its step starts.",
-        Pct(Share(at(MemoryCategory::kInput), m.peak_bytes)));
-    f->fix.pytorch =
-        "for x, y in loader:                       # one batch on the device at a time\n"
-        "    x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)\n"
-        "    ...\n"
-        "    del x, y                              # before the next one is fetched";
-  } else if (largest == at(MemoryCategory::kTemporary)) {
-    f->fix.summary = fmt::format(
-        "Temporaries of single operators hold {} of the peak (workspaces of large matrix products, attention, "
-        "reductions): look for the operator that makes them at the peak; fused attention "
-        "(scaled_dot_product_attention) avoids materialising the attention matrix.",
-        Pct(Share(at(MemoryCategory::kTemporary), m.peak_bytes)));
-    f->fix.pytorch = "out = torch.nn.functional.scaled_dot_product_attention(q, k, v)  # no full attention matrix";
-  } else {
-    f->fix.summary = fmt::format(
-        "The profiler could not tell what {} of the peak was: record the timeline with shapes and stacks, which its "
-        "categories need, and look again.",
-        Pct(Share(at(MemoryCategory::kUnknown), m.peak_bytes)));
-    f->fix.pytorch =
-        "with torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],\n"
-        "        profile_memory=True, record_shapes=True, with_stack=True) as prof:\n"
-        "    train_step(batch)\n"
-        "prof.export_memory_timeline('memory.raw.json.gz', device='cuda:0')";
+    return;
   }
+  // The single categories: the advice for each, its share of the peak filling the "{}".
+  for (const SingleAdvice& a : kSingleAdvice)
+    if (largest == at(a.category) || a.category == MemoryCategory::kUnknown) {
+      f->fix.summary = fmt::format(fmt::runtime(a.summary), Pct(Share(at(a.category), m.peak_bytes)));
+      f->fix.pytorch = a.pytorch;
+      return;
+    }
 }
 
 }  // namespace
