@@ -70,6 +70,29 @@ TEST(HorovodStraggler, TheLastRankToReportReadyIsNamedAndItsLatenessCountedOnce)
   EXPECT_TRUE(rank_figure);
 }
 
+// A negotiation whose end event is missing (a timeline cut while it ran, or a writer that
+// dropped it) runs to the end of the trace: its markers are still only the ones that follow it
+// before the lane's next phase, not every later cycle's (which also made each such negotiation
+// scan and sort the rest of the lane).
+TEST(HorovodStraggler, AnOpenNegotiationTakesOnlyItsOwnMarkers) {
+  std::string text = Timeline("NEGOTIATE_ALLREDUCE", 1, 6, 2, 30);
+  // Drop the first cycle's end of negotiation: the first "E" after the first "B".
+  const size_t b = text.find("\"ph\": \"B\"");
+  const size_t e = text.find("{\"ph\": \"E\"", b);
+  ASSERT_NE(e, std::string::npos);
+  text.erase(e, text.find('\n', e) - e + 1);
+  Trace t = Import(text);
+  HorovodLateRanks h = TraceToHorovodLateRanks(t, PrimaryWorker(t));
+  // Each negotiation holds 4 markers, the open one included; ranks 0..3, rank 2 last in each.
+  EXPECT_EQ(h.ranks, 4);
+  ASSERT_FALSE(h.by_rank.empty());
+  EXPECT_EQ(h.by_rank[0].rank, 2);
+  EXPECT_EQ(h.by_rank[0].last_in, h.negotiations);
+  EXPECT_NEAR(h.by_rank[0].late_ms, h.negotiations * 30.0, 0.5);
+  // The open one's wait is its own markers' spread (about 30 ms), not five cycles long.
+  EXPECT_NEAR(h.wait_ms, h.negotiations * 30.0, 0.5);
+}
+
 TEST(HorovodStraggler, ReadyTogetherNamesNoOne) {
   Trace t = Import(Timeline("NEGOTIATE_ALLREDUCE", 2, 4, 1, 0));
   HorovodLateRanks h = TraceToHorovodLateRanks(t, PrimaryWorker(t));

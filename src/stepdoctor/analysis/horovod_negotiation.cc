@@ -92,11 +92,13 @@ HorovodLateRanks TraceToHorovodLateRanks(const Trace& trace, WorkerId worker, in
       const int64_t lo = t.ev.start_ns[i], hi = t.end_ns(uint32_t(i));
       if (lo < from_ns || lo >= to_ns) continue;
       marks.clear();
-      // Events are sorted by start: the markers follow their phase on its lane.
+      // Events are sorted by start: the markers follow their phase on its lane, and the first
+      // event that is no marker (the next phase) ends them. A phase left open runs to the end of
+      // the trace, so its end alone would let one negotiation scan, and sort, the rest of the lane.
       for (size_t j = i + 1; j < t.ev.size() && t.ev.start_ns[j] <= hi; ++j) {
-        if (t.ev.dur_ns[j] != 0 || t.ev.start_ns[j] < lo) continue;
         const int r = RankOf(trace.str(t.ev.name[j]));
-        if (r >= 0) marks.push_back({t.ev.start_ns[j], r});
+        if (r < 0) break;
+        if (t.ev.dur_ns[j] == 0 && t.ev.start_ns[j] >= lo) marks.push_back({t.ev.start_ns[j], r});
       }
       if (marks.size() < 2) continue;
       std::sort(marks.begin(), marks.end());
