@@ -294,8 +294,11 @@ TEST(Coverage, ColdWindowAdviceFollowsTheFramework) {
   std::string ev = X("Operator", "aten::cudnn_convolution", 1, 1, 0, 2000000);
   for (int i = 0; i < 3; ++i) ev += X("Operator", "aten::cudnn_convolution", 1, 1, 2000000 + i * 6000.0, 5000);
   auto note = [&](const std::string& process) {
+    // TensorFlow's trace viewer: its plane, and its executor thread's name.
+    const std::string tf_thread =
+        process[0] == '/' ? ",{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"tf_Compute\"}}" : "";
     Report r = AnalyzeJson("[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"" +
-                           process + "\"}}" + ev + "]");
+                           process + "\"}}" + tf_thread + ev + "]");
     for (const auto& n : r.notes)
       if (n.find("one cold first pass") != std::string::npos) return n + " [" + r.coverage.framework + "]";
     return std::string("none [") + r.coverage.framework + "]";

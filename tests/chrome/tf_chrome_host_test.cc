@@ -55,5 +55,48 @@ TEST(TfChromeHost, SmdebugCaptureWithEmptyGpuLanes) {
   EXPECT_NEAR(r.steps.median_ms, 63.9, 0.1);
 }
 
+// The trace viewer's planes are written alike by TensorFlow, JAX and programs recording through
+// the profiler's C++ API: the framework is the one the thread and event names show, and a file
+// with none of them is the program's own spans, not TensorFlow's (its advice would be TF code).
+Framework FrameworkOf(const std::string& events) {
+  const std::string text = R"({"displayTimeUnit": "ns", "traceEvents": [
+    {"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "/host:CPU"}},
+    {"ph": "M", "pid": 1, "tid": 7, "name": "thread_name", "args": {"name": "worker"}},
+    {"ph": "X", "pid": 1, "tid": 7, "ts": 0, "dur": 40000, "name": "workload"},
+    )" + events + R"(
+    {"ph": "X", "pid": 1, "tid": 7, "ts": 100, "dur": 30000, "name": "compute"}]})";
+  Trace t;
+  auto src = MemorySource(text, "native_trace.json");
+  EXPECT_TRUE(ImportChromeJson(*src, t, nullptr, {}).ok());
+  return t.framework;
+}
+
+TEST(TfChromeHost, TheFrameworkIsTheOneTheNamesShow) {
+  EXPECT_EQ(FrameworkOf(""), Framework::kUnknown);
+  EXPECT_EQ(FrameworkOf(R"({"ph": "M", "pid": 1, "tid": 8, "name": "thread_name", "args": {"name": "tf_Compute"}},)"),
+            Framework::kTensorFlow);
+  EXPECT_EQ(FrameworkOf(R"({"ph": "X", "pid": 1, "tid": 7, "ts": 5, "dur": 9, "name": "EagerExecute: __inference_train_function_77"},)"),
+            Framework::kTensorFlow);
+  EXPECT_EQ(FrameworkOf(R"J({"ph": "X", "pid": 1, "tid": 7, "ts": 5, "dur": 9, "name": "PjitFunction(train_step)"},)J"),
+            Framework::kJax);
+  // Both: TensorFlow (a TF program calling XLA through its own runtime).
+  EXPECT_EQ(FrameworkOf(R"J({"ph": "X", "pid": 1, "tid": 7, "ts": 5, "dur": 9, "name": "PjitFunction(f)"},
+                           {"ph": "X", "pid": 1, "tid": 7, "ts": 20, "dur": 9, "name": "IteratorGetNext"},)J"),
+            Framework::kTensorFlow);
+
+  // With no framework named, the report is of the program's own spans: no finding gives
+  // TensorFlow's code alone (an unknown framework's advice names both).
+  Trace t;
+  auto src = MemorySource(R"({"displayTimeUnit": "ns", "traceEvents": [
+    {"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "/host:CPU"}},
+    {"ph": "X", "pid": 1, "tid": 7, "ts": 0, "dur": 400000, "name": "workload"},
+    {"ph": "X", "pid": 1, "tid": 7, "ts": 100, "dur": 300000, "name": "compute"}]})", "native_trace.json");
+  ASSERT_TRUE(ImportChromeJson(*src, t, nullptr, {}).ok());
+  EXPECT_EQ(t.format, "chrome-json (trace viewer)");
+  Report r = AnalyzeTrace(t);
+  for (const Finding& f : r.findings) EXPECT_EQ(f.fix.tensorflow.empty(), f.fix.pytorch.empty()) << f.id;
+  EXPECT_EQ(r.coverage.confidence, "low");
+}
+
 }  // namespace
 }  // namespace stepdoctor

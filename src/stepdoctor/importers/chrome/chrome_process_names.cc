@@ -1,5 +1,7 @@
 #include "stepdoctor/importers/chrome/chrome_process_names.h"
 
+#include <initializer_list>
+
 namespace stepdoctor::chrome {
 
 int TrailingDeviceNumber(std::string_view s, std::string_view marker) {
@@ -40,6 +42,33 @@ std::pair<std::string_view, int> DeviceProcessName(std::string_view n) {
   }
   if (word == "CPU") return {{}, -1};
   return {word, v};
+}
+
+namespace {
+bool StartsWithAny(std::string_view s, std::initializer_list<std::string_view> prefixes) {
+  for (std::string_view p : prefixes)
+    if (s.substr(0, p.size()) == p) return true;
+  return false;
+}
+}  // namespace
+
+void TraceViewerProgram::NoteThread(std::string_view n) {
+  // TensorFlow's executor and tf.data threads, its op and name-scope lines on a device.
+  if (StartsWithAny(n, {"tf_", "TensorFlow ", "TFRT"})) tensorflow = true;
+  // PJRT's execute threads, as jaxlib names them.
+  if (StartsWithAny(n, {"py_xla_execute", "pjrt", "PjRt"})) jax = true;
+}
+
+void TraceViewerProgram::NoteEvent(std::string_view n) {
+  // Eager and tf.function dispatch, the graph executor, tf.data iterators, TF1's source node.
+  if (StartsWithAny(n, {"EagerExecute", "EagerLocalExecute", "EagerKernelExecute", "__inference_", "__forward_",
+                        "__backward_", "ExecutorState::", "Iterator::", "IteratorGetNext", "_SOURCE", "TFE_",
+                        "tf.data", "tf_data", "KerasModel", "SessionRun"}))
+    tensorflow = true;
+  // jax.jit's dispatch (PjitFunction(f)), its compiled modules and executions.
+  if (StartsWithAny(n, {"PjitFunction", "pjit", "jit_", "PjRtStreamExecutorLoadedExecutable",
+                        "PjRtCApiLoadedExecutable", "PyLoadedExecutable", "$jax"}))
+    jax = true;
 }
 
 }  // namespace stepdoctor::chrome

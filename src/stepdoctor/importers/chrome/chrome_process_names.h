@@ -15,4 +15,14 @@ int TrailingDeviceNumber(std::string_view s, std::string_view marker);
 // kind word and N, or an empty word where the name is not of that shape or names the host ("CPU").
 std::pair<std::string_view, int> DeviceProcessName(std::string_view name);
 
+// The profiler's trace viewer names its processes "/host:CPU", "/device:GPU:0" for TensorFlow,
+// JAX and any program that records through its C++ API alike; which one ran is in the names of
+// the threads and events. Each name adds what it shows; the program is JAX where JAX's names
+// were seen and TensorFlow's were not.
+struct TraceViewerProgram {
+  bool tensorflow = false, jax = false;
+  void NoteThread(std::string_view thread_name);
+  void NoteEvent(std::string_view event_name);
+};
+
 }  // namespace stepdoctor::chrome

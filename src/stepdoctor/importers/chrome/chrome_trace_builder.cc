@@ -561,6 +561,12 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
     for (const auto& [pid, name] : s.process_name) names.push_back(name);
     NoteTfGpusWithoutEvents(trace, s.worker, names, timelines, s.source);
   }
+  TraceViewerProgram viewer;
+  if (tensorflow && !tf1_timeline) {
+    for (const auto& [key, name] : s.thread_name) viewer.NoteThread(name);
+    for (size_t i = 0; i < trace.strings.size() && !(viewer.tensorflow && viewer.jax); ++i)
+      viewer.NoteEvent(trace.strings.Get(StringId{uint32_t(i)}));
+  }
   size_t best = 0;
   for (auto [pid, n] : events_per_host_pid)
     if (n > best && !pid.is_string) {  // Worker::pid is a number; a named process has none
@@ -575,14 +581,17 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   } else if (s.horovod) {
     trace.format = "chrome-json (horovod)";
     trace.framework = Framework::kHorovod;
-  } else if (tensorflow) {
-    trace.format = "chrome-json (tensorflow)";
-    trace.framework = Framework::kTensorFlow;
+  } else if (tensorflow && (tf1_timeline || viewer.tensorflow || viewer.jax)) {
+    const bool jax = !tf1_timeline && viewer.jax && !viewer.tensorflow;
+    trace.format = jax ? "chrome-json (jax)" : "chrome-json (tensorflow)";
+    trace.framework = jax ? Framework::kJax : Framework::kTensorFlow;
   } else if (autograd_export) {
     trace.format = "chrome-json (pytorch autograd profiler)";
     trace.framework = Framework::kPyTorch;
   } else {
-    trace.format = "chrome-json";
+    // Trace-viewer planes with no framework's names: a program recording through the profiler's
+    // C++ API, its own spans.
+    trace.format = tensorflow ? "chrome-json (trace viewer)" : "chrome-json";
     w.program_spans_only = s.events > 0 && std::none_of(s.tls.begin(), s.tls.end(), [](const auto& tl) { return tl.any_category; });
   }
   trace.Finalize();
