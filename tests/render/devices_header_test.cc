@@ -1,5 +1,6 @@
 // The text's Devices table: its header names the steps the trace has (ProfilerStep markers, other
-// steps, or one window), and a share that rounds to zero prints as 0.0, never -0.0.
+// steps, or one window), and a share that rounds to zero prints as 0.0, never -0.0. Step times
+// under a millisecond print in microseconds.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -38,6 +39,23 @@ TEST(DevicesHeader, NamesTheStepsTheTraceHas) {
 TEST(DevicesHeader, NoNegativeZero) {
   const std::string text = RenderText(WithOneDevice("ProfilerStep#N markers", false), {});
   EXPECT_EQ(text.find("-0.0"), std::string::npos) << text;
+}
+
+// Steps under a millisecond print in microseconds: a 47 us step is not "0.0 ms".
+TEST(DevicesHeader, StepsUnderAMillisecondInMicroseconds) {
+  Report r = WithOneDevice("ProfilerStep#N markers", false);
+  r.steps.count = 4;
+  r.steps.median_ms = r.steps.mean_ms = 0.0467;
+  r.steps.p90_ms = r.steps.max_ms = 0.0474;
+  r.breakdown = {{"device_compute", 0.0465, 99.5}, {"host_compute", 0.0002, 0.5}};
+  const std::string text = RenderText(r, {});
+  EXPECT_NE(text.find("median 46.7 us, p90 47.4 us, max 47.4 us"), std::string::npos) << text;
+  EXPECT_NE(text.find("(mean 46.7 us per step)"), std::string::npos) << text;
+  EXPECT_NE(text.find("46.5 us   99.5%"), std::string::npos) << text;
+  EXPECT_EQ(text.find("0.0 ms"), std::string::npos) << text;
+  // From a millisecond on, milliseconds.
+  r.steps.median_ms = r.steps.mean_ms = 12.5;
+  EXPECT_NE(RenderText(r, {}).find("median 12.5 ms"), std::string::npos);
 }
 
 }  // namespace

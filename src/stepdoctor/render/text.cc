@@ -39,6 +39,13 @@ std::string Bar(double pct, int width) {
   return s;
 }
 
+// A step time: microseconds under a millisecond (a 47 us step is not "0.0 ms").
+// unit_ms: the figure that picks the unit, so that one line's figures share it.
+std::string StepTime(double ms, double unit_ms = -1) {
+  if (unit_ms < 0) unit_ms = ms;
+  return unit_ms > 0 && unit_ms < 1 ? fmt::format("{:.1f} us", ms * 1000) : fmt::format("{:.1f} ms", ms);
+}
+
 }  // namespace
 
 // Wraps `text` (render.h) at `width`, every line prefixed by `indent`.
@@ -68,33 +75,36 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
   const StepSummary& s = r.steps;
   if (s.count > 0) {
     if (s.whole_window)
-      out += fmt::format("Window: {:.1f} ms analysed as one region (no step markers)\n", s.median_ms);
+      out += fmt::format("Window: {} analysed as one region (no step markers)\n", StepTime(s.median_ms));
     else if (s.count == 1)  // nothing to compare it with: say so where the figures are read
-      out += fmt::format("Steps: 1 from {}; {:.1f} ms{}; one step: whether it is a warm-up pass (a first, cold call) "
+      out += fmt::format("Steps: 1 from {}; {}{}; one step: whether it is a warm-up pass (a first, cold call) "
                          "cannot be told without others to compare\n",
-                         s.source, s.median_ms,
+                         s.source, StepTime(s.median_ms),
                          s.excluded_partial ? fmt::format(" ({} partial or overlapping left out)", s.excluded_partial) : "");
     else
-      out += fmt::format("Steps: {} from {}; median {:.1f} ms, p90 {:.1f} ms, max {:.1f} ms{}\n", s.count, s.source,
-                         s.median_ms, s.p90_ms, s.max_ms,
+      out += fmt::format("Steps: {} from {}; median {}, p90 {}, max {}{}\n", s.count, s.source,
+                         StepTime(s.median_ms), StepTime(s.p90_ms, s.median_ms), StepTime(s.max_ms, s.median_ms),
                          s.excluded_partial ? fmt::format(" ({} partial or overlapping left out)", s.excluded_partial) : "");
     for (const auto& w : s.warmup)
-      out += fmt::format("Warm-up: step {} took {:.1f} ms; shown here, kept out of the figures and the verdict\n", w.number,
-                         w.duration_ms);
+      out += fmt::format("Warm-up: step {} took {}; shown here, kept out of the figures and the verdict\n", w.number,
+                         StepTime(w.duration_ms));
   }
   if (!r.breakdown.empty()) {
     // No steps: the window is one region, not a step.
-    out += s.whole_window ? fmt::format("\nTime by category (the {:.1f} ms window)\n", s.mean_ms)
-                          : fmt::format("\nStep time by category (mean {:.1f} ms per step)\n", s.mean_ms);
+    out += s.whole_window ? fmt::format("\nTime by category (the {} window)\n", StepTime(s.mean_ms))
+                          : fmt::format("\nStep time by category (mean {} per step)\n", StepTime(s.mean_ms));
+    const bool us = s.mean_ms > 0 && s.mean_ms < 1;  // the table in the unit of its total
     std::vector<BreakdownEntry> b = r.breakdown;
     std::stable_sort(b.begin(), b.end(), [](const auto& x, const auto& y) { return x.pct > y.pct; });
     for (const auto& e : b) {
       if (e.pct < 0.05) continue;
-      out += fmt::format("  {:<16} {:>9.1f} ms {:>6.1f}%  {}\n", e.category, e.ms_per_step, e.pct, Bar(e.pct, 40));
+      out += fmt::format("  {:<16} {:>9.1f} {} {:>6.1f}%  {}\n", e.category, us ? e.ms_per_step * 1000 : e.ms_per_step,
+                         us ? "us" : "ms", e.pct, Bar(e.pct, 40));
       // The TF profiler's finer split of this category, where it has one.
       for (const auto& d : r.breakdown_detail)
         if (d.category.rfind(e.category + "_", 0) == 0 && d.pct >= 0.05)
-          out += fmt::format("    {:<14} {:>9.1f} ms {:>6.1f}%\n", d.category.substr(e.category.size() + 1), d.ms_per_step, d.pct);
+          out += fmt::format("    {:<14} {:>9.1f} {} {:>6.1f}%\n", d.category.substr(e.category.size() + 1),
+                             us ? d.ms_per_step * 1000 : d.ms_per_step, us ? "us" : "ms", d.pct);
     }
   }
 

@@ -64,7 +64,7 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
   f.gain_text = idle + (amp ? "mixed precision moves matrix math onto TensorCores (the gain depends on the model and is not estimated from this trace)"
                             : "gains must come from doing the compute faster");
   if (untraced >= kUntracedNotePct)
-    f.evidence.push_back({fmt::format("gaps of {} ms or more with no event, the device idle", kUntracedGapNs / 1'000'000),
+    f.evidence.push_back({UntracedGapsLabel(s, kUntracedGapNs / 1'000'000),
                           fmt::format("{} {} ({})", Ms(s.untraced_host_ms), PerStep(s), Pct(untraced))});
   f.evidence.push_back({fmt::format("device compute {}", PerStep(s)), fmt::format("{} ({})", Ms(s.category_ms[int(StepCategory::kDeviceCompute)]), Pct(share))});
   if (device_bound) {

@@ -23,6 +23,13 @@ inline double CategoryShare(const StepSignals& s, StepCategory c) {
 inline std::string Ms(double ms) { return ms >= 100 ? fmt::format("{:.0f} ms", ms) : fmt::format("{:.1f} ms", ms); }
 // A duration for a title: seconds from 10 s on ("5.2 s"), else Ms.
 inline std::string Duration(double ms) { return ms >= 10'000 ? fmt::format("{:.1f} s", ms / 1000) : Ms(ms); }
+// The label of the untraced gaps' figure: the device is idle in them where its activity was
+// recorded; where it was not, nothing is known of it.
+// (gap_ms: kUntracedGapNs in ms, trace_to_step_signals.h.)
+inline std::string UntracedGapsLabel(const StepSignals& s, int64_t gap_ms) {
+  return fmt::format("gaps of {} ms or more with no event{}", gap_ms,
+                     s.device_missing ? " (the device's activity is not recorded)" : ", the device idle");
+}
 
 // How a title names the region its shares are of: "each 14.6 ms step" where steps were found,
 // "the 14.6 ms window" where there were none (the whole window is one region, not a step: no

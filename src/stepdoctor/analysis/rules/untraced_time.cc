@@ -25,7 +25,7 @@ std::optional<Finding> UntracedTime(const Signals& sig) {
                         EachStep(s));
   f.gain_upper_bound = 1.0;
   f.gain_text = "unknown until what runs there is recorded";
-  f.evidence.push_back({fmt::format("gaps of {} ms or more with no event, the device idle", kUntracedGapNs / 1'000'000),
+  f.evidence.push_back({UntracedGapsLabel(s, kUntracedGapNs / 1'000'000),
                         fmt::format("{} {} ({})", Ms(s.untraced_host_ms), PerStep(s), Pct(share))});
   f.evidence.push_back(StepsMeasured(s));
   f.fix.summary = "Record what runs in those gaps: Python call stacks and named ranges around data preparation, "
