@@ -93,11 +93,25 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
   };
   std::unordered_map<StringId, Calls> by_name;
   std::unordered_map<StringId, LeadingCalls> leading;  // host threads' calls, for LeadingSlowCalls
+  std::unordered_map<StringId, Calls> runtime;          // host threads' runtime calls that set up or ask
   for (const auto& t : trace.timelines) {
     // Host threads, and the op-level lines a profiler derived (TF1's GPU op lanes: an op from
     // launch to completion, where cuDNN autotuning and library start-up show).
     if (t.worker != worker || t.kind == TimelineKind::kDeviceStream) continue;
     for (size_t i = 0; i < t.ev.size(); ++i) {
+      if (t.ev.kind[i] == EventKind::kRuntime && t.kind == TimelineKind::kHostThread && t.ev.start_ns[i] >= lo &&
+          t.ev.start_ns[i] < hi) {
+        Calls& c = runtime[t.ev.name[i]];
+        ++c.count;
+        if (t.ev.start_ns[i] < c.first_start) {
+          if (c.first_start != INT64_MAX) c.later_ns += double(c.first_dur);
+          c.first_start = t.ev.start_ns[i];
+          c.first_dur = t.ev.dur_ns[i];
+        } else {
+          c.later_ns += double(t.ev.dur_ns[i]);
+        }
+        continue;
+      }
       if (t.ev.kind[i] != EventKind::kFrameworkOp || t.ev.start_ns[i] < lo || t.ev.start_ns[i] >= hi) continue;
       Calls& c = by_name[t.ev.name[i]];
       ++c.count;
@@ -128,6 +142,21 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
       out.push_back({{c.first_start, c.first_start + c.first_dur}, name});
   }
   for (const FirstCall& f : LeadingSlowCalls(leading, out)) out.push_back(f);
+  // A runtime call that neither launches, copies nor waits (an occupancy or attribute query, a
+  // handle or stream created) whose first call takes kSlowLeadingCallNs or more and over
+  // kSlowFirstCallFactor times its later ones: that first call loaded or set something up (lazy
+  // module loading answers an occupancy query by loading the kernel's code first).
+  for (const auto& [name, c] : runtime) {
+    if (c.count < 2 || c.first_dur < kSlowLeadingCallNs) continue;
+    const std::string_view n = trace.str(name);
+    if (IsDeviceWorkCallName(n)) continue;
+    const RuntimeCallRole role = RuntimeCallRoleOf(n, c.first_dur, /*recurs_each_step=*/false);
+    // (A long one-off call is start-up by its role already: the breakdown counts it there.)
+    if (role == RuntimeCallRole::kSync || role == RuntimeCallRole::kBlockingCopy || role == RuntimeCallRole::kStartup)
+      continue;
+    if (double(c.first_dur) > kSlowFirstCallFactor * (c.later_ns / double(c.count - 1)))
+      out.push_back({{c.first_start, c.first_start + c.first_dur}, name});
+  }
   if (worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).tf1_session)
     for (const FirstCall& f : SlowRunStarts(trace, worker, lo, hi)) out.push_back(f);
   // An op a TF1 session placed on a GPU spans its launch to completion on the op-level lane: one

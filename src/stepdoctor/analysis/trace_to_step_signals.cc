@@ -269,7 +269,12 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
             // runtime call whose correlation id reaches a kernel (MTIA's runFunction, XPU enqueues).
             bool launch = IsKernelLaunchName(n) ||
                           (t.ev.corr[i] != 0 && kernel_corrs.count(t.ev.corr[i]));
-            if (launch && iv.start >= lo && iv.start < hi && iv.end > iv.start) launch_us.push_back(t.ev.dur_ns[i] / 1e3);
+            // A launch that loaded its kernel's code is start-up, not what a launch costs.
+            const bool loaded_code = std::any_of(first_call_raw.begin(), first_call_raw.end(), [&](const Interval& f) {
+              return f.start == iv.start && f.end == iv.end;
+            });
+            if (launch && iv.start >= lo && iv.start < hi && iv.end > iv.start && !loaded_code)
+              launch_us.push_back(t.ev.dur_ns[i] / 1e3);
           }
         } else if (k == EventKind::kSync) {
           sync_raw.push_back(iv);

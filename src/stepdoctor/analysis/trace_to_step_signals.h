@@ -59,11 +59,11 @@ struct FirstCall {
 };
 std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi);
 
-// A kernel launch call takes the host 2-20 us; one of kLazyLoadLaunchNs (100x that) or more that launches a
+// A kernel launch call takes the host 2-20 us; one of kLazyLoadLaunchNs (50x that) or more that launches a
 // kernel for the first time in the window, while the device runs nothing, is the driver loading
 // that kernel's code (CUDA's lazy module loading, HIP's code-object load on first use): start-up.
 // A long launch while the device is busy is a full launch queue (the device's pace), not this.
-inline constexpr int64_t kLazyLoadLaunchNs = 2'000'000;
+inline constexpr int64_t kLazyLoadLaunchNs = 1'000'000;
 // The launch calls in [lo, hi) of `worker` that are such first-use loads (part of SlowFirstCalls).
 std::vector<FirstCall> LazyLoadLaunches(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi);
 
