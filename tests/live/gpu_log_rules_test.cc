@@ -1,7 +1,7 @@
 // What a GPU log alone concludes where it lacks utilisation, times, or a busy start: GPUs that
 // ran nothing (from utilisation, or from memory where there is none), GPUs in use whose
 // utilisation was not logged, a start-up stretch reported apart, and logs without times.
-// Both sides of each threshold (kUnusedGpuPeakPct, kNoProcessMemBytes, kStartup*).
+// Both sides of each threshold (kUnusedGpuPeakPct, kNoProcessMemBytes, kStartup*, kShortUnusedLog*).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -26,14 +26,40 @@ Report Diagnose(const std::string& csv, std::unique_ptr<ResourceSignals>* rs = n
   return AnalyzeTrace(t);
 }
 
-// `gpus` GPUs of 80 GB without a utilisation column, 6 polls; GPU 0 holds `mem0_mib`, the
-// others 4 MiB, all drawing idle power.
-std::string MemoryOnlyLog(int gpus, double mem0_mib) {
+// `gpus` GPUs of 80 GB without a utilisation column, 6 polls `every_s` apart; GPU 0 holds
+// `mem0_mib`, the others 4 MiB, all drawing idle power.
+std::string MemoryOnlyLog(int gpus, double mem0_mib, int every_s = 60) {
   std::string s = "timestamp,gpu,memory.used,memory.total,power.draw,temperature.gpu\n";
   for (int p = 0; p < 6; ++p)
-    for (int g = 0; g < gpus; ++g)
-      s += fmt::format("2025-09-08T17:26:5{}+08:00,{},{:g},81559,{:.2f},33\n", p, g, g == 0 ? mem0_mib : 4.0, 72.5 + g);
+    for (int g = 0; g < gpus; ++g) {
+      const int t = p * every_s;
+      s += fmt::format("2025-09-08T17:{:02d}:{:02d}+08:00,{},{:g},81559,{:.2f},33\n", 10 + t / 60, t % 60, g,
+                       g == 0 ? mem0_mib : 4.0, 72.5 + g);
+    }
   return s;
+}
+
+// A log shorter than kShortUnusedLogS with no process on any GPU may end before the job reached
+// the GPU (a job script's nvidia-smi before training): low, and said; from that length on, high.
+TEST(GpuLogRules, AShortLogWithNoProcessIsLowBothSides) {
+  const int every = int(kShortUnusedLogS) / 5;  // 6 polls: 5 intervals
+  Report at = Diagnose(MemoryOnlyLog(2, 4, every));
+  const Finding* f = FindIn(at, "gpus_unused");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, FindingSeverity::kHigh);
+  Report under = Diagnose(MemoryOnlyLog(2, 4, every - 1));
+  ASSERT_NE(f = FindIn(under, "gpus_unused"), nullptr);
+  EXPECT_EQ(f->severity, FindingSeverity::kLow);
+  EXPECT_NE(f->title.find("the log is 55 s long: the job may not have reached the GPU before it ended"), std::string::npos)
+      << f->title;
+  EXPECT_NE(f->fix.summary.find("Log the whole run"), std::string::npos);
+  // Untimed rows: counted, not timed (a table snapshot then four CSV rows in a job's log).
+  std::string untimed = "index, name, memory.total [MiB], memory.used [MiB], utilization.gpu [%]\n";
+  for (int i = 0; i < 5; ++i) untimed += "0, Tesla V100-PCIE-32GB, 32510 MiB, 0 MiB, 0 %\n";
+  Report rows = Diagnose(untimed);
+  ASSERT_NE(f = FindIn(rows, "gpus_unused"), nullptr);
+  EXPECT_EQ(f->severity, FindingSeverity::kLow);
+  EXPECT_NE(f->title.find("the log holds 5 untimed samples"), std::string::npos) << f->title;
 }
 
 TEST(GpuLogRules, GpusUnusedBothSidesOfEachThreshold) {

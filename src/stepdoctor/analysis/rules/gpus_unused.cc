@@ -42,7 +42,9 @@ std::optional<Finding> GpusUnused(const Signals& sig) {
   const std::string gpus = r.gpus.size() == 1 ? "the GPU" : fmt::format("the {} GPUs", r.gpus.size());
   Finding f;
   f.id = "gpus_unused";
-  f.severity = FindingSeverity::kHigh;
+  // A short log with no process on any GPU may end before the job reached the GPU.
+  const bool short_log = !held && (r.times_known ? r.window_s < kShortUnusedLogS : r.samples < kShortUnusedLogSamples);
+  f.severity = short_log ? FindingSeverity::kLow : FindingSeverity::kHigh;
   f.share_pct = 100.0;
   const char* their = r.gpus.size() == 1 ? "its" : "their";
   std::string memory = mem_total > 0 ? fmt::format("{} of {} {}", MemText(mem_peak), their, MemText(mem_total))
@@ -52,6 +54,12 @@ std::optional<Finding> GpusUnused(const Signals& sig) {
                : fmt::format("no GPU ran work: {} sampled never held more than {}, so no process ran on {} (the "
                              "log has no utilisation column)",
                              gpus, memory, r.gpus.size() == 1 ? "it" : "them");
+  if (short_log)
+    f.title += r.times_known ? fmt::format("; the log is {:.0f} s long: the job may not have reached the GPU before it ended",
+                                           r.window_s)
+                             : fmt::format("; the log holds {} untimed samples: the job may not have reached the GPU "
+                                           "before it ended",
+                                           r.samples);
   f.gain_upper_bound = 1.0;
   f.gain_text = "unknown: the log shows no GPU work to speed up; first make the job use the GPUs it was given";
   if (util) f.evidence.push_back({"GPU utilisation", GpuUtilText(r)});
@@ -64,6 +72,10 @@ std::optional<Finding> GpusUnused(const Signals& sig) {
   f.fix.summary =
       held ? "A process holds GPU memory but launches no kernels: see what it waits on (py-spy dump --pid PID): data "
              "loading before the first step, a collective waiting for another rank, or a CPU-side loop."
+      : short_log
+          ? "Log the whole run (nvidia-smi --query-gpu=timestamp,index,utilization.gpu,memory.used --format=csv -l 1 "
+            "in the background until the job ends) and check that the job uses the GPUs: the framework sees them "
+            "(CUDA_VISIBLE_DEVICES, the scheduler's GPU request) and the model and batches are moved to the GPU."
            : "Check that the job ran on these GPUs while the log was taken: the framework sees them "
              "(CUDA_VISIBLE_DEVICES, the scheduler's GPU request), the model and batches are moved to the GPU, and the "
              "log covers the training run, not the time before or after it.";

@@ -16,6 +16,11 @@ inline constexpr double kMemoryNearFullPct = 90.0;       // peak in use >= 90% o
 inline constexpr double kMemoryNearlyExhaustedPct = 97.0;  // >= 97%: high (the next larger batch or graph will OOM)
 // A GPU log's samples near full number at least this many, and the GPU computed in none of them
 // (utilisation under kUnusedGpuPeakPct): the memory was reserved, not filled by work (low).
+// A GPU log in which no GPU ran work and no process held one, shorter than this (seconds where
+// the log times its samples, else samples): the job may not have reached the GPU before the log
+// ended (a job script's nvidia-smi before training starts): low, not high.
+inline constexpr double kShortUnusedLogS = 60;
+inline constexpr int64_t kShortUnusedLogSamples = 60;
 inline constexpr int kNearFullIdleMinSamples = 3;
 
 // --- Resource samples (run/watch samples, nvidia-smi, SageMaker): shared by the
