@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "inline_chrome.h"
 #include "stepdoctor/analysis/analyze.h"
@@ -163,6 +164,58 @@ TEST(Tf1Runs, OlderReleasesFeedsAreNamedBothSides) {
   const std::string n = with({"edge_132__recv_Placeholder_6_0", "_recv_Placeholder_7_0", "edge_133__recv_Placeholder_6_0"});
   EXPECT_NE(n.find("2 tensors fed: Placeholder_6, Placeholder_7"), std::string::npos) << n;
   EXPECT_EQ(with({"_recv_Placeholder_7_0/_5", "edge_12_MatMul", "edge_x__recv_a_0", "Placeholder_recv_0"}), "");
+}
+
+// One TF1 run that copies `nodes` to the GPU (25, 12 and 3 ms) while its kernels compute 1 ms; the
+// CPU first runs a Dequantize named after each (with `made_on_cpu`). Copies of variable reads
+// (`edge_<N>_<var>/read`) are the model's weights, re-sent each run: the advice is to keep them on
+// the device and make them once; copies of other tensors keep the generic copy advice.
+Report WeightCopyRun(const std::vector<std::string>& nodes, bool made_on_cpu) {
+  constexpr const char* kMemcpy = "/device:GPU:0/memcpy Compute";
+  constexpr const char* kStream = "/device:GPU:0/stream:15 Compute";
+  std::string ev = Tf1Lane(1, kCpu) + Tf1Lane(2, kGpuOps) + Tf1Lane(3, kMemcpy) + Tf1Lane(4, kStream);
+  ev += Tf1Node(1, "NoOp", "_SOURCE", 0, 10);
+  ev += Tf1Node(2, "NoOp", "_SOURCE", 5, 3);
+  const double copy_us[] = {25000, 12000, 3000};
+  double t = 20;
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    std::string var = nodes[k].substr(nodes[k].find('_', 5) + 1);
+    var = var.substr(0, var.rfind("/read"));
+    if (made_on_cpu) ev += Tf1Node(1, "Dequantize", var.c_str(), t, 6000), t += 6000;
+  }
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    ev += Tf1Node(3, "MEMCPYHtoD", nodes[k].c_str(), t, copy_us[k]);  // TF1 writes each copy on both lanes
+    ev += Tf1Node(4, "MEMCPYHtoD", nodes[k].c_str(), t, copy_us[k]);
+    t += copy_us[k] + 10;
+  }
+  ev += Tf1Node(4, "MatMul", "fc6/MatMul", t, 1000);
+  ev += Tf1Node(2, "MatMul", "fc6/MatMul", t - 5, 1010);
+  return AnalyzeTrace(testing::ImportChrome("{\"traceEvents\":[" + ev.substr(1) + "]}"));
+}
+
+TEST(Tf1Runs, WeightsCopiedEachRunBothSides) {
+  const std::vector<std::string> weights = {"edge_39_fc6/weights/read", "edge_41_fc7/weights/read",
+                                            "edge_43_fc8/weights/read"};
+  Report r = WeightCopyRun(weights, true);
+  const Finding* c = testing::FindFinding(r, "copy_bound");
+  ASSERT_NE(c, nullptr) << r.verdict.summary;
+  EXPECT_NE(c->title.find("the model's weights are copied to the device in every run"), std::string::npos) << c->title;
+  EXPECT_NE(testing::EvidenceText(*c).find("(fc6/weights, fc7/weights, fc8/weights)"), std::string::npos)
+      << testing::EvidenceText(*c);
+  EXPECT_NE(c->fix.tensorflow.find("tf.device('/gpu:0')"), std::string::npos);
+  EXPECT_EQ(c->fix.tensorflow.find("prefetch_to_device"), std::string::npos);
+  // Copies holding most of the run lead the verdict over the CPU's share.
+  EXPECT_EQ(r.verdict.summary.rfind("copy-bound: ", 0), 0u) << r.verdict.summary;
+  EXPECT_EQ(r.findings[0].id, "copy_bound");
+  if (const Finding* h = testing::FindFinding(r, "host_bound"))
+    EXPECT_NE(h->fix.summary.find("remakes the model's weights"), std::string::npos) << h->fix.summary;
+
+  // The same copies of activations (no variable read): the generic advice.
+  Report other = WeightCopyRun({"edge_39_conv1/Relu", "edge_41_conv2/Relu", "edge_43_pool/MaxPool"}, false);
+  const Finding* g = testing::FindFinding(other, "copy_bound");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->title.find("weights"), std::string::npos) << g->title;
+  EXPECT_NE(g->fix.tensorflow.find("prefetch_to_device"), std::string::npos);
 }
 
 }  // namespace

@@ -53,6 +53,7 @@ TEST(GpuLogRules, AShortLogWithNoProcessIsLowBothSides) {
   EXPECT_NE(f->title.find("the log is 55 s long: the job may not have reached the GPU before it ended"), std::string::npos)
       << f->title;
   EXPECT_NE(f->fix.summary.find("Log the whole run"), std::string::npos);
+  EXPECT_EQ(under.verdict.summary, "no single bottleneck identified: " + f->title);  // low, still the headline
   // Untimed rows: counted, not timed (a table snapshot then four CSV rows in a job's log).
   std::string untimed = "index, name, memory.total [MiB], memory.used [MiB], utilization.gpu [%]\n";
   for (int i = 0; i < 5; ++i) untimed += "0, Tesla V100-PCIE-32GB, 32510 MiB, 0 MiB, 0 %\n";

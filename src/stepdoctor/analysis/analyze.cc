@@ -353,6 +353,8 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     horovod_sizes = TraceToHorovodAllreduceSizes(trace, worker, from, to);
     if (horovod_sizes.sized > 0) sig.horovod_sizes = &horovod_sizes;
   }
+  const Tf1WeightCopies tf1_weights = Tf1CopiedWeights(trace, worker);
+  if (tf1_weights.copies > 0) sig.tf1_weights = &tf1_weights;
   sig.memory = TraceToMemoryPeaks(trace);
   const std::optional<MemoryTimelineSignals> memory_timeline = TraceToMemoryTimeline(trace);
   if (memory_timeline) sig.memory_timeline = &*memory_timeline;

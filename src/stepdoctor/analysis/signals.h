@@ -149,6 +149,7 @@ struct CrossRank;        // analysis/trace_to_cross_rank.h: the ranks aligned at
 struct InputLimitSignals;  // analysis/input_limit.h: the job's reads against its probed storage (--data)
 struct HorovodLateRanks;   // analysis/horovod_negotiation.h: the rank a Horovod negotiation waits for
 struct HorovodAllreduceSizes;  // analysis/horovod_negotiation.h: the sizes of its all-reduces
+struct Tf1WeightCopies;    // analysis/tf1_runs.h: the model's weights a TF1 run copies to a device
 
 struct Signals {
   const Trace* trace = nullptr;
@@ -166,6 +167,7 @@ struct Signals {
   const MemoryTimelineSignals* memory_timeline = nullptr;  // a PyTorch memory timeline, where one was read
   const HorovodLateRanks* horovod = nullptr;  // a Horovod timeline's rank-ready markers, where it has them
   const HorovodAllreduceSizes* horovod_sizes = nullptr;  // its all-reduces' sizes, where it records them
+  const Tf1WeightCopies* tf1_weights = nullptr;  // a TF1 run's copies of the model's weights, where it makes any
 };
 
 }  // namespace stepdoctor

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string_view>
 
@@ -118,6 +119,50 @@ std::string Tf1FeedNote(const Trace& trace, WorkerId worker) {
                      "Python before each sess.run, where the trace records nothing, so input time is not in these "
                      "figures; tf.data in the graph would show it (and can prefetch it)",
                      feeds.size(), feeds.size() == 1 ? "" : "s", names);
+}
+
+Tf1WeightCopies Tf1CopiedWeights(const Trace& trace, WorkerId worker) {
+  Tf1WeightCopies out;
+  if (!worker.valid() || worker.v >= trace.workers.size() || !trace.worker(worker).tf1_session) return out;
+  bool has_key = false;
+  const StringId key = trace.strings.Find("name", &has_key);
+  if (!has_key) return out;
+  std::map<std::string_view, double> by_var;  // variable -> its copies' time
+  for (const Timeline& t : trace.timelines) {
+    if (t.worker != worker || t.kind != TimelineKind::kDeviceStream) continue;
+    for (uint32_t i = 0; i < t.ev.size(); ++i) {
+      if (t.ev.kind[i] != EventKind::kMemcpyH2D || !t.ev.args_n[i]) continue;
+      const Arg* a = t.FindArg(i, key);
+      if (!a || a->type != ArgType::kString) continue;
+      std::string_view node = trace.str(a->s);
+      // edge_<N>_<tensor>: the copy of <tensor>'s output to the device.
+      if (node.substr(0, 5) != "edge_") continue;
+      const size_t u = node.find('_', 5);
+      if (u == std::string_view::npos || node.find_first_not_of("0123456789", 5) != u) continue;
+      node.remove_prefix(u + 1);
+      if (node.size() <= 5 || node.substr(node.size() - 5) != "/read") continue;
+      by_var[node.substr(0, node.size() - 5)] += double(t.ev.dur_ns[i]) / 1e6;
+      out.copy_ms += double(t.ev.dur_ns[i]) / 1e6;
+      ++out.copies;
+    }
+  }
+  if (by_var.empty()) return out;
+  std::vector<std::pair<double, std::string_view>> order;
+  for (const auto& [var, ms] : by_var) order.push_back({ms, var});
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t i = 0; i < order.size() && i < 3; ++i) out.names.emplace_back(order[i].second);
+  // The host ops whose node is a copied variable: the weight made on the CPU each run (a
+  // variable's own node is no op of the run; a Dequantize or cast named after it is).
+  for (const Timeline& t : trace.timelines) {
+    if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
+    for (uint32_t i = 0; i < t.ev.size(); ++i) {
+      if (t.ev.kind[i] != EventKind::kFrameworkOp || !t.ev.args_n[i]) continue;
+      const Arg* a = t.FindArg(i, key);
+      if (a && a->type == ArgType::kString && by_var.count(trace.str(a->s)))
+        out.made_on_cpu_ms += double(t.ev.dur_ns[i]) / 1e6;
+    }
+  }
+  return out;
 }
 
 }  // namespace stepdoctor

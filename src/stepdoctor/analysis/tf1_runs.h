@@ -26,4 +26,17 @@ std::vector<int64_t> Tf1RunStarts(const Trace& trace, WorkerId worker);
 // "" where the worker is no TF1 session or nothing is fed.
 std::string Tf1FeedNote(const Trace& trace, WorkerId worker);
 
+// The model's weights a TF1 run copies to a device: copies whose tensor is a variable's read
+// (`edge_<N>_<var>/read`, the Identity every variable read goes through), which a run makes
+// only where the variable, or the op that makes the weight (a Dequantize of quantized
+// constants), sits on the CPU. `made_on_cpu_ms`: CPU ops of the run that produce those weights
+// (their node is the variable's name), remade in every run.
+struct Tf1WeightCopies {
+  double copy_ms = 0;        // the copies' device time, over the window
+  int64_t copies = 0;
+  double made_on_cpu_ms = 0;  // the CPU ops that make them, over the window
+  std::vector<std::string> names;  // the variables, largest copy first (up to 3)
+};
+Tf1WeightCopies Tf1CopiedWeights(const Trace& trace, WorkerId worker);
+
 }  // namespace stepdoctor

@@ -156,9 +156,19 @@ Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps
         }
       return v;
     }
-  for (const Finding& f : ranked)
-    if (f.severity == FindingSeverity::kHigh && BottleneckOf(f) != Bottleneck::kUnknown)
-      return FromOrItsBound(f, ranked);
+  for (const Finding& f : ranked) {
+    if (f.severity != FindingSeverity::kHigh) continue;
+    if (BottleneckOf(f) != Bottleneck::kUnknown) return FromOrItsBound(f, ranked);
+    // Copies between host and device holding most of the step bound it, though they are none
+    // of the named bottlenecks (the host's, the device's compute, input, communication): they
+    // lead over a lesser host or input share.
+    if (f.id == "copy_bound") {
+      Verdict v;
+      v.bottleneck = Bottleneck::kUnknown;
+      v.summary = "copy-bound: " + f.title;
+      return v;
+    }
+  }
   // A healthy note that the device is busy: a profile's steps show it computing (compute_bound);
   // a GPU log alone shows only that a kernel was resident (gpu_well_fed), which names no
   // bottleneck, so its note is the headline as it stands.
@@ -187,6 +197,12 @@ Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps
   // says the most useful thing we know.
   for (const Finding& f : ranked)
     if (f.severity >= FindingSeverity::kModerate) {
+      v.summary = "no single bottleneck identified: " + f.title;
+      return v;
+    }
+  // A GPU log too short to be sure of it still says what it saw: no GPU ran work while it ran.
+  for (const Finding& f : ranked)
+    if (f.id == "gpus_unused") {
       v.summary = "no single bottleneck identified: " + f.title;
       return v;
     }

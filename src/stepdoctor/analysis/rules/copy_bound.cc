@@ -7,6 +7,7 @@
 #include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
+#include "stepdoctor/analysis/tf1_runs.h"
 #include "stepdoctor/analysis/trace_to_step_signals.h"
 
 namespace stepdoctor::rules {
@@ -51,6 +52,30 @@ std::optional<Finding> CopyBound(const Signals& sig) {
   }
   f.evidence.push_back({"device compute beside them", fmt::format("{} {} ({})", Ms(compute * s.mean_step_ms / 100),
                                                                   PerStep(s), Pct(compute))});
+  // A TF1 run that copies the model's weights in: each run re-sends them; keeping them on the
+  // device removes the copies, which pinned memory or prefetching would only speed up.
+  const double h2d_ms = s.memcpy_h2d_ms * n;
+  if (sig.tf1_weights && h2d_ms > 0 && sig.tf1_weights->copy_ms >= kWeightCopyShare * h2d_ms) {
+    const Tf1WeightCopies& w = *sig.tf1_weights;
+    std::string names;
+    for (const auto& v : w.names) names += (names.empty() ? "" : ", ") + v;
+    f.title = fmt::format("the model's weights are copied to the device in every run: copies hold {} of {} ({} of the "
+                          "device's busy time); it computes {}",
+                          Pct(copies), EachStepNoun(s), Pct(device_pct), Pct(compute));
+    f.evidence.push_back({"of the copies to the device, variable reads (the weights)",
+                          fmt::format("{} in {} copies, {:.0f}% ({})", Ms(w.copy_ms), w.copies, 100.0 * w.copy_ms / h2d_ms,
+                                      names)});
+    f.fix.summary = "The run reads its variables on the CPU and copies them to the device each time: place the "
+                    "variables (and any op that makes them, e.g. a Dequantize of quantized weights) on the device "
+                    "so they stay there between runs; a graph that rebuilds weights on each run should build them once.";
+    f.fix.tensorflow =
+        "with tf.device('/gpu:0'):                        # variables created here live on the GPU\n"
+        "    logits = model(x)\n"
+        "# multi-GPU towers: each tower's variables on its own GPU, not tf.device('/cpu:0')\n"
+        "# quantized weights: dequantize once at load time into GPU variables, not inside every run";
+    f.fix.pytorch.clear();
+    return f;
+  }
   const bool pinned = sig.applied && sig.applied->pinned_memory;
   f.fix.summary = "The device waits on copies, not compute: copy less (keep tensors on the device between steps, "
                   "bring back only what is needed, once per many steps), copy in larger pieces, and copy from "

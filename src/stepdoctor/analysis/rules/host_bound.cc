@@ -6,6 +6,7 @@
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
+#include "stepdoctor/analysis/tf1_runs.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 #include "stepdoctor/analysis/trace_to_step_signals.h"
 
@@ -177,6 +178,20 @@ std::optional<Finding> HostBound(const Signals& sig) {
     f.evidence.push_back({"in operators computing on the CPU (no launch inside, each >= 1 ms)",
                           fmt::format("{} {} ({} of the host's time)", Ms(s.host_cpu_op_ms), PerStep(s),
                                       Pct(100.0 * s.host_cpu_op_ms / host_ms))});
+    // A TF1 run whose CPU ops remake the model's weights (a Dequantize named after the variable
+    // the run then copies in): work to do once, not to move into the input pipeline.
+    const double n = double(s.step_count);
+    if (sig.tf1_weights && sig.tf1_weights->made_on_cpu_ms >= kWeightCopyShare * s.host_cpu_op_ms * n) {
+      const Tf1WeightCopies& w = *sig.tf1_weights;
+      f.evidence.push_back({"of which ops that make the model's weights, copied to the device after",
+                            fmt::format("{} in the window ({})", Ms(w.made_on_cpu_ms), JoinNames(w.names))});
+      f.fix.summary = "The CPU remakes the model's weights in every run and the run then copies them to the device: "
+                      "make them once (dequantize or convert at load time into variables placed on the device).";
+      f.fix.tensorflow = "with tf.device('/gpu:0'):   # the weights made once, kept on the GPU between runs\n"
+                         "    w = tf.Variable(dequantized_weights)   # instead of a Dequantize inside every run";
+      f.fix.pytorch.clear();
+      return f;
+    }
     AdviseMovingCpuWork(&f, "while the device waits");
     return f;
   }

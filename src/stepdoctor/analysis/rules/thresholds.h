@@ -121,6 +121,9 @@ inline constexpr double kCopyBoundPct = 20.0;            // host-device copies >
 inline constexpr double kCopyBoundHighPct = 50.0;        // >= 50%: high
 inline constexpr double kCopyOverComputeFactor = 2.0;    // ... and >= 2x the device's compute and collectives
 inline constexpr double kCopySlowDirectionFactor = 3.0;  // each copy one way >= 3x as long as each the other way: said
+// copy_bound on a TF1 run: where variable reads are at least this share of the copies to the
+// device, the copies are the model's weights re-sent each run (tf1_runs.h: Tf1CopiedWeights).
+inline constexpr double kWeightCopyShare = 0.5;
 
 // --- cpu_saturated (fires on ResourceClass::kCpuBound: kTreeCpuHighOfCoresPct)
 inline constexpr double kContendedWaitShare = 0.25;  // waiting >= 25% of what it wants: other processes slow it
