@@ -77,6 +77,7 @@ TEST(CopyBound, PinnedMemoryInUseIsNotAdvisedAndEvenCopiesSayNoRatio) {
   s.category_ms[int(StepCategory::kMemcpy)] = 40;
   s.category_ms[int(StepCategory::kDeviceCompute)] = 5;
   s.memcpy_h2d_ms = s.memcpy_d2h_ms = 20;
+  s.memcpy_h2d_own_ms = s.memcpy_d2h_own_ms = 20;
   s.memcpy_h2d_copies = s.memcpy_d2h_copies = 4;
   s.device_span_busy_pct = 45;
   AppliedOptimizations applied;
@@ -93,6 +94,44 @@ TEST(CopyBound, PinnedMemoryInUseIsNotAdvisedAndEvenCopiesSayNoRatio) {
   // A CPU-only trace has no host-device copies to judge.
   s.cpu_only = true;
   EXPECT_FALSE(rules::CopyBound(sig));
+}
+
+// Copies both ways at once on two streams (pinned, 154 MB each way): the copy out, hidden under
+// the copy in, gets none of the breakdown's time, yet each direction is told by its copies' own
+// time (30 and 17.7 ms each, 1.7x: no "x as long" claim), the overlap is said, and results that
+// land in pinned memory get no pinned destination advised. Copies one after the other: no overlap.
+std::string TwoStreamCopies(bool overlap) {
+  std::string ev;
+  int corr = 1;
+  for (int k = 0; k < 4; ++k) {
+    const double t = 1000 + k * 100'000.0;
+    ev += X("user_annotation", ("ProfilerStep#" + std::to_string(k)).c_str(), 1, 1, t, 100'000);
+    ev += X("cuda_runtime", "cudaMemcpyAsync", 1, 1, t + 10, 20, Corr(corr));
+    ev += X("gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", 0, 8, t + 40, 17'700,
+            "{\"correlation\":" + std::to_string(corr++) + ",\"stream\":8,\"device\":0}");
+    ev += X("cuda_runtime", "cudaMemcpyAsync", 1, 1, t + 40, 20, Corr(corr));
+    ev += X("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", 0, 7, overlap ? t + 100 : t + 17'800, 30'000,
+            "{\"correlation\":" + std::to_string(corr++) + ",\"stream\":7,\"device\":0}");
+  }
+  return Doc(ev, ",\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA A100-SXM4-40GB\",\"computeMajor\":8}]");
+}
+
+TEST(CopyBound, EachDirectionByItsOwnTimeWhereTheyOverlap) {
+  Report r = AnalyzeTrace(testing::ImportChrome(TwoStreamCopies(true)));
+  const Finding* f = testing::FindFinding(r, "copy_bound");
+  ASSERT_NE(f, nullptr) << r.verdict.summary;
+  const std::string ev = testing::EvidenceText(*f);
+  EXPECT_TRUE(Has(ev, "4 copies, 17.70 ms each")) << ev;
+  EXPECT_TRUE(Has(ev, "4 copies, 30.00 ms each")) << ev;
+  EXPECT_TRUE(Has(ev, "the two directions already overlap")) << ev;
+  EXPECT_FALSE(Has(ev, "x as long")) << ev;
+  EXPECT_TRUE(Has(f->fix.pytorch, "results land in pinned memory already")) << f->fix.pytorch;
+  EXPECT_FALSE(Has(f->fix.pytorch, "torch.empty(")) << f->fix.pytorch;
+
+  Report apart = AnalyzeTrace(testing::ImportChrome(TwoStreamCopies(false)));
+  const Finding* g = testing::FindFinding(apart, "copy_bound");
+  ASSERT_NE(g, nullptr) << apart.verdict.summary;
+  EXPECT_FALSE(Has(testing::EvidenceText(*g), "already overlap")) << testing::EvidenceText(*g);
 }
 
 }  // namespace

@@ -69,6 +69,10 @@ struct StepSignals {
   double device_compute_16bit_ms = 0, device_compute_32bit_ms = 0;
   double memcpy_h2d_ms = 0, memcpy_d2h_ms = 0, memcpy_d2d_ms = 0, memcpy_other_ms = 0;
   int64_t memcpy_h2d_copies = 0, memcpy_d2h_copies = 0;  // device copy records in the steps, by direction
+  // Each direction's copies by their own time (ms per step), whatever runs beside them, and the
+  // time copies ran both ways at once (on separate streams): the split above gives a copy hidden
+  // under the other direction none of its time.
+  double memcpy_h2d_own_ms = 0, memcpy_d2h_own_ms = 0, memcpy_both_ways_ms = 0;
   double input_wait_ms = 0;        // mean host-side input wait per step, hidden or not
   // Parts of `other` by cause (ms per step): host syncs waiting on the device; device idle
   // while its next work was already queued; untraced host time; one-off start-up calls; waiting

@@ -184,7 +184,7 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
   std::vector<int8_t> memo_frame(trace.strings.size(), -1);  // compiled region names read once
   std::set<std::string_view> frames;                          // torch.compile frame ids seen
   bool backward = false, aten = false;
-  int64_t pinned_h2d = 0, pageable_h2d = 0;
+  int64_t pinned_h2d = 0, pageable_h2d = 0, pinned_d2h = 0, pageable_d2h = 0;
   for (const auto& t : trace.timelines) {
     if (t.worker != worker) continue;
     if (t.kind == TimelineKind::kDeviceStream) {
@@ -194,6 +194,11 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
       // Kineto names each host-to-device copy by its source memory: "Memcpy HtoD (Pinned ->
       // Device)" or "(Pageable -> Device)".
       for (size_t i = 0; i < t.ev.size(); ++i) {
+        if (t.ev.kind[i] == EventKind::kMemcpyD2H) {
+          const std::string_view n = trace.str(t.ev.name[i]);
+          if (n.find("-> Pinned") != std::string_view::npos) ++pinned_d2h;
+          else if (n.find("-> Pageable") != std::string_view::npos) ++pageable_d2h;
+        }
         if (t.ev.kind[i] != EventKind::kMemcpyH2D) continue;
         const std::string_view n = trace.str(t.ev.name[i]);
         if (n.find("Pinned ->") != std::string_view::npos) ++pinned_h2d;
@@ -263,6 +268,7 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
   if (!a.forward_only) a.dropout_ops = 0;  // training: dropout belongs there
   // Most host-to-device copies read page-locked memory: batches are pinned (pin_memory=True).
   if (pinned_h2d > 0 && pinned_h2d >= pageable_h2d) a.pinned_memory = true;
+  if (pinned_d2h > 0 && pinned_d2h >= pageable_d2h) a.pinned_results = true;
   // JAX programs are jit-compiled by XLA whatever their names say.
   if (trace.framework == Framework::kJax) a.xla = true;
   if (worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).tf1_session) a.tf_graph = true;

@@ -34,6 +34,9 @@ struct AppliedOptimizations {
   // Batches reach the device from page-locked memory: pin_memory ops (the DataLoader's pin
   // thread, tensor.pin_memory()), or most host-to-device copies named "Pinned -> Device".
   bool pinned_memory = false;
+  // Most device-to-host copies write page-locked memory ("Memcpy DtoH (Device -> Pinned)"):
+  // results already land in pinned buffers.
+  bool pinned_results = false;
   // A tf.data iterator made inside the window (OneShotIterator, MakeIterator, AnonymousIterator):
   // the first batch it hands over includes the pipeline's start-up (opening files, filling buffers).
   bool pipeline_created = false;

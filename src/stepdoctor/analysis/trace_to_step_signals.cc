@@ -395,12 +395,15 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   // Finer splits, inside the exclusive device-compute and memcpy time.
   const IntervalSet dc16 = Intersect(exclusive[int(StepCategory::kDeviceCompute)], MakeIntervalSet(std::move(reduced_raw)));
   IntervalSet mem_left = exclusive[int(StepCategory::kMemcpy)];
-  IntervalSet by_dir[3];
+  IntervalSet by_dir[3], own_dir[2];  // own_dir: to and from the device, each its own copies' time
   std::vector<Interval>* dir_raw[3] = {&h2d_raw, &d2h_raw, &d2d_raw};
   for (int d = 0; d < 3; ++d) {
-    by_dir[d] = Intersect(mem_left, MakeIntervalSet(std::move(*dir_raw[d])));
+    IntervalSet own = MakeIntervalSet(std::move(*dir_raw[d]));
+    by_dir[d] = Intersect(mem_left, own);
     mem_left = Subtract(mem_left, by_dir[d]);
+    if (d < 2) own_dir[d] = std::move(own);
   }
+  const IntervalSet both_ways = Intersect(own_dir[0], own_dir[1]);
   IntervalSet cpu_ops_x, reads_x;
   if (!s.cpu_only) {
     HostCpuOps cpu_ops = TraceToHostCpuOps(trace, worker, lo, hi, !s.device_missing);
@@ -416,6 +419,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
                 MakeIntervalSet(std::move(compiled_raw)));
   const IntervalSet allocator_x = Intersect(exclusive[int(StepCategory::kHostCompute)], MakeIntervalSet(std::move(allocator_raw)));
   const IntervalSet overhead_x = Intersect(exclusive[int(StepCategory::kHostCompute)], MakeIntervalSet(std::move(overhead_raw)));
+  double own_ns[2] = {0, 0}, both_ns = 0;  // each direction's own copy time; both at once
   double dc16_ns = 0, dir_ns[3] = {0, 0, 0}, comm_ns = 0, overhead_ns = 0, cpu_ops_ns = 0, reads_ns = 0, in_compiled_ns = 0, allocator_ns = 0;
 
   const size_t n = windows.steps.size();
@@ -444,6 +448,8 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     allocator_ns += double(LengthWithin(allocator_x, sw.start_ns, sw.end_ns));
     comm_ns += double(LengthWithin(col.sets[int(StepCategory::kCollectives)], sw.start_ns, sw.end_ns));
     for (int d = 0; d < 3; ++d) dir_ns[d] += double(LengthWithin(by_dir[d], sw.start_ns, sw.end_ns));
+    for (int d = 0; d < 2; ++d) own_ns[d] += double(LengthWithin(own_dir[d], sw.start_ns, sw.end_ns));
+    both_ns += double(LengthWithin(both_ways, sw.start_ns, sw.end_ns));
     busy_ns += double(LengthWithin(col.device_busy, sw.start_ns, sw.end_ns));
     sync_ns += double(LengthWithin(sync_x, sw.start_ns, sw.end_ns));
     queued_ns += double(LengthWithin(queued_x, sw.start_ns, sw.end_ns));
@@ -496,6 +502,9 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   s.memcpy_h2d_ms = dir_ns[0] / double(n) / 1e6;
   s.memcpy_d2h_ms = dir_ns[1] / double(n) / 1e6;
   s.memcpy_d2d_ms = dir_ns[2] / double(n) / 1e6;
+  s.memcpy_h2d_own_ms = own_ns[0] / double(n) / 1e6;
+  s.memcpy_d2h_own_ms = own_ns[1] / double(n) / 1e6;
+  s.memcpy_both_ways_ms = both_ns / double(n) / 1e6;
   s.memcpy_other_ms = std::max(0.0, s.category_ms[int(StepCategory::kMemcpy)] - s.memcpy_h2d_ms - s.memcpy_d2h_ms - s.memcpy_d2d_ms);
   s.device_busy_pct = total_ns > 0 ? 100.0 * busy_ns / total_ns : 0;
   s.device_launched_ms = double(TotalLength(MakeIntervalSet(std::move(launched_raw)))) / double(n) / 1e6;

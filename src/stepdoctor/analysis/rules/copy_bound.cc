@@ -2,6 +2,8 @@
 // little beside them (a loop that moves each batch in and each result out, pageable host
 // memory, tensors pulled back to the host every step). compute_bound speaks for copies on a
 // device that is busy computing; this rule for a device that is busy mostly copying.
+#include <algorithm>
+
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
@@ -32,17 +34,24 @@ std::optional<Finding> CopyBound(const Signals& sig) {
                                                           PerStep(s), Pct(copies))});
   const double n = double(s.step_count);
   const int64_t h2d = s.memcpy_h2d_copies, d2h = s.memcpy_d2h_copies;
+  // Each direction by its copies' own time: where the two overlap, the breakdown gives the hidden
+  // one none of its time, and each copy's length would read as near zero.
   if (h2d > 0)
-    f.evidence.push_back({"to the device", fmt::format("{} {}, {} copies, {:.2f} ms each", Ms(s.memcpy_h2d_ms), PerStep(s),
-                                                       h2d, s.memcpy_h2d_ms * n / double(h2d))});
+    f.evidence.push_back({"to the device", fmt::format("{} {}, {} copies, {:.2f} ms each", Ms(s.memcpy_h2d_own_ms),
+                                                       PerStep(s), h2d, s.memcpy_h2d_own_ms * n / double(h2d))});
   if (d2h > 0)
-    f.evidence.push_back({"to the host", fmt::format("{} {}, {} copies, {:.2f} ms each", Ms(s.memcpy_d2h_ms), PerStep(s),
-                                                     d2h, s.memcpy_d2h_ms * n / double(d2h))});
+    f.evidence.push_back({"to the host", fmt::format("{} {}, {} copies, {:.2f} ms each", Ms(s.memcpy_d2h_own_ms),
+                                                     PerStep(s), d2h, s.memcpy_d2h_own_ms * n / double(d2h))});
+  const bool overlapped = s.memcpy_both_ways_ms >= 0.5 * std::min(s.memcpy_h2d_own_ms, s.memcpy_d2h_own_ms) &&
+                          s.memcpy_both_ways_ms > 0;
+  if (overlapped)
+    f.evidence.push_back({"copies both ways at once (on separate streams)",
+                          fmt::format("{} {}: the two directions already overlap", Ms(s.memcpy_both_ways_ms), PerStep(s))});
   // Same-sized tensors copied each way take about as long each way over pinned memory: a copy
   // back several times slower than the copy in is a larger result, or a pageable destination
   // the driver stages through a bounce buffer.
-  if (h2d > 0 && d2h > 0 && s.memcpy_h2d_ms > 0) {
-    const double ratio = (s.memcpy_d2h_ms / double(d2h)) / (s.memcpy_h2d_ms / double(h2d));
+  if (h2d > 0 && d2h > 0 && s.memcpy_h2d_own_ms > 0 && s.memcpy_d2h_own_ms > 0) {
+    const double ratio = (s.memcpy_d2h_own_ms / double(d2h)) / (s.memcpy_h2d_own_ms / double(h2d));
     if (ratio >= kCopySlowDirectionFactor)
       f.evidence.push_back({"each copy to the host vs each copy to the device",
                             fmt::format("{:.1f}x as long: results larger than the inputs, or pageable host memory", ratio)});
@@ -80,11 +89,13 @@ std::optional<Finding> CopyBound(const Signals& sig) {
   f.fix.summary = "The device waits on copies, not compute: copy less (keep tensors on the device between steps, "
                   "bring back only what is needed, once per many steps), copy in larger pieces, and copy from "
                   "page-locked memory so each copy runs at the link's speed.";
+  const bool pinned_results = sig.applied && sig.applied->pinned_results;
   f.fix.pytorch = std::string(pinned ? "# pinned memory is in use already (Pinned -> Device copies)\n"
                                      : "x = x.pin_memory()   # or DataLoader(..., pin_memory=True): page-locked batches\n") +
-                  "x = x.to('cuda', non_blocking=True)\n"
-                  "out_host = torch.empty(out.shape, dtype=out.dtype, pin_memory=True)\n"
-                  "out_host.copy_(out, non_blocking=True)   # a pinned destination for results\n"
+                  "x = x.to('cuda', non_blocking=True)\n" +
+                  (pinned_results ? "# results land in pinned memory already (Device -> Pinned copies)\n"
+                                  : "out_host = torch.empty(out.shape, dtype=out.dtype, pin_memory=True)\n"
+                                    "out_host.copy_(out, non_blocking=True)   # a pinned destination for results\n") +
                   "# keep results on the device; .cpu() / .item() / .numpy() only every N steps";
   f.fix.tensorflow = "ds = ds.apply(tf.data.experimental.prefetch_to_device('/gpu:0'))   # batches copied ahead\n"
                      "# keep results as device tensors: .numpy() only every N steps";
