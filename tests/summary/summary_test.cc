@@ -89,6 +89,49 @@ TEST(Summary, JobReportAgreesWithTheTracesReadTogether) {
   EXPECT_EQ(ids_one, ids_merged);
 }
 
+// Two ranks of one job, each a single pass without step markers (one window each), with one
+// all-reduce: compared window to window, the one that waited longer at it showing the longer
+// communication. Without a collective they are not ranks one can compare: no rows.
+std::string OnePassRank(int rank, double allreduce_us, bool collective) {
+  std::string ev = ",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::addmm\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":5000}";
+  ev += ",{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":10,"
+        "\"args\":{\"correlation\":1}}";
+  ev += ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_32x32\",\"pid\":0,\"tid\":7,\"ts\":300,\"dur\":2000,"
+        "\"args\":{\"correlation\":1,\"stream\":7,\"device\":0}}";
+  if (collective) {
+    ev += ",{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":5200,\"dur\":10,"
+          "\"args\":{\"correlation\":2}}";
+    ev += ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)\","
+          "\"pid\":0,\"tid\":7,\"ts\":" + std::to_string(20000 - allreduce_us) + ",\"dur\":" + std::to_string(allreduce_us) +
+          ",\"args\":{\"correlation\":2,\"stream\":7,\"device\":0}}";
+  }
+  ev += ",{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaDeviceSynchronize\",\"pid\":1,\"tid\":1,\"ts\":5300,\"dur\":14800}";
+  return "{\"schemaVersion\":1,\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":" + std::to_string(rank) +
+         ",\"world_size\":2},\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,"
+         "\"args\":{\"name\":\"python\"}}" + ev + "]}";
+}
+
+TEST(Summary, RanksWithoutStepsAreComparedWindowToWindowBothSides) {
+  for (bool collective : {true, false}) {
+    const std::string dir = MakeTempDir(collective ? "onepass" : "onepass_nocoll");
+    std::vector<std::string> paths;
+    for (int r = 0; r < 2; ++r) {
+      paths.push_back(dir + "/rank" + std::to_string(r) + ".pt.trace.json");
+      std::ofstream(paths.back()) << OnePassRank(r, r == 1 ? 11000 : 10, collective);
+    }
+    Report rep = ViaTraces(paths);
+    if (!collective) {
+      EXPECT_TRUE(rep.workers.empty());
+      continue;
+    }
+    ASSERT_EQ(rep.workers.size(), 2u);
+    EXPECT_EQ(rep.workers[0].steps, 1);
+    EXPECT_LT(rep.workers[0].collectives_ms, 0.1);
+    EXPECT_NEAR(rep.workers[1].collectives_ms, 11.0, 0.1);
+    EXPECT_EQ(RenderJson(rep, {}), RenderJson(ViaFiles(paths), {}));  // merge gives the same
+  }
+}
+
 TEST(Summary, RoundTripKeepsEveryField) {
   RankSummary s = Summarize(kDdp[1]);
   ASSERT_TRUE(s.has_steps);

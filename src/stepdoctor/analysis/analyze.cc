@@ -169,12 +169,23 @@ JobRanks TraceToJobRanks(const Trace& trace, WorkerId primary, const StepWindows
                          const StepSignals& primary_steps) {
   JobRanks all;
   std::vector<RankCandidate> candidates;
+  // Ranks recorded without steps (one window each, a single pass) are compared window to
+  // window where no rank has steps: each window then holds the same collectives.
+  std::vector<StepWindows> wins(trace.workers.size());
+  bool any_stepped = false;
   for (size_t i = 0; i < trace.workers.size(); ++i) {
     WorkerId w{uint32_t(i)};
     if (trace.worker(w).world_size < 2 && !HasCollectives(trace, w)) continue;
     const bool is_primary = primary.valid() && w.v == primary.v;
-    StepWindows win = is_primary ? primary_windows : TraceToSteps(trace, w);
-    if (win.whole_window || win.steps.empty()) continue;
+    wins[i] = is_primary ? primary_windows : TraceToSteps(trace, w);
+    any_stepped |= !wins[i].whole_window && !wins[i].steps.empty();
+  }
+  for (size_t i = 0; i < trace.workers.size(); ++i) {
+    WorkerId w{uint32_t(i)};
+    if (trace.worker(w).world_size < 2 && !HasCollectives(trace, w)) continue;
+    const bool is_primary = primary.valid() && w.v == primary.v;
+    StepWindows win = std::move(wins[i]);
+    if (win.steps.empty() || (win.whole_window && (any_stepped || !HasCollectives(trace, w)))) continue;
     StepSignals s = is_primary ? primary_steps : TraceToStepSignals(trace, w, win);
     const Worker& wk = trace.worker(w);
     candidates.push_back({JobKey(wk.world_size, wk.source_path), wk.rank, win.steps.front().start_ns,

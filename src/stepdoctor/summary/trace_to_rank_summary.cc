@@ -57,7 +57,9 @@ Result<RankSummary> TraceToRankSummary(const Trace& trace, const std::string& so
   s.communicates = workers[0].second;
   s.events = trace.EventCount();
   const StepWindows& win = detail.windows;
-  if (detail.worker.valid() && detail.worker.v == w.v && !win.whole_window && !win.steps.empty()) {
+  // A rank without steps that communicates is compared window to window (one pass each, the same
+  // collectives in each): its window stands for its one step.
+  if (detail.worker.valid() && detail.worker.v == w.v && !win.steps.empty() && (!win.whole_window || s.communicates)) {
     s.has_steps = true;
     s.steps_start_ns = win.steps.front().start_ns;
     s.steps_end_ns = win.steps.back().end_ns;
