@@ -407,6 +407,19 @@ TEST(Tf1Timeline, LegacyDeviceNamesAreGpuLanes) {
   EXPECT_EQ(ops, 1);
   EXPECT_NE(r.verdict.bottleneck, Bottleneck::kDeviceCompute);
   EXPECT_EQ(r.verdict.summary.find("CPU"), std::string::npos) << r.verdict.summary;
+  // A cold TF1 run: how to trace a warm one is said in TF1's API (a later sess.run's full trace),
+  // not TF2's callbacks, and the snippet runs the traced run's fetches, not a train_op it may lack.
+  bool note = false;
+  for (const auto& n : r.notes)
+    if (n.find("one cold first pass") != std::string::npos) {
+      note = true;
+      EXPECT_NE(n.find("RunOptions(trace_level=FULL_TRACE)"), std::string::npos) << n;
+      EXPECT_EQ(n.find("keras"), std::string::npos) << n;
+    }
+  EXPECT_TRUE(note);
+  const Finding* cold = testing::FindFinding(r, "cold_start");
+  ASSERT_NE(cold, nullptr);
+  EXPECT_NE(cold->fix.tensorflow.find("sess.run(fetches)"), std::string::npos) << cold->fix.tensorflow;
 }
 
 // kittibox (wild/SOURCES.md): one inference sess.run whose op-level Conv2D lane holds 2.4 s of

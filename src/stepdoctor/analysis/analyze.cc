@@ -38,7 +38,10 @@ namespace stepdoctor {
 namespace {
 
 // How to record steady-state steps with the profiler the trace came from.
-const char* WarmProfileExample(Framework f) {
+const char* WarmProfileExample(Framework f, bool tf1_session) {
+  // A TF 1.x session's timeline is one sess.run's RunMetadata: a later run's, in TF1's API.
+  if (tf1_session)
+    return "a later sess.run traced with RunOptions(trace_level=FULL_TRACE) after a few untraced runs";
   switch (f) {
     case Framework::kPyTorch: return "torch.profiler.schedule(wait=1, warmup=1, active=3)";
     case Framework::kTensorFlow:
@@ -248,7 +251,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     if (!HasProgramEvents(trace)) gpu_series = CoverageWithoutEvents(trace, &r.coverage);
     if (cold)
       r.notes.push_back(fmt::format("the window is one cold first pass: {:.0f} ms of one-off start-up calls; profile "
-                                    "after warm-up, e.g. {}", steps.startup_ms, WarmProfileExample(trace.framework)));
+                                    "after warm-up, e.g. {}", steps.startup_ms, WarmProfileExample(trace.framework, trace.worker(worker).tf1_session)));
     if (applied.capture_calls > 0)
       r.notes.push_back(fmt::format(
           "the window includes a CUDA/HIP graph capture pass ({} capture calls): kernels launched while capturing are "

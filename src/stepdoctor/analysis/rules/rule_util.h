@@ -96,14 +96,17 @@ inline bool Tf1Session(const Signals& sig) {
 #define SD_TF1_FULL_TRACE_RUN                                                                   \
   "run_options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)\n"     \
   "run_metadata = tf.compat.v1.RunMetadata()\n"                                                 \
-  "sess.run(train_op, options=run_options, run_metadata=run_metadata)\n"                        \
+  "sess.run(fetches, options=run_options, run_metadata=run_metadata)\n"                         \
   "from tensorflow.python.client import timeline\n"                                             \
   "with open('timeline.json', 'w') as f:\n"                                                     \
   "    f.write(timeline.Timeline(run_metadata.step_stats).generate_chrome_trace_format())"
-inline constexpr const char* kTf1FullTraceRunCode = SD_TF1_FULL_TRACE_RUN;
+// What the traced run fetched: a training step's train_op, or an inference's outputs.
+#define SD_TF1_FETCHES "fetches = train_op   # what the traced run fetched: train_op, or the outputs of an inference\n"
+inline constexpr const char* kTf1FullTraceRunCode = SD_TF1_FETCHES SD_TF1_FULL_TRACE_RUN;
 // The same of a later, warm sess.run: the first runs set the session up.
 inline constexpr const char* kTf1TraceWarmRunCode =
-    "for i in range(10): sess.run(train_op)   # warm-up runs, not traced\n" SD_TF1_FULL_TRACE_RUN;
+    SD_TF1_FETCHES "for i in range(10): sess.run(fetches)   # warm-up runs, not traced\n" SD_TF1_FULL_TRACE_RUN;
+#undef SD_TF1_FETCHES
 #undef SD_TF1_FULL_TRACE_RUN
 
 // The code to record a short profile, for findings whose next step is to look inside the step.
