@@ -8,6 +8,8 @@
 
 #include "inline_chrome.h"
 #include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/analysis/rule.h"
+#include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 #include "stepdoctor/analysis/trace_to_step_signals.h"
@@ -132,6 +134,14 @@ TEST(CopyBound, EachDirectionByItsOwnTimeWhereTheyOverlap) {
   const Finding* g = testing::FindFinding(apart, "copy_bound");
   ASSERT_NE(g, nullptr) << apart.verdict.summary;
   EXPECT_FALSE(Has(testing::EvidenceText(*g), "already overlap")) << testing::EvidenceText(*g);
+}
+
+// The gain bound stops at a 99% share: past it, the text says the rest is tiny, not "100.00x".
+TEST(CopyBound, AGainPastTheCapSaysTheRestIsTiny) {
+  EXPECT_EQ(rules::GainText(GainIfRemoved(99.8), "if the copies were removed"),
+            "100x or more faster steps if the copies were removed (the rest of the step is under 1% of it)");
+  EXPECT_EQ(rules::GainText(GainIfRemoved(50), "if the copies were removed"),
+            "up to 2.00x faster steps if the copies were removed");
 }
 
 }  // namespace

@@ -59,6 +59,9 @@ inline std::string GiB(double bytes) { return fmt::format("{:.1f} GiB", bytes / 
 
 // "up to 1.42x (if the input wait is fully hidden)"
 inline std::string GainText(double factor, const char* condition) {
+  // GainIfRemoved stops at a 99% share: past it the bound says only that the rest is tiny.
+  if (factor >= 99.99)
+    return fmt::format("100x or more faster steps {} (the rest of the step is under 1% of it)", condition);
   return fmt::format("up to {:.2f}x faster steps {}", factor, condition);
 }
 
