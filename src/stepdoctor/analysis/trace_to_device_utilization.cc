@@ -75,6 +75,7 @@ std::vector<DeviceActivity> TraceToDeviceActivity(const Trace& trace, bool hta_f
     a.compute = MakeIntervalSet(std::move(compute));
     a.communication = MakeIntervalSet(std::move(comm));
     a.memory = MakeIntervalSet(std::move(mem));
+    if (a.all.empty()) continue;  // only zero-length records: no active span
     a.span_start_ns = a.all.front().start;
     a.span_end_ns = a.all.back().end;
     a.kernel_count = kernels;
