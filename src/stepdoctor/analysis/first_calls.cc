@@ -90,6 +90,17 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
     int64_t first_start = INT64_MAX, first_dur = 0;
     double later_ns = 0;
     int64_t count = 0;
+    // One more call: the earliest so far is the first, the others are later ones.
+    void Add(int64_t start, int64_t dur) {
+      ++count;
+      if (start < first_start) {
+        if (first_start != INT64_MAX) later_ns += double(first_dur);
+        first_start = start;
+        first_dur = dur;
+      } else {
+        later_ns += double(dur);
+      }
+    }
   };
   std::unordered_map<StringId, Calls> by_name;
   std::unordered_map<StringId, LeadingCalls> leading;  // host threads' calls, for LeadingSlowCalls
@@ -101,20 +112,11 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
     for (size_t i = 0; i < t.ev.size(); ++i) {
       if (t.ev.kind[i] == EventKind::kRuntime && t.kind == TimelineKind::kHostThread && t.ev.start_ns[i] >= lo &&
           t.ev.start_ns[i] < hi) {
-        Calls& c = runtime[t.ev.name[i]];
-        ++c.count;
-        if (t.ev.start_ns[i] < c.first_start) {
-          if (c.first_start != INT64_MAX) c.later_ns += double(c.first_dur);
-          c.first_start = t.ev.start_ns[i];
-          c.first_dur = t.ev.dur_ns[i];
-        } else {
-          c.later_ns += double(t.ev.dur_ns[i]);
-        }
+        runtime[t.ev.name[i]].Add(t.ev.start_ns[i], t.ev.dur_ns[i]);
         continue;
       }
       if (t.ev.kind[i] != EventKind::kFrameworkOp || t.ev.start_ns[i] < lo || t.ev.start_ns[i] >= hi) continue;
-      Calls& c = by_name[t.ev.name[i]];
-      ++c.count;
+      by_name[t.ev.name[i]].Add(t.ev.start_ns[i], t.ev.dur_ns[i]);
       if (t.kind == TimelineKind::kHostThread) {
         LeadingCalls& l = leading[t.ev.name[i]];
         if (t.ev.dur_ns[i] >= kSlowLeadingCallNs) {
@@ -124,13 +126,6 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
           l.fast_ns += double(t.ev.dur_ns[i]);
           ++l.fast;
         }
-      }
-      if (t.ev.start_ns[i] < c.first_start) {
-        if (c.first_start != INT64_MAX) c.later_ns += double(c.first_dur);
-        c.first_start = t.ev.start_ns[i];
-        c.first_dur = t.ev.dur_ns[i];
-      } else {
-        c.later_ns += double(t.ev.dur_ns[i]);
       }
     }
   }
