@@ -274,6 +274,38 @@ TEST(Coverage, RocprofAgentsAreDevices) {
   EXPECT_TRUE(gpu2);
 }
 
+// Device activity recorded for only part of the launches: where at least kPartialCaptureShare of
+// kPartialCaptureMinLaunches or more kernel launches have no kernel recorded (a capture that
+// stopped while the device still had work queued), the coverage says so, a note says the device's
+// share is a lower bound, and the confidence drops a level; just under that share, nothing.
+TEST(Coverage, LaunchesWithoutKernelsMakeThePartialCaptureBothSides) {
+  auto run = [](int launches, int unrecorded) {
+    std::string ev;
+    for (int step = 0; step < 4; ++step)
+      ev += X("user_annotation", ("ProfilerStep#" + std::to_string(step)).c_str(), 1, 1, step * 10000.0, 10000);
+    for (int i = 0; i < launches; ++i) {
+      const double t = 100 + i * 900.0;
+      ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t, 8, Corr(i + 1));
+      if (i < launches - unrecorded) ev += testing::StreamKernel("gemm", t + 20, 700, i + 1);
+    }
+    return AnalyzeJson(Doc(ev));
+  };
+  const int n = 40;
+  const int at = int(kPartialCaptureShare * n);  // 10 of 40
+  Report partial = run(n, at);
+  EXPECT_EQ(partial.coverage.device_activity, "captured");
+  bool said = false;
+  for (const auto& e : partial.coverage.evidence) said |= e.find("10 of 40 kernel launches have no kernel recorded") == 0;
+  EXPECT_TRUE(said);
+  bool noted = false;
+  for (const auto& note : partial.notes) noted |= note.find("device activity captured in part") == 0;
+  EXPECT_TRUE(noted);
+  Report whole = run(n, at - 1);
+  for (const auto& e : whole.coverage.evidence) EXPECT_EQ(e.find("kernel launches have no kernel recorded"), std::string::npos);
+  EXPECT_EQ(whole.coverage.confidence, "high");
+  EXPECT_EQ(partial.coverage.confidence, "medium");
+}
+
 using testing::StepBuilder;
 using Builder = StepBuilder;
 

@@ -244,9 +244,23 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     device.evidence = steps.device_evidence;
     device.per_operator = steps.device_per_operator;
     if (!steps.profiler_window.empty()) device.evidence.push_back(steps.profiler_window);
+    // Device activity recorded, but for only part of what the host launched: the device's share
+    // is a lower bound, and said so.
+    std::string partial_note;
+    const int64_t unrecorded = steps.kernel_launches - steps.kernel_launches_recorded;
+    if (device.coverage == DeviceCoverage::kCaptured && steps.kernel_launches >= kPartialCaptureMinLaunches &&
+        unrecorded >= kPartialCaptureShare * double(steps.kernel_launches)) {
+      device.partial = true;
+      partial_note = fmt::format(
+          "{} of {} kernel launches have no kernel recorded: the capture stopped before the device ran them, or the "
+          "device tracer lost records; the device's busy time is a lower bound",
+          unrecorded, steps.kernel_launches);
+      device.evidence.push_back(partial_note);
+    }
     // One cold pass: the only region analysed is dominated by one-off start-up calls.
     cold = (windows.whole_window || windows.single_run) && steps.mean_step_ms > 0 && steps.startup_ms >= kColdWindowStartupPct / 100.0 * steps.mean_step_ms;
     r.coverage = TraceToCoverage(trace, windows, device, applied, cold);
+    if (device.partial) r.notes.push_back("device activity captured in part: " + partial_note);
     bool gpu_series = false;  // samples or a GPU log alone, with GPU series
     if (!HasProgramEvents(trace)) gpu_series = CoverageWithoutEvents(trace, &r.coverage);
     if (cold)

@@ -69,6 +69,10 @@ struct StepSignals {
   double device_compute_16bit_ms = 0, device_compute_32bit_ms = 0;
   double memcpy_h2d_ms = 0, memcpy_d2h_ms = 0, memcpy_d2d_ms = 0, memcpy_other_ms = 0;
   int64_t memcpy_h2d_copies = 0, memcpy_d2h_copies = 0;  // device copy records in the steps, by direction
+  // Kernel launch calls in the steps that carry a correlation id, and those whose kernel the
+  // trace records: a device tracer that lost records, or a capture that stopped while the device
+  // still had launched work to run, leaves many without.
+  int64_t kernel_launches = 0, kernel_launches_recorded = 0;
   // Each direction's copies by their own time (ms per step), whatever runs beside them, and the
   // time copies ran both ways at once (on separate streams): the split above gives a copy hidden
   // under the other direction none of its time.

@@ -290,6 +290,7 @@ Coverage TraceToCoverage(const Trace& trace, const StepWindows& windows, const D
   if (device.coverage == DeviceCoverage::kMissing) score = 0;
   if (windows.whole_window || windows.inferred) --score;
   if (device.per_operator) --score;
+  if (device.partial) --score;
   // One step has no others to be compared with: a warm-up pass cannot be told from a steady one.
   const bool one_step = !windows.whole_window && windows.steps.size() == 1;
   if (one_step) --score;

@@ -32,12 +32,20 @@ enum class DeviceCoverage : uint8_t {
 };
 const char* DeviceCoverageName(DeviceCoverage c);  // "captured", "missing", "cpu_only"
 
+// Device activity captured for only part of the launches: at least this many kernel launches
+// with correlation ids, and at least this share of them with no kernel recorded.
+inline constexpr int64_t kPartialCaptureMinLaunches = 20;
+inline constexpr double kPartialCaptureShare = 0.25;
+
 struct DeviceEvidence {
   DeviceCoverage coverage = DeviceCoverage::kCpuOnly;
   std::vector<std::string> evidence;  // "236 accelerator runtime calls (cudaLaunchKernel ...) but no device events"
   // kMissing with runtime calls none of which launches work (only waits, allocations, queries):
   // no device work was issued inside the window, so recording device activity would show none.
   bool nothing_launched = false;
+  // kCaptured, but many launches have no device record (kPartialCapture*): part of the device's
+  // work is missing, so the confidence is one level lower.
+  bool partial = false;
   // kMissing with runtime calls that launch work recorded: the device tracer was on (Kineto's and
   // TensorFlow's runtime records come from the same CUPTI/roctracer session as the kernels'), so
   // the kernel records were lost, not left unrequested.

@@ -275,6 +275,11 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
             });
             if (launch && iv.start >= lo && iv.start < hi && iv.end > iv.start && !loaded_code)
               launch_us.push_back(t.ev.dur_ns[i] / 1e3);
+            // Launches by name that carry a correlation id, and those whose kernel was recorded.
+            if (IsKernelLaunchName(n) && t.ev.corr[i] != 0 && iv.start >= lo && iv.start < hi) {
+              ++s.kernel_launches;
+              if (kernel_corrs.count(t.ev.corr[i])) ++s.kernel_launches_recorded;
+            }
           }
         } else if (k == EventKind::kSync) {
           sync_raw.push_back(iv);
