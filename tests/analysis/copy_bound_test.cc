@@ -144,5 +144,12 @@ TEST(CopyBound, AGainPastTheCapSaysTheRestIsTiny) {
             "up to 2.00x faster steps if the copies were removed");
 }
 
+// A step's length in a title: microseconds under a millisecond ("each 941 us step", not "0.9 ms").
+TEST(CopyBound, TitleDurationsUnderAMillisecondInMicroseconds) {
+  EXPECT_EQ(rules::Duration(0.941), "941 us");
+  EXPECT_EQ(rules::Duration(1.0), "1.0 ms");
+  EXPECT_EQ(rules::Duration(12'500), "12.5 s");
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -21,8 +21,11 @@ inline double CategoryShare(const StepSignals& s, StepCategory c) {
 }
 
 inline std::string Ms(double ms) { return ms >= 100 ? fmt::format("{:.0f} ms", ms) : fmt::format("{:.1f} ms", ms); }
-// A duration for a title: seconds from 10 s on ("5.2 s"), else Ms.
-inline std::string Duration(double ms) { return ms >= 10'000 ? fmt::format("{:.1f} s", ms / 1000) : Ms(ms); }
+// A duration for a title: seconds from 10 s on ("5.2 s"), microseconds under 1 ms, else Ms.
+inline std::string Duration(double ms) {
+  if (ms > 0 && ms < 1) return fmt::format("{:.0f} us", ms * 1000);  // a 0.9 ms step reads as 949 us
+  return ms >= 10'000 ? fmt::format("{:.1f} s", ms / 1000) : Ms(ms);
+}
 // The label of the untraced gaps' figure: the device is idle in them where its activity was
 // recorded; where it was not, nothing is known of it.
 // (gap_ms: kUntracedGapNs in ms, trace_to_step_signals.h.)
