@@ -183,6 +183,36 @@ TEST(UnseenClasses, AColdPassCountsItsShortLoadsAsStartup) {
   EXPECT_NEAR(q.startup_ms, 1.3 + 6.8 + 18.9 + 8.8, 0.05);  // the loads, no query
 }
 
+// A slow driver allocation or free (cudaFree 11 ms: a library handle created on first use) inside
+// the first call of the outermost operator around it, and in none of its later calls, is start-up;
+// where a later call frees too, the operator allocates as it goes and none counts.
+std::string FreesInsideCalls(bool later_too) {
+  std::string ev;
+  int corr = 1;
+  for (int k = 0; k < 3; ++k) {
+    const double t = k * 20000.0;
+    ev += X("cpu_op", "aten::linear", 1, 1, t, 15000);
+    ev += X("cpu_op", "aten::addmm", 1, 1, t + 10, 14900);  // dispatched again: the inner call
+    if (k == 0 || later_too) ev += X("cuda_runtime", "cudaFree", 1, 1, t + 100, 11000);
+    ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t + 11200, 10, testing::Corr(corr));
+    ev += StreamKernel("ampere_sgemm_32x32", t + 11300, 500, corr++);
+  }
+  return Doc(ev, kA100);
+}
+
+TEST(UnseenClasses, AFreeInsideAnOperatorsFirstCallIsStartupBothSides) {
+  Trace first = testing::ImportChrome(FreesInsideCalls(false));
+  const WorkerId w = PrimaryWorker(first);
+  const auto found = SetupAllocationsInFirstCalls(first, w, INT64_MIN / 4, INT64_MAX / 4);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(first.str(found[0].name), "cudaFree");
+  StepSignals s = TraceToStepSignals(first, w, TraceToSteps(first, w));
+  EXPECT_NEAR(s.startup_ms, 11.0, 0.01);
+
+  Trace every = testing::ImportChrome(FreesInsideCalls(true));
+  EXPECT_TRUE(SetupAllocationsInFirstCalls(every, PrimaryWorker(every), INT64_MIN / 4, INT64_MAX / 4).empty());
+}
+
 TEST(UnseenClasses, DeviceCodeLoadsAreStartupAndLongAsyncCopiesBlock) {
   EXPECT_EQ(RuntimeCallRoleOf("hipModuleLoadData", 500'000, false), RuntimeCallRole::kStartup);
   EXPECT_EQ(RuntimeCallRoleOf("cuLibraryLoadData", 100'000, false), RuntimeCallRole::kStartup);

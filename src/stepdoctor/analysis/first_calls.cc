@@ -191,6 +191,46 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
         out.push_back({lone[k], lone_names[k]});
   }
   for (const FirstCall& f : LazyLoadLaunches(trace, worker, lo, hi)) out.push_back(f);
+  for (const FirstCall& f : SetupAllocationsInFirstCalls(trace, worker, lo, hi)) out.push_back(f);
+  return out;
+}
+
+std::vector<FirstCall> SetupAllocationsInFirstCalls(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi) {
+  struct Inside {
+    Interval iv;
+    StringId call, op;  // the allocator call, and the outermost operator around it
+    int64_t op_start;
+  };
+  std::vector<Inside> found;
+  std::unordered_map<StringId, int64_t> first_start;  // operator name -> its first call's start
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
+    std::vector<uint32_t> open;  // operators open at the current event, outermost first
+    for (uint32_t i = 0; i < t.ev.size(); ++i) {
+      const int64_t start = t.ev.start_ns[i];
+      while (!open.empty() && t.end_ns(open.back()) <= start) open.pop_back();
+      if (t.ev.kind[i] == EventKind::kFrameworkOp) {
+        auto [it, fresh] = first_start.try_emplace(t.ev.name[i], start);
+        if (!fresh) it->second = std::min(it->second, start);
+        open.push_back(i);
+        continue;
+      }
+      if (t.ev.kind[i] != EventKind::kRuntime || t.ev.dur_ns[i] < kSlowLeadingCallNs || start < lo || start >= hi ||
+          open.empty() || t.end_ns(i) > t.end_ns(open.front()))
+        continue;
+      if (RuntimeCallRoleOf(trace.str(t.ev.name[i]), t.ev.dur_ns[i], false) != RuntimeCallRole::kAllocator) continue;
+      // The outermost operator: a call an operator makes through another of its own name (a
+      // tensor subclass dispatching again) is still its first.
+      const uint32_t op = open.front();
+      found.push_back({{start, t.end_ns(i)}, t.ev.name[i], t.ev.name[op], t.ev.start_ns[op]});
+    }
+  }
+  // An operator with such a call in a later call allocates as it goes: none of its calls count.
+  std::unordered_map<StringId, bool> recurs;
+  for (const Inside& f : found) recurs[f.op] = recurs[f.op] || f.op_start != first_start[f.op];
+  std::vector<FirstCall> out;
+  for (const Inside& f : found)
+    if (!recurs[f.op]) out.push_back({f.iv, f.call});
   return out;
 }
 

@@ -66,5 +66,10 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
 inline constexpr int64_t kLazyLoadLaunchNs = 1'000'000;
 // The launch calls in [lo, hi) of `worker` that are such first-use loads (part of SlowFirstCalls).
 std::vector<FirstCall> LazyLoadLaunches(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi);
+// An allocator call of kSlowLeadingCallNs or more (cudaFree, cudaMalloc: the driver's, not the
+// stream-ordered ones) inside the first call of the outermost operator around it, where none is inside that operator's
+// later calls: the first call set something up that later calls reuse (a library handle created
+// on first use, the caching allocator's first blocks). Part of SlowFirstCalls.
+std::vector<FirstCall> SetupAllocationsInFirstCalls(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi);
 
 }  // namespace stepdoctor
