@@ -1,7 +1,5 @@
 #include "stepdoctor/importers/samples/gpu_row_placer.h"
 
-#include "stepdoctor/core/checked_time.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "stepdoctor/core/checked_time.h"
 #include "stepdoctor/importers/samples/csv_fields.h"
 
 namespace stepdoctor {
@@ -209,7 +208,9 @@ void GpuRowPlacer::FlushGroup(std::optional<int64_t> next_ts) {
   for (size_t i = 0; i < group_.size(); ++i) {
     int n = rows_of[gpu[i]], k = placed[gpu[i]]++;
     if (n > 1) ++shared_rows_, shared = true;
-    emit_(group_[i], gpu[i], ts + (n > 1 ? span * k / n : 0));
+    // k / n of a span that may be as long as the time range allows: the product in 128 bits.
+    const int64_t offset = n > 1 ? int64_t(static_cast<__int128>(span) * k / n) : 0;
+    emit_(group_[i], gpu[i], SaturatingAdd(ts, offset));
   }
   shared_times_ += shared;
   ++times_;
