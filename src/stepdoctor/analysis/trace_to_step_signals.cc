@@ -178,6 +178,11 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     v.first += f.iv.end - f.iv.start;
     ++v.second;
   }
+  // The same, in (start, end) order: each launch is looked up in it (one per kernel name can be
+  // thousands, launches millions).
+  std::vector<Interval> first_calls_sorted = first_call_raw;
+  std::sort(first_calls_sorted.begin(), first_calls_sorted.end(),
+            [](const Interval& a, const Interval& b) { return a.start != b.start ? a.start < b.start : a.end < b.end; });
   for (const auto& t : trace.timelines) {
     if (t.worker != worker) continue;
     if (t.kind == TimelineKind::kDeviceStream) {
@@ -270,9 +275,9 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
             bool launch = IsKernelLaunchName(n) ||
                           (t.ev.corr[i] != 0 && kernel_corrs.count(t.ev.corr[i]));
             // A launch that loaded its kernel's code is start-up, not what a launch costs.
-            const bool loaded_code = std::any_of(first_call_raw.begin(), first_call_raw.end(), [&](const Interval& f) {
-              return f.start == iv.start && f.end == iv.end;
-            });
+            const bool loaded_code = std::binary_search(
+                first_calls_sorted.begin(), first_calls_sorted.end(), iv,
+                [](const Interval& a, const Interval& b) { return a.start != b.start ? a.start < b.start : a.end < b.end; });
             if (launch && iv.start >= lo && iv.start < hi && iv.end > iv.start && !loaded_code)
               launch_us.push_back(t.ev.dur_ns[i] / 1e3);
             // Launches by name that carry a correlation id, and those whose kernel was recorded.
