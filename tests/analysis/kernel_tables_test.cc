@@ -139,6 +139,24 @@ TEST(KernelTables, TheQueuedPartOfTheLaunchDelayBothSides) {
   EXPECT_TRUE(QueuedDelayText(spaced).empty());
 }
 
+// The first kernel on a stream has nothing ahead of it there: none of its launch delay is queued
+// behind earlier work (the stream's free time is then unset: subtracting from it overflowed and
+// counted the whole delay as queued).
+TEST(KernelTables, TheFirstKernelOnAStreamWaitsBehindNothing) {
+  std::string ev;
+  for (int i = 0; i < 3; ++i) {
+    const int stream = 7 + i;
+    ev += X("cpu_op", "aten::mm", 1, 1, i * 100.0, 50);
+    ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, i * 100.0 + 5, 10, Corr(i + 1));
+    ev += X("kernel", "ampere_sgemm_128x64", 0, stream, i * 100.0 + 5005, 300,
+            "{\"correlation\":" + std::to_string(i + 1) + ",\"stream\":" + std::to_string(stream) + ",\"device\":0}");
+  }
+  KernelTables t = Tables(Import(Doc(ev)), {"aten::mm"});
+  ASSERT_EQ(t.delays, 3);
+  EXPECT_NEAR(t.median_delay_us, 5000, 1e-6);
+  EXPECT_NEAR(t.median_queued_us, 0, 1e-9);
+}
+
 // Kernels launched where no operator encloses the call (an extension's kernel launched from
 // Python): their device time is counted apart and named where it is 10% or more.
 TEST(KernelTables, DeviceTimeNoOperatorEnclosesThresholdBothSides) {

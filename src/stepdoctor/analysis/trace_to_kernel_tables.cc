@@ -120,7 +120,10 @@ KernelTables TraceToKernelTables(const Trace& trace, WorkerId worker, const std:
     const Op& f = ops[first];
     ops[first].delay = f.start - f.launch_start;
     delays_us.push_back(double(f.delay) / 1e3);
-    queued_us.push_back(double(std::clamp<int64_t>(std::min(f.start, f.stream_free) - f.launch_start, 0, f.delay)) / 1e3);
+    // Queued behind earlier work on its stream: none where nothing ran on the stream before it.
+    const int64_t queued =
+        f.stream_free == INT64_MIN ? 0 : std::clamp<int64_t>(std::min(f.start, f.stream_free) - f.launch_start, 0, f.delay);
+    queued_us.push_back(double(queued) / 1e3);
   }
   out.delays = int64_t(delays_us.size());
   if (!delays_us.empty()) {
