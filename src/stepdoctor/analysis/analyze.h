@@ -43,27 +43,4 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts = {}, Analysi
 // The report's lines for what the import skipped or repaired: "N <what>" per kind, then the notes.
 std::vector<std::string> ImportDiagnosticLines(const ImportDiagnostics& d);
 
-// A rank's figures for the per-rank table, from its step signals.
-WorkerStepFigures StepSignalsToWorkerFigures(const Worker& worker, const StepSignals& s);
-
-// Workers that can be ranks of one job share a key: the same world size where the traces say
-// (Kineto's distributedInfo); else files in one folder whose names differ only in digits
-// (rank0.json, rank1.json).
-std::string JobKey(int world_size, const std::string& source_path);
-
-// One candidate rank: its job key, rank (-1 unknown) and its steps' span.
-struct RankCandidate {
-  std::string key;
-  int rank = -1;
-  int64_t steps_start_ns = 0, steps_end_ns = 0;
-};
-// The largest job of two or more candidates: those sharing a key whose steps overlap the first
-// one's in time (ranks run together; a folder of runs recorded one after another is not a job),
-// in rank order where known, else in the order given. Indices into `candidates`; empty: no job.
-std::vector<size_t> ChooseJob(const std::vector<RankCandidate>& candidates);
-
-// The per-rank table, the alignment summary and its note, from the ranks' figures and their
-// comparison at collectives.
-void FillJobRows(const std::vector<WorkerStepFigures>& ranks, const CrossRank& cross, Report* r);
-
 }  // namespace stepdoctor

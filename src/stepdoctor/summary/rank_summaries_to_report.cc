@@ -6,6 +6,7 @@
 #include <map>
 
 #include "stepdoctor/analysis/analyze.h"
+#include "stepdoctor/analysis/job_ranks.h"
 #include "stepdoctor/analysis/rule.h"
 #include "stepdoctor/analysis/trace_to_coverage.h"
 #include "stepdoctor/analysis/verdict.h"

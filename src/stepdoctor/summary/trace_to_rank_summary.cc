@@ -5,6 +5,7 @@
 #include <optional>
 #include <thread>
 
+#include "stepdoctor/analysis/job_ranks.h"
 #include "stepdoctor/io/byte_source.h"
 
 #include "stepdoctor/summary/rank_summaries_to_report.h"

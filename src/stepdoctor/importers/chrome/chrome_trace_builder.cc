@@ -443,22 +443,12 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   // TF1 timelines record a GPU's work on several lanes at once: which ones each GPU has decides
   // which lanes are its streams (tf1_timeline_lanes.h).
   std::map<int, Tf1GpuLanes> tf1_gpu_lanes;
-  if (tensorflow)
-    for (const auto& tl : s.tls) {
-      auto pn = s.process_name.find(tl.pid);
-      if (pn == s.process_name.end()) continue;
-      Tf1Lane lane = ClassifyTf1Lane(pn->second);
-      int gpu = TrailingDeviceNumber(pn->second, "/device:GPU:");
-      if (gpu < 0) continue;
-      Tf1GpuLanes& g = tf1_gpu_lanes[gpu];
-      if (lane == Tf1Lane::kStream) g.has_streams = true;
-      if (lane == Tf1Lane::kAllStreams) g.has_all_streams = true;
-      if (lane == Tf1Lane::kStream || lane == Tf1Lane::kAllStreams) {
-        const Timeline& t = trace.timeline(tl.id);
-        for (size_t i = 0; i < t.ev.size(); ++i)
-          if (t.ev.dur_ns[i] > 0) g.Count(lane, ClassifyDeviceLineEvent(trace.str(t.ev.name[i])));
-      }
-    }
+  if (tensorflow) {
+    std::vector<std::pair<TimelineId, std::string_view>> named;
+    for (const auto& tl : s.tls)
+      if (auto pn = s.process_name.find(tl.pid); pn != s.process_name.end()) named.push_back({tl.id, pn->second});
+    tf1_gpu_lanes = Tf1GpuLanesOf(trace, named);
+  }
   // The tasks TF1's lanes name. With one, _Send/_Recv hand tensors over inside the process: the
   // executor's bookkeeping. With several, a _Recv may wait on the network, and stays an operator.
   std::set<std::string_view> tf1_tasks;

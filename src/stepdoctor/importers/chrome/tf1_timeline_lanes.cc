@@ -1,5 +1,8 @@
 #include "stepdoctor/importers/chrome/tf1_timeline_lanes.h"
 
+#include "stepdoctor/importers/chrome/chrome_event_classify.h"
+#include "stepdoctor/importers/chrome/chrome_process_names.h"
+
 namespace stepdoctor::chrome {
 namespace {
 
@@ -94,6 +97,25 @@ bool Tf1LaneIsDeviceStream(Tf1Lane lane, const Tf1GpuLanes& gpu) {
     case Tf1Lane::kMemcpy: return !streams && (!gpu.has_all_streams || gpu.all_copies == 0);
     default: return false;
   }
+}
+
+std::map<int, Tf1GpuLanes> Tf1GpuLanesOf(const Trace& trace,
+                                         const std::vector<std::pair<TimelineId, std::string_view>>& lanes) {
+  std::map<int, Tf1GpuLanes> out;
+  for (const auto& [id, process] : lanes) {
+    const Tf1Lane lane = ClassifyTf1Lane(process);
+    const int gpu = TrailingDeviceNumber(process, "/device:GPU:");
+    if (gpu < 0) continue;
+    Tf1GpuLanes& g = out[gpu];
+    if (lane == Tf1Lane::kStream) g.has_streams = true;
+    if (lane == Tf1Lane::kAllStreams) g.has_all_streams = true;
+    if (lane == Tf1Lane::kStream || lane == Tf1Lane::kAllStreams) {
+      const Timeline& t = trace.timeline(id);
+      for (size_t i = 0; i < t.ev.size(); ++i)
+        if (t.ev.dur_ns[i] > 0) g.Count(lane, ClassifyDeviceLineEvent(trace.str(t.ev.name[i])));
+    }
+  }
+  return out;
 }
 
 }  // namespace stepdoctor::chrome

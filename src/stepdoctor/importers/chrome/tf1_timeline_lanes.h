@@ -12,10 +12,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "stepdoctor/model/event_kind.h"
+#include "stepdoctor/model/trace.h"
 
 namespace stepdoctor::chrome {
 
@@ -57,6 +61,11 @@ struct Tf1GpuLanes {
   // The per-stream lanes are the record: they exist and hold at least the kernels stream:all does.
   bool UseStreams() const { return has_streams && (!has_all_streams || stream_compute >= all_compute); }
 };
+
+// Each GPU's lanes in a TF1 timeline, from the timelines and the process names they were read
+// under: which lane kinds the GPU has, and the kernels and copies each holds.
+std::map<int, Tf1GpuLanes> Tf1GpuLanesOf(const Trace& trace,
+                                         const std::vector<std::pair<TimelineId, std::string_view>>& lanes);
 
 // The op-level lane of a GPU is the executor's host-side record: each op there is its Compute
 // call on a host thread, which enqueues the kernels (they start once it ends). The GPU tracer's
