@@ -16,6 +16,7 @@
 #include "stepdoctor/importers/chrome/chrome_process_names.h"
 #include "stepdoctor/importers/chrome/horovod_phases.h"
 #include "stepdoctor/importers/chrome/legacy_profiler_lanes.h"
+#include "stepdoctor/importers/chrome/record_function_ranges.h"
 #include "stepdoctor/importers/chrome/chrome_device_props.h"
 #include "stepdoctor/importers/chrome/chrome_duplicate_lanes.h"
 #include "stepdoctor/importers/chrome/chrome_id_key.h"
@@ -66,6 +67,7 @@ struct ChromeTraceBuilder::State {
   std::string host_name, backend;
   int rank = -1, world_size = -1;
   bool schema_version = false, saw_kineto_cat = false, horovod = false;
+  bool saw_operator_cat = false;  // Kineto before PyTorch 1.10: host ranges and operators alike
   EventKindMemo kinds;
   // Per process (lane), TF1 ops of the executor's _SOURCE node: one per run on each device.
   std::unordered_map<IdKey, int, IdKeyHash> tf1_source_ops;
@@ -297,6 +299,7 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
         device_cat = c == "kernel" || c == "Kernel" || c == "gpu_memcpy" || c == "Memcpy" || c == "gpu_memset" ||
                      c == "Memset" || c == "gpu_user_annotation";
         if (c == "cpu_op" || c == "cuda_runtime" || c == "kernel") s.saw_kineto_cat = true;
+        if (c == "Operator") s.saw_operator_cat = true;
       }
       if (e.ph != 'X' && e.ph != 'B' && e.name == "[memory]") {
         kind = EventKind::kMemoryEvent;
@@ -584,6 +587,10 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
     trace.format = tensorflow ? "chrome-json (trace viewer)" : "chrome-json";
     w.program_spans_only = s.events > 0 && std::none_of(s.tls.begin(), s.tls.end(), [](const auto& tl) { return tl.any_category; });
   }
+  // Where operators and record_function ranges share a category (or have none), the ranges are
+  // told by name: user annotations, as newer Kineto files them (record_function_ranges.h).
+  if (trace.framework == Framework::kPyTorch && (s.saw_operator_cat || autograd_export))
+    MarkRecordFunctionRanges(trace, timelines);
   trace.Finalize();
   BindFlows(trace, s.flows);
 }
