@@ -102,6 +102,18 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
       }
     }
   };
+  // A TF1 session's events are named by op type, and one run executes each node once: layers of
+  // one type differ in shape, so the first (largest) Conv2D or Transpose of a run is not a warm-up
+  // of the later ones. Its calls are compared node by node (the event's "name" argument), which
+  // only a timeline of several runs repeats.
+  const bool tf1 = worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).tf1_session;
+  bool has_node_key = false;
+  const StringId node_key = tf1 ? trace.strings.Find("name", &has_node_key) : StringId{};
+  auto op_key = [&](const Timeline& t, size_t i) {
+    if (has_node_key && t.ev.args_n[i])
+      if (const Arg* a = t.FindArg(uint32_t(i), node_key); a && a->type == ArgType::kString) return a->s;
+    return t.ev.name[i];
+  };
   std::unordered_map<StringId, Calls> by_name;
   std::unordered_map<StringId, LeadingCalls> leading;  // host threads' calls, for LeadingSlowCalls
   std::unordered_map<StringId, Calls> runtime;          // host threads' runtime calls that set up or ask
@@ -116,9 +128,10 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
         continue;
       }
       if (t.ev.kind[i] != EventKind::kFrameworkOp || t.ev.start_ns[i] < lo || t.ev.start_ns[i] >= hi) continue;
-      by_name[t.ev.name[i]].Add(t.ev.start_ns[i], t.ev.dur_ns[i]);
+      const StringId key = op_key(t, i);
+      by_name[key].Add(t.ev.start_ns[i], t.ev.dur_ns[i]);
       if (t.kind == TimelineKind::kHostThread) {
-        LeadingCalls& l = leading[t.ev.name[i]];
+        LeadingCalls& l = leading[key];
         if (t.ev.dur_ns[i] >= kSlowLeadingCallNs) {
           l.slow.push_back({t.ev.start_ns[i], t.end_ns(uint32_t(i))});
         } else {
@@ -152,12 +165,11 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
     if (double(c.first_dur) > kSlowFirstCallFactor * (c.later_ns / double(c.count - 1)))
       out.push_back({{c.first_start, c.first_start + c.first_dur}, name});
   }
-  if (worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).tf1_session)
+  if (tf1)
     for (const FirstCall& f : SlowRunStarts(trace, worker, lo, hi)) out.push_back(f);
   // An op a TF1 session placed on a GPU spans its launch to completion on the op-level lane: one
   // called once (or a bookkeeping op) that takes over kOneOffRuntimeNs while the device works under a tenth of it spent
   // that time setting up (library handles, autotuning), not in its kernels.
-  const bool tf1 = worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).tf1_session;
   std::vector<Interval> lone;
   std::vector<StringId> lone_names;
   if (tf1)
@@ -171,11 +183,12 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
         if ((t.ev.kind[i] != EventKind::kFrameworkOp && !bookkeeping) || t.ev.dur_ns[i] <= kOneOffRuntimeNs ||
             t.ev.start_ns[i] < lo || t.ev.start_ns[i] >= hi)
           continue;
-        auto c = by_name.find(t.ev.name[i]);
+        const StringId key = op_key(t, i);
+        auto c = by_name.find(key);
         const bool taken = std::any_of(out.begin(), out.end(), [&](const FirstCall& f) { return f.iv.start == t.ev.start_ns[i]; });
         if (!taken && (bookkeeping || (c != by_name.end() && c->second.count == 1))) {
           lone.push_back({t.ev.start_ns[i], t.end_ns(uint32_t(i))});
-          lone_names.push_back(t.ev.name[i]);
+          lone_names.push_back(key);
         }
       }
     }

@@ -55,7 +55,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
 // (kSlowLeadingCallNs): one-off start-up, in the breakdown and in the step model alike.
 struct FirstCall {
   Interval iv;
-  StringId name;
+  StringId name;  // the operator (a TF1 session's node, by its name argument)
 };
 std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi);
 
