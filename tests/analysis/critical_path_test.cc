@@ -208,6 +208,40 @@ TEST(CriticalPath, HipGraphAndBlockingCopy) {
 }
 
 // `whatif --format json` lists every step's path with its segments.
+// PyTorch's backward runs on the autograd thread while the main thread records nothing: each 10
+// ms step is a 2 ms forward, four 1.5 ms backward ops 0.4 ms apart on thread 2, then a 0.5 ms
+// optimizer op on the main thread 0.3 ms after the last. When the main thread's silence ends in
+// a gap between two backward ops, the path still follows them: the silence is not all untraced.
+TEST(CriticalPath, MainThreadSilenceFollowsTheAutogradThreadAcrossItsGaps) {
+  std::string ev;
+  int corr = 1;
+  for (int s = 0; s < 3; ++s) {
+    const double t0 = s * 10000.0;
+    ev += Step(s, t0, 10000);
+    ev += X("cpu_op", "aten::mm", 1, 1, t0, 2000);
+    ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t0 + 1900, 50, Corr(corr));
+    ev += Kernel("gemm_kernel", 7, t0 + 1960, 20, corr++);
+    for (int k = 0; k < 4; ++k, ++corr) {
+      const double b = t0 + 2000 + k * 1900;
+      ev += X("cpu_op", "MmBackward0", 1, 2, b, 1500);
+      ev += X("cuda_runtime", "cudaLaunchKernel", 1, 2, b + 1400, 50, Corr(corr));
+      ev += Kernel("gemm_kernel", 7, b + 1460, 20, corr);
+    }
+    ev += X("cpu_op", "aten::add_", 1, 1, t0 + 9500, 500);
+  }
+  const CriticalPathSummary c = PathOf(Import(Doc(ev)));
+  ASSERT_EQ(c.steps.size(), 3u);
+  ExpectWellFormed(c);
+  for (const auto& p : c.steps) {
+    EXPECT_TRUE(OnPath(p, PathKind::kHost, "MmBackward0")) << p.step;
+    // Untraced: the 0.3 ms before the optimizer and the three 0.4 ms gaps, not the 7.5 ms silence.
+    double untraced = 0;
+    for (const auto& seg : p.segments)
+      if (seg.name == "(untraced)") untraced += seg.dur_ms;
+    EXPECT_LT(untraced, 2.0) << p.step;
+  }
+}
+
 TEST(CriticalPath, InWhatIfJson) {
   const Trace t = Import(GraphSteps("cudaGraphLaunch", "cudaDeviceSynchronize"));
   auto fix = ParseFix("launch");

@@ -148,6 +148,31 @@ struct Walker {
     return best;
   }
 
+  // A launching thread other than the primary whose last recorded piece ending in (from, t] ends
+  // latest, and that end: where the primary is silent and no thread is working at `t` (a gap
+  // between two backward ops on the autograd thread), the work inside the silence is still the
+  // step's. {primary, t} where none worked there.
+  std::pair<size_t, int64_t> LastWorkedWithin(int64_t from, int64_t t) const {
+    std::pair<size_t, int64_t> best{primary, t};
+    int64_t best_end = from;
+    for (size_t i = 0; i < threads.size(); ++i) {
+      if (i == primary || launches_of[i] == 0) continue;
+      const auto& p = pieces[i];
+      auto it = std::lower_bound(p.begin(), p.end(), t, [](const Piece& x, int64_t v) { return x.start < v; });
+      // Back from the piece holding `t` to the last one with an event that ends after `from`.
+      while (it != p.begin()) {
+        --it;
+        if (it->end <= from) break;
+        if (it->ev >= 0) {
+          const int64_t end = std::min(it->end, t);
+          if (end > best_end) best = {i, end}, best_end = end;
+          break;
+        }
+      }
+    }
+    return best;
+  }
+
   // Whether the host segment of the model holding the moment before `t` is a wait on the device.
   bool ModelSaysSync(int64_t t) const {
     auto it = std::lower_bound(m.host.begin(), m.host.end(), t, [](const HostSegment& h, int64_t v) { return h.start_ns < v; });
@@ -196,6 +221,12 @@ struct Walker {
           // The primary thread has nothing recorded: where another thread is working (PyTorch's
           // autograd thread during backward), the path follows it.
           if (const size_t other = BusyThread(t); other != primary) {
+            th = other;
+            continue;
+          }
+          if (const auto [other, end] = LastWorkedWithin(p.start, t); other != primary) {
+            add(end, t, PathKind::kHost, {}, "(untraced)", -1);
+            t = end;
             th = other;
             continue;
           }
