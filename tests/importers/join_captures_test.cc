@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/analysis/trace_to_steps.h"
 #include "stepdoctor/importers/import_paths.h"
 #include "stepdoctor/importers/join_captures.h"
@@ -130,6 +131,55 @@ TEST(JoinCaptures, OverlappingTf1TimelinesStayWorkers) {
   Trace t = Import(dir);
   EXPECT_EQ(t.workers.size(), 2u);
   EXPECT_EQ(t.diagnostics.count(ImportIssue::kJoinedCaptures), 0u);
+}
+
+// SageMaker's profiler (smdebug): one process's model timeline (tf.data's GetNext calls) and its
+// Python timeline (the Step:ModeKeys.TRAIN markers) are two files, each timed from its own start
+// (start_time_since_epoch_in_micros). Moved onto the wall clock and joined, the steps hold the
+// input waits; a process of another name, or another run's folder, stays apart.
+std::string Smdebug(int64_t start_us, const std::string& lane, const std::string& events) {
+  return "[\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"start_time_since_epoch_in_micros\":" +
+         std::to_string(start_us) + "}},\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"" +
+         lane + "\"}}" + events + "\n]\n";
+}
+
+TEST(JoinCaptures, SmdebugFilesOfOneProcessAreOneWorkerOnTheWallClock) {
+  const std::string dir = testing::MakeTempDir("sd_smdebug");
+  const int64_t py_start = 1594662605425850, model_start = py_start - 7'000'000;  // the model file began 7 s earlier
+  std::string steps, waits;
+  for (int k = 0; k < 5; ++k) {
+    const int64_t at = 1'000'000 + k * 100'000;  // in the Python file's clock: each step 100 ms
+    steps += ",\n{\"name\": \"Step:ModeKeys.TRAIN\", \"pid\": 1, \"ph\": \"X\", \"ts\": " + std::to_string(at) +
+             ", \"dur\": 100000, \"args\": {\"step_num\": \"" + std::to_string(k) + "\"}}";
+    // Its GetNext, 30 ms at the start of each step, in the model file's clock.
+    waits += ",\n{\"ph\": \"X\", \"name\": \"dataset::GetNext\", \"ts\": " + std::to_string(at + 7'000'000) +
+             ", \"pid\": 1, \"dur\": 30000}";
+  }
+  const std::string pe = dir + "/run/framework/pevents/2020071317/";
+  Write(pe + "1594662624718694_905-b88ab1bb8259_pythontimeline.json", Smdebug(py_start, "Step:ModeKeys.TRAIN", steps));
+  Write(pe + "1594662624558411_905-b88ab1bb8259_model_timeline.json", Smdebug(model_start, "DataIterator", waits));
+  Trace t = Import(dir + "/run");
+  ASSERT_EQ(t.workers.size(), 1u);
+  EXPECT_EQ(t.workers[0].hostname, "b88ab1bb8259");
+  EXPECT_EQ(t.workers[0].pid, 905);
+  EXPECT_EQ(t.diagnostics.count(ImportIssue::kJoinedCaptures), 1u);
+  const StepWindows w = TraceToSteps(t, PrimaryWorker(t));
+  ASSERT_GE(w.steps.size(), 4u);
+  EXPECT_EQ(w.steps[1].start_ns, (py_start + 1'100'000) * 1000);  // the wall clock
+  const Report r = AnalyzeTrace(t);
+  const Finding* input = testing::FindFinding(r, "input_bound");
+  ASSERT_NE(input, nullptr) << r.verdict.summary;  // 30 of each 100 ms step
+  EXPECT_NEAR(input->share_pct, 30.0, 1.0);
+
+  // Another process's files, and the same process under another run, are other workers.
+  const std::string two = testing::MakeTempDir("sd_smdebug2");
+  Write(two + "/a/framework/pevents/1/1594662624718694_905-b88ab1bb8259_pythontimeline.json",
+        Smdebug(py_start, "Step:ModeKeys.TRAIN", steps));
+  Write(two + "/b/framework/pevents/1/1594662624558411_905-b88ab1bb8259_model_timeline.json",
+        Smdebug(model_start, "DataIterator", waits));
+  Write(two + "/a/framework/pevents/1/1594662624558411_906-b88ab1bb8259_model_timeline.json",
+        Smdebug(model_start, "DataIterator", waits));
+  EXPECT_EQ(Import(two).workers.size(), 3u);
 }
 
 }  // namespace

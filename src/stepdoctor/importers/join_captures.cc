@@ -6,6 +6,7 @@
 #include <charconv>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "stepdoctor/core/checked_time.h"
 #include "stepdoctor/model/trace_merge.h"
@@ -109,9 +110,79 @@ void JoinTf1Runs(std::vector<Trace>* parts, std::vector<std::string>* paths, Imp
   *paths = std::move(out_paths);
 }
 
+// SageMaker's profiler (smdebug) writes one process's events to several files, split by kind
+// and by time: <end-us>_<pid>-<host>_{model,python,horovod}timeline.json under
+// framework/pevents/<YYYYMMDDHR>/. Its step markers (Step:ModeKeys.TRAIN) are in the Python
+// timeline, what ran inside them in the others. Files of one process under one run are joined
+// into one worker (their clocks are the wall clock: the importer applies each file's start).
+struct SmdebugName {
+  std::string process;  // "<pid>-<host>"
+  std::string run;      // the folder above framework/, else the file's folder
+};
+
+std::optional<SmdebugName> SmdebugNameOf(const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::string base = p.filename().string();
+  size_t digits = 0;
+  while (digits < base.size() && base[digits] >= '0' && base[digits] <= '9') ++digits;
+  if (digits == 0 || digits >= base.size() || base[digits] != '_') return std::nullopt;
+  for (std::string_view kind : {"_model_timeline.json", "_pythontimeline.json", "_horovod_timeline.json"}) {
+    if (base.size() <= digits + 1 + kind.size() || base.compare(base.size() - kind.size(), kind.size(), kind) != 0)
+      continue;
+    SmdebugName n;
+    n.process = base.substr(digits + 1, base.size() - kind.size() - digits - 1);
+    const std::string folder = p.parent_path().string();
+    const size_t fw = folder.rfind("/framework/");
+    n.run = fw != std::string::npos ? folder.substr(0, fw) : folder;
+    return n;
+  }
+  return std::nullopt;
+}
+
+void JoinSmdebugProcesses(std::vector<Trace>* parts, std::vector<std::string>* paths, ImportDiagnostics* notes) {
+  std::map<std::pair<std::string, std::string>, std::vector<size_t>> groups;
+  for (size_t i = 0; i < parts->size() && i < paths->size(); ++i)
+    if ((*parts)[i].workers.size() == 1)
+      if (auto n = SmdebugNameOf((*paths)[i])) groups[{n->run, n->process}].push_back(i);
+  std::vector<bool> gone(parts->size(), false);
+  for (const auto& [key, idx] : groups) {
+    if (idx.size() < 2) continue;
+    Trace& into = (*parts)[idx[0]];
+    for (size_t k = 1; k < idx.size(); ++k) {
+      AppendCapture(into, std::move((*parts)[idx[k]]), 0);
+      gone[idx[k]] = true;
+    }
+    const std::string& process = key.second;  // "<pid>-<host>"
+    Worker& w = into.workers[0];
+    w.hostname = process;
+    if (const size_t dash = process.find('-'); dash != std::string::npos) {
+      int64_t pid = 0;
+      if (std::from_chars(process.data(), process.data() + dash, pid).ec == std::errc() && dash + 1 < process.size()) {
+        w.pid = pid;
+        w.hostname = process.substr(dash + 1);
+      }
+    }
+    into.Finalize();
+    notes->Note(ImportIssue::kJoinedCaptures,
+                fmt::format("{} SageMaker profiler files of process {} read as one worker (its model, Python and "
+                            "Horovod timelines, on one clock)",
+                            idx.size(), process));
+  }
+  std::vector<Trace> out;
+  std::vector<std::string> out_paths;
+  for (size_t i = 0; i < parts->size(); ++i) {
+    if (gone[i]) continue;
+    out.push_back(std::move((*parts)[i]));
+    out_paths.push_back(i < paths->size() ? (*paths)[i] : std::string());
+  }
+  *parts = std::move(out);
+  *paths = std::move(out_paths);
+}
+
 }  // namespace
 
 void JoinCaptures(std::vector<Trace>* parts, std::vector<std::string>* paths, ImportDiagnostics* notes) {
+  JoinSmdebugProcesses(parts, paths, notes);
   JoinTf1Runs(parts, paths, notes);
   std::vector<CaptureInfo> info;
   for (size_t i = 0; i < parts->size(); ++i) info.push_back(InfoOf((*parts)[i], i < paths->size() ? (*paths)[i] : ""));

@@ -65,6 +65,9 @@ struct ChromeTraceBuilder::State {
   std::vector<Flow> flows;
   std::vector<DeviceProps> device_props;
   std::string host_name, backend;
+  // SageMaker's profiler (smdebug) writes each file's times from its own start, given in the
+  // metadata as start_time_since_epoch_in_micros: 0 where absent.
+  int64_t epoch_start_ns = 0;
   int rank = -1, world_size = -1;
   bool schema_version = false, saw_kineto_cat = false, horovod = false;
   bool saw_operator_cat = false;  // Kineto before PyTorch 1.10: host ranges and operators alike
@@ -164,6 +167,9 @@ struct ChromeTraceBuilder::State {
       const std::string_view v = Capped(a->s);
       if (!v.empty() && v[0] == '/') slot = CanonicalTfDeviceName(v);
       else if (slot != v) slot.assign(v);
+    } else if (e.name == "process_name" && (a = e.arg("start_time_since_epoch_in_micros")) &&
+               a->type == ArgType::kInt) {
+      if (auto ns = CheckedMul(a->i, 1000); ns && TimeInRange(*ns)) epoch_start_ns = *ns;
     } else if (e.name == "process_labels" && (a = e.arg("labels")) && a->type == ArgType::kString)
       process_label[pid] = std::string(Capped(a->s));
     else if (e.name == "thread_name" && a && a->type == ArgType::kString)
@@ -381,6 +387,37 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
   }
 }
 
+namespace {
+
+// smdebug's files each count time from their own start (ChromeTraceBuilder::State's
+// epoch_start_ns): moved onto the wall clock, the files one process writes (model, Python and
+// Horovod timelines) line up with each other and join_captures can join them. Left as they are,
+// with a note, where a moved time would leave the range.
+template <typename State>
+void ShiftToEpoch(State& s) {
+  if (s.epoch_start_ns == 0) return;
+  Trace& trace = s.trace;
+  for (const auto& tl : s.tls) {
+    const Timeline& t = trace.timeline(tl.id);
+    for (size_t i = 0; i < t.ev.size(); ++i)
+      if (!AddToTime(t.ev.start_ns[i], s.epoch_start_ns) || !AddToTime(t.end_ns(uint32_t(i)), s.epoch_start_ns)) {
+        trace.diagnostics.Note(ImportIssue::kTimeOutOfRange,
+                               s.source + ": start_time_since_epoch_in_micros would move times out of range; not applied");
+        return;
+      }
+  }
+  for (const auto& tl : s.tls) {
+    Timeline& t = trace.timeline(tl.id);
+    for (auto& v : t.ev.start_ns) v += s.epoch_start_ns;
+  }
+  for (auto& f : s.flows) f.ts += s.epoch_start_ns;
+  for (auto& c : trace.counters)
+    if (c.worker == s.worker)
+      for (auto& v : c.ts_ns) v = AddToTime(v, s.epoch_start_ns).value_or(v);
+}
+
+}  // namespace
+
 void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   State& s = *s_;
   Trace& trace = s.trace;
@@ -587,6 +624,7 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
     trace.format = tensorflow ? "chrome-json (trace viewer)" : "chrome-json";
     w.program_spans_only = s.events > 0 && std::none_of(s.tls.begin(), s.tls.end(), [](const auto& tl) { return tl.any_category; });
   }
+  ShiftToEpoch(s);
   // Where operators and record_function ranges share a category (or have none), the ranges are
   // told by name: user annotations, as newer Kineto files them (record_function_ranges.h).
   if (trace.framework == Framework::kPyTorch && (s.saw_operator_cat || autograd_export))
