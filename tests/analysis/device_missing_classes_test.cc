@@ -174,5 +174,21 @@ TEST(DeviceMissingClasses, ADeviceSyncAfterTheLastLaunchRulesOutAnEarlyStopBothS
   EXPECT_NE(g->fix.pytorch.find("torch.cuda.synchronize()"), std::string::npos);
 }
 
+// SageMaker's profiler records TensorFlow's NcclManager collectives on a lane of that name, by
+// type (kAllReduce): an NCCL collective runs on GPUs, so a file holding only one is a GPU job
+// whose device activity is missing, not a CPU computing. A gloo collective says nothing either way.
+TEST(DeviceMissingClasses, AnNcclManagerCollectiveIsAnAcceleratorJobBothSides) {
+  auto report = [](const char* name) {
+    const std::string j = std::string("[\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"NcclManager\"}},\n") +
+                          "{\"ph\": \"X\", \"name\": \"" + name + "\", \"ts\": 31901600, \"pid\": 1, \"dur\": 130183}\n]";
+    return AnalyzeTrace(testing::ImportChrome(j));
+  };
+  const Report nccl = report("kAllReduce");
+  EXPECT_NE(FindFinding(nccl, "device_activity_missing"), nullptr) << nccl.verdict.summary;
+  EXPECT_EQ(FindFinding(nccl, "compute_bound"), nullptr) << nccl.verdict.summary;
+  const Report gloo = report("gloo:all_reduce");
+  EXPECT_EQ(FindFinding(gloo, "device_activity_missing"), nullptr) << gloo.verdict.summary;
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -529,5 +529,32 @@ TEST(UnseenTraceClasses, ProgramSpansOnlyLowerTheConfidenceBothSides) {
   for (const std::string& n : ops.notes) EXPECT_EQ(n.find("program's own spans"), std::string::npos) << n;
 }
 
+// A file holding the input pipeline's calls alone (SageMaker's DataIterator timeline: tf.data's
+// GetNext, several at once) and no step, operator or device work: the window is those calls' own
+// span, so their share says nothing about the step; input_bound says so, low, with no gain. With
+// operators recorded between the calls the same share stands.
+TEST(UnseenTraceClasses, InputCallsAloneAreNoInputBoundVerdictBothSides) {
+  auto report = [](bool ops) {
+    std::string ev;
+    for (int k = 0; k < 20; ++k) {
+      const double t = k * 10000.0;
+      ev += testing::X("cpu_op", "dataset::GetNext", 1, 1, t, 6000);
+      if (ops) ev += testing::X("cpu_op", "aten::addmm", 1, 1, t + 6000, 3900);
+    }
+    return AnalyzeTrace(testing::ImportChrome(Doc(ev)));
+  };
+  const Report alone = report(false);
+  const Finding* f = testing::FindFinding(alone, "input_bound");
+  ASSERT_NE(f, nullptr) << alone.verdict.summary;
+  EXPECT_EQ(f->severity, FindingSeverity::kLow);
+  EXPECT_EQ(f->gain_upper_bound, 0);
+  EXPECT_NE(alone.verdict.summary.rfind("input-bound", 0), 0u) << alone.verdict.summary;
+  const Report with_ops = report(true);
+  const Finding* g = testing::FindFinding(with_ops, "input_bound");
+  ASSERT_NE(g, nullptr) << with_ops.verdict.summary;
+  EXPECT_GE(g->severity, FindingSeverity::kModerate);
+  EXPECT_GT(g->gain_upper_bound, 1.0);
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -1,4 +1,5 @@
 #include "stepdoctor/analysis/trace_to_coverage.h"
+#include "stepdoctor/model/device_work_classify.h"
 
 #include <fmt/format.h>
 
@@ -38,8 +39,9 @@ bool IsQueryCall(std::string_view name) { return RuntimeCallRoleOf(name, 0, fals
 // `..._for_cpu`), fused dropout, `record_stream`, and pinning host memory (which needs a device
 // to pin for; PyTorch skips it without one).
 bool IsAcceleratorOpName(std::string_view name) {
-  for (std::string_view lib : {"cudnn", "miopen", "cublas", "hipblas", "nccl", "rccl"})
+  for (std::string_view lib : {"cudnn", "miopen", "cublas", "hipblas", "nccl", "rccl", "Nccl"})
     if (name.find(lib) != std::string_view::npos) return true;
+  if (IsTfNcclManagerCollective(name)) return true;
   if (name.substr(0, 6) != "aten::" || name.find("_for_cpu") != std::string_view::npos) return false;
   for (std::string_view op : {"_flash_attention", "_efficient_attention", "aten::_fused_dropout", "aten::record_stream",
                               "aten::_pin_memory"})
@@ -167,7 +169,7 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
         if (f & kWork) ++work_calls, linked_work_calls += t.ev.corr[i] != 0, last_work_end = std::max(last_work_end, t.end_ns(i));
         if (IsDeviceWideSync(trace.str(id)) && t.ev.start_ns[i] >= last_sync_start)
           last_sync_start = t.ev.start_ns[i], last_sync = {t.ev.name[i], t.ev.dur_ns[i]};
-      } else if (k == EventKind::kFrameworkOp && (f & kAcceleratorOp)) {
+      } else if ((k == EventKind::kFrameworkOp || k == EventKind::kCollective) && (f & kAcceleratorOp)) {
         if (accelerator_ops++ == 0) accelerator_op = trace.str(id);
       } else if (f & kProfilerRange) {
         ++profiler_ranges;

@@ -188,6 +188,11 @@ bool IsDeviceWorkShapedName(std::string_view name) {
   return ClassifyDeviceWork(name).role == DeviceWorkRole::kCollective;
 }
 
+bool IsTfNcclManagerCollective(std::string_view n) {
+  return n == "kAllReduce" || n == "kBroadcast" || n == "kReduce" || n == "kAllGather" || n == "kReduceScatter" ||
+         n == "kAllToAll";
+}
+
 bool IsCommunicationKernelName(std::string_view n) { return ClassifyDeviceWork(n).role == DeviceWorkRole::kCollective; }
 KernelPrecision KernelPrecisionOf(std::string_view n) { return ClassifyDeviceWork(n).precision; }
 

@@ -50,6 +50,10 @@ bool IsDeviceWorkShapedName(std::string_view name);
 
 // Shorthands over ClassifyDeviceWork.
 bool IsCommunicationKernelName(std::string_view kernel_name);
+// TensorFlow's NcclManager names each collective it runs by its type (kAllReduce, kBroadcast,
+// kReduce, kAllGather, kReduceScatter, kAllToAll), as SageMaker's profiler records them on a lane
+// of that name: NCCL collectives, which run on GPUs.
+bool IsTfNcclManagerCollective(std::string_view name);
 KernelPrecision KernelPrecisionOf(std::string_view kernel_name);
 
 }  // namespace stepdoctor

@@ -133,6 +133,29 @@ std::optional<Finding> InputBound(const Signals& sig) {
                       "profile later steps to see the steady input wait. " + f.fix.summary;
     }
   }
+  // No steps, and nothing but input calls recorded (no operator, launch or device work): the
+  // window is the input calls' own span, so the share measures how the file was cut, not what the
+  // step waits on. The calls may be the pipeline's own threads (tf.data's GetNext ran on several
+  // at once), not the training step blocking on them.
+  double work = 0;
+  for (StepCategory c : {StepCategory::kKernelLaunch, StepCategory::kHostCompute, StepCategory::kDeviceCompute,
+                         StepCategory::kCollectives, StepCategory::kMemcpy})
+    work += CategoryShare(s, c);
+  if (!s.has_steps && work < kInputOnlyWorkPct) {
+    f.severity = std::min(f.severity, FindingSeverity::kLow);
+    f.gain_upper_bound = 0;
+    f.gain_text = "unknown: the trace records the input calls alone, not the step they feed";
+    f.title = fmt::format("{} of the window is input calls, and the trace records nothing else: no step markers, "
+                          "operators or device work, so what the step waits on cannot be told",
+                          Pct(share));
+    f.evidence.push_back({"recorded besides input calls", fmt::format("{} of the window", Pct(work))});
+    f.fix.summary = "Record the training step itself (step markers, operators, device activity), then diagnose again; "
+                    "the input pipeline's calls alone cannot show whether the step waits on them.";
+    Prediction none;
+    none.fix = "input";
+    none.why_not = "the trace records the input calls alone: there is no step to replay without them";
+    f.prediction = none;
+  }
   AddInputLimit(sig, &f);  // where the dataset's storage was probed: storage or CPU, and its fix
   return f;
 }

@@ -170,6 +170,9 @@ inline constexpr double kHeldMemorySampleShare = 0.5;
 // --- input_bound: tiers are on the exposed wait (the device idle meanwhile): a wait hidden
 // behind device work costs nothing. On CPU-only traces the two are the same.
 inline constexpr double kInputModeratePct = 5.0;  // exposed input wait >= 5% of the step: moderate
+// Without steps, operators, launches and device work under this share of the window beside the
+// input calls: the trace records the input pipeline alone (input_bound then says so, low).
+inline constexpr double kInputOnlyWorkPct = 5.0;
 inline constexpr double kInputHighPct = 20.0;     // >= 20%: high (TensorFlow's profiler says "HIGHLY")
 // A fetch from DataLoader worker processes this short on average hands over a batch that was
 // ready (dequeue, unpickle, map its shared-memory tensors: about 1.5 ms in PyTorch's own

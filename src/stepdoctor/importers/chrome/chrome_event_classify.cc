@@ -24,7 +24,7 @@ bool IsHostCollectiveName(std::string_view n) {
   return StartsWith(n, "nccl:") || StartsWith(n, "gloo:") || StartsWith(n, "c10d::") ||
          StartsWith(n, "record_param_comms") || Contains(n, "Allreduce") || Contains(n, "ALLREDUCE") ||
          Contains(n, "ALLGATHER") || Contains(n, "BROADCAST") || StartsWith(n, "CollectiveReduce") ||
-         StartsWith(n, "NcclAllReduce");
+         StartsWith(n, "NcclAllReduce") || IsTfNcclManagerCollective(n);
 }
 
 EventKind HostKind(std::string_view name, EventKind fallback) {
