@@ -212,5 +212,25 @@ TEST(SamplesTimeRange, GpuCsvLoopIntervalBound) {
   EXPECT_EQ(far.diagnostics.count(ImportIssue::kTimeOutOfRange), 2u);
 }
 
+// A line cut short mid-file (SageMaker's 1591160699.algo-1.json.corrupt: its last record lost
+// its Timestamp and closing brace): the other lines are read, and the note names the file, the
+// line and how many were read.
+TEST(SamplesTimeRange, SageMakerCutLineIsNamedByFileAndLine) {
+  std::string text;
+  for (int i = 0; i < 5; ++i) text += SageMakerLine("GPUUtilization", "gpu0", 10 + i, std::to_string(1591160699.0 + i));
+  text += R"({"Type": "gpu", "Name":"gpu1", "Dimension": "GPUMemoryUtilization", "Value":47.76,"NodeId":"algo-1")" "\n";
+  text += SageMakerLine("GPUUtilization", "gpu0", 20, "1591160705.0");
+  Trace t;
+  ASSERT_TRUE(ImportText(text, "1591160699.algo-1.json", &t).ok());
+  t.Finalize();
+  ASSERT_NE(FindCounter(t, series::GpuSeriesName(0, GpuMetric::kUtilPct)), nullptr);
+  EXPECT_EQ(FindCounter(t, series::GpuSeriesName(0, GpuMetric::kUtilPct))->value.size(), 6u);
+  bool named = false;
+  for (const auto& [issue, note] : t.diagnostics.notes())
+    named |= issue == ImportIssue::kMalformedEvent && note.find("1591160699.algo-1.json: line 6 ") != std::string::npos &&
+             note.find("6 lines read") != std::string::npos;
+  EXPECT_TRUE(named);
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -1,5 +1,7 @@
 #include "stepdoctor/importers/samples/samples_to_trace.h"
 
+#include <fmt/format.h>
+
 #include <simdjson.h>
 
 #include <cmath>
@@ -132,19 +134,17 @@ void ImportHeader(od::document& doc, Trace& trace, WorkerId w, SeriesSink& sink)
   }
 }
 
-// A SageMaker Debugger system-monitor line.
-void ImportSageMakerLine(od::document& doc, Trace& trace, SeriesSink& sink, Worker& wk) {
+// A SageMaker Debugger system-monitor line. False where the line is no whole JSON object (the
+// caller counts it, with its line number); a whole one that lacks a field is counted here.
+bool ImportSageMakerLine(od::document& doc, Trace& trace, SeriesSink& sink, Worker& wk) {
   std::string_view type, name, dim, node;
   double value = 0, ts_s = 0;
   od::object obj;
-  if (doc.get_object().get(obj)) {
-    trace.diagnostics.Count(ImportIssue::kMalformedEvent);
-    return;
-  }
+  if (doc.get_object().get(obj)) return false;
   bool has_value = false, has_ts = false;
   for (auto field : obj) {
     std::string_view key;
-    if (field.unescaped_key().get(key)) break;
+    if (field.unescaped_key().get(key)) return false;
     od::value v = field.value();
     if (key == "Type") TryGet(v.get_string(), type);
     else if (key == "Name") TryGet(v.get_string(), name);
@@ -155,17 +155,17 @@ void ImportSageMakerLine(od::document& doc, Trace& trace, SeriesSink& sink, Work
   }
   if (!has_ts) {
     trace.diagnostics.Count(ImportIssue::kMissingTimestamp);
-    return;
+    return true;
   }
   if (!has_value || !std::isfinite(value)) {
     trace.diagnostics.Count(ImportIssue::kBadCounterValue);
-    return;
+    return true;
   }
   if (wk.hostname.empty() && !node.empty()) wk.hostname = std::string(node);
   std::optional<int64_t> ts = SecondsToNs(ts_s);
   if (!ts) {
     trace.diagnostics.Count(ImportIssue::kTimeOutOfRange);
-    return;
+    return true;
   }
   std::string target;  // the series this metric lands in
   // cpuN / gpuN name the core or GPU; the Dimension says which metric.
@@ -189,9 +189,10 @@ void ImportSageMakerLine(od::document& doc, Trace& trace, SeriesSink& sink, Work
     target = series::GpuSeriesName(std::max(g, 0), series::GpuMetric::kMemUsedPct);
   } else {
     trace.diagnostics.Count(ImportIssue::kUnsupportedContent);
-    return;
+    return true;
   }
   sink.Add(target, *ts, value);
+  return true;
 }
 
 }  // namespace
@@ -207,11 +208,12 @@ Status ImportSamplesJsonLines(PeekableSource& src, Trace& trace) {
   enum class Dialect { kUnknown, kStepdoctor, kSageMaker, kWandb } dialect = Dialect::kUnknown;
   WandbEventsImporter wandb(trace, sink, src.name());
   std::string_view line;
-  int64_t bad_lines = 0;
+  int64_t bad_lines = 0, line_no = 0, first_bad = 0, read = 0;
   for (;;) {
     auto more = lines.Next(&line);
     if (!more.ok()) return more.status();
     if (!*more) break;
+    ++line_no;
     line = Trim(line);
     if (line.empty()) continue;
     auto doc = parser.Parse(line);
@@ -235,16 +237,14 @@ Status ImportSamplesJsonLines(PeekableSource& src, Trace& trace) {
         continue;
       }
     }
-    if (doc.error()) {
-      ++bad_lines;
-      continue;
-    }
-    if (dialect == Dialect::kStepdoctor) {
-      if (!ImportSampleLine(doc.value_unsafe(), sink, trace)) ++bad_lines;
-    } else if (dialect == Dialect::kWandb) {
-      if (!wandb.ImportLine(doc.value_unsafe())) ++bad_lines;
-    } else {
-      ImportSageMakerLine(doc.value_unsafe(), trace, sink, trace.workers[wid.v]);
+    bool ok = !doc.error();
+    if (ok && dialect == Dialect::kStepdoctor) ok = ImportSampleLine(doc.value_unsafe(), sink, trace);
+    else if (ok && dialect == Dialect::kWandb) ok = wandb.ImportLine(doc.value_unsafe());
+    else if (ok) ok = ImportSageMakerLine(doc.value_unsafe(), trace, sink, trace.workers[wid.v]);
+    if (ok) {
+      ++read;
+    } else if (bad_lines++ == 0) {
+      first_bad = line_no;
     }
   }
   if (dialect == Dialect::kWandb) wandb.Finish();
@@ -254,7 +254,12 @@ Status ImportSamplesJsonLines(PeekableSource& src, Trace& trace) {
     else {
       trace.diagnostics.Count(ImportIssue::kMalformedEvent, uint64_t(bad_lines - 1));  // Note counts one
       trace.diagnostics.Note(ImportIssue::kMalformedEvent,
-                                src.name() + ": " + std::to_string(bad_lines) + " lines are not JSON objects");
+                             bad_lines == 1
+                                 ? fmt::format("{}: line {} is not a whole JSON object (cut short?), skipped; {} lines read",
+                                               src.name(), first_bad, read)
+                                 : fmt::format("{}: {} lines are not whole JSON objects, skipped (the first: line {}); {} "
+                                               "lines read",
+                                               src.name(), bad_lines, first_bad, read));
     }
   }
   Worker& wk = trace.workers[wid.v];
