@@ -124,5 +124,16 @@ TEST(CsvFields, DatesWithTheYearLastAndBareTimesOfDay) {
   EXPECT_NE(csv::ParseTimestamp("13:32:39", &ns), TimeParse::kOk);  // a time of day is not a point in time
 }
 
+// A home-made logger's `t,util_gpu,mem_used_mib`: two words name one metric in either order, and
+// a bare `t` (or `ts`) is the sample's time; three words are not reordered.
+TEST(GpuCsvColumns, TwoWordNamesInEitherOrderAndBareTimeColumns) {
+  EXPECT_EQ(ClassifyHeader("util_gpu").kind, ColumnKind::kMetric);
+  EXPECT_EQ(ClassifyHeader("util_gpu").metric, GpuMetric::kUtilPct);
+  EXPECT_EQ(ClassifyHeader("used_mem [MiB]").metric, GpuMetric::kMemUsedBytes);
+  EXPECT_EQ(ClassifyHeader("t").kind, ColumnKind::kTimestamp);
+  EXPECT_EQ(ClassifyHeader("ts").kind, ColumnKind::kTimestamp);
+  EXPECT_EQ(ClassifyHeader("used_gpu_memory").kind, ColumnKind::kIgnore);
+}
+
 }  // namespace
 }  // namespace stepdoctor

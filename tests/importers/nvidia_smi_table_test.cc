@@ -299,5 +299,20 @@ TEST(NvidiaSmiTableVerdict, CliDiagnosesATableLogLikeTheCsv) {
   EXPECT_NE(t.out.find("(nvidia-smi table)"), std::string::npos) << t.out;
 }
 
+// `nvidia-smi -q` prints one query's full report: a GPU's state once, not a log over time. It is
+// refused with a line that names it and the logging command, not as an unknown format.
+TEST(NvidiaSmiTable, QueryReportIsNamedWhenRefused) {
+  const std::string q =
+      "\n==============NVSMI LOG==============\n\nTimestamp                                 : Mon Mar  4 10:00:00 2024\n"
+      "Driver Version                            : 535.104.05\nAttached GPUs                             : 1\n"
+      "GPU 00000000:41:00.0\n    Product Name                          : NVIDIA A40\n    Utilization\n"
+      "        Gpu                               : 0 %\n        Memory                            : 0 %\n";
+  Trace t;
+  const Status st = testing::ImportText(q, "nvidia-smi.log", &t);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("nvidia-smi.log: an `nvidia-smi -q` report"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("--query-gpu="), std::string::npos) << st.message();
+}
+
 }  // namespace
 }  // namespace stepdoctor

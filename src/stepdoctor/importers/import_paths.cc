@@ -112,6 +112,12 @@ Status ImportSource(PeekableSource& src, Trace& trace, const ImportOptions& opts
         return Status(ErrorCode::kUnknownFormat,
                       src.name() + ": " + smi + ", which stepdoctor does not read: it reads nvidia-smi's table, CSV and dmon "
                                                 "logs, W&B system metrics and `stepdoctor run` samples");
+      // `nvidia-smi -q`: one query's full report, not a log over time.
+      if (head->find("NVSMI LOG") != std::string_view::npos)
+        return Status(ErrorCode::kUnknownFormat,
+                      src.name() + ": an `nvidia-smi -q` report (one query, not a log over time), which stepdoctor "
+                                   "does not read; log while the job runs with nvidia-smi "
+                                   "--query-gpu=timestamp,index,utilization.gpu,memory.used --format=csv -l 1");
       return Status(ErrorCode::kUnknownFormat, src.name() + ": not a format stepdoctor reads (not a Chrome trace, "
                                                             "XPlane profile, TensorBoard event file or GPU log)");
     }

@@ -24,7 +24,7 @@ constexpr ImportIssueInfo kInfo[] = {
     {"invalid_utf8", Severity::kInfo, "events kept with invalid UTF-8 bytes replaced by U+FFFD"},
     {"broken_structure", Severity::kError, "JSON structure broken: only the part before the break was read"},
     {"oversized_value", Severity::kError, "a single value past the size cap: reading stopped there"},
-    {"assumed_timing", Severity::kInfo, "file(s) without a time column: sample times assumed"},
+    {"assumed_timing", Severity::kInfo, "file(s) whose sample times rest on an assumption (the note below says which)"},
     {"padding", Severity::kInfo, "file(s) padded with NUL bytes: the NULs skipped"},
     {"instant_with_duration", Severity::kWarning, "markers written as instants carried a duration: kept as instants"},
     {"xplane_missing_metadata", Severity::kWarning, "XPlane events with metadata their plane does not define: kept, named by the id"},

@@ -27,6 +27,8 @@ constexpr Alias kAliases[] = {
     {"datetime", K::kTimestamp},
     {"date_time", K::kTimestamp},
     {"wall_time", K::kTimestamp},
+    {"t", K::kTimestamp},
+    {"ts", K::kTimestamp},
     {"date", K::kDate},
     {"elapsed", K::kElapsed},
     {"elapsed_time", K::kElapsed},
@@ -159,8 +161,13 @@ NormalisedHeader NormaliseHeader(std::string_view h) {
 
 ColumnMeaning ClassifyHeader(std::string_view header) {
   NormalisedHeader h = NormaliseHeader(header);
+  // Two words in either order name the same thing: "util_gpu" is "gpu_util", "used_mem" "mem_used".
+  std::string swapped;
+  if (const size_t p = h.name.find('_'); p != std::string::npos && h.name.find('_', p + 1) == std::string::npos)
+    swapped = h.name.substr(p + 1) + "_" + h.name.substr(0, p);
+  for (int pass = 0; pass < 2; ++pass)
   for (const Alias& a : kAliases) {
-    if (a.name != h.name) continue;
+    if (a.name != (pass == 0 ? h.name : swapped)) continue;
     ColumnMeaning m{a.kind, a.metric, 1};
     if (a.kind == K::kTimestamp || a.kind == K::kElapsed) m.scale = TimeUnitSeconds(h.unit);
     if (a.kind == K::kMetric && a.metric == GpuMetric::kMemUsedBytes && IsPercent(h.unit))
