@@ -556,5 +556,30 @@ TEST(UnseenTraceClasses, InputCallsAloneAreNoInputBoundVerdictBothSides) {
   EXPECT_GT(g->gain_upper_bound, 1.0);
 }
 
+// A CPU step whose time goes mostly to an op that only moves data (a TF1 LCNN's Transpose of
+// image patches, 74%) is named, with layout advice; one where the matrix op dominates is not.
+TEST(UnseenTraceClasses, AnOperatorThatOnlyMovesDataIsNamedBothSides) {
+  auto report = [](const char* big) {
+    std::string ev = Tf1Lane(1, "/job:localhost/replica:0/task:0/device:CPU:0 Compute");
+    double t = 0;
+    for (int k = 0; k < 6; ++k) {
+      ev += Tf1Op(1, big, t, 7000);
+      ev += Tf1Op(1, "SparseTensorDenseMatMul", t + 7000, 1000);
+      ev += Tf1Op(1, "BiasAdd", t + 8000, 1000);
+      t += 9000;
+    }
+    return AnalyzeTrace(testing::ImportChrome("{\"traceEvents\":[" + ev.substr(1) + "]}"));
+  };
+  auto layout_evidence = [](const Report& r) {
+    const Finding* f = testing::FindFinding(r, "compute_bound");
+    if (!f) return std::string("(no compute_bound) ") + r.verdict.summary;
+    for (const auto& e : f->evidence)
+      if (e.label.find("only moves data") != std::string::npos) return e.value;
+    return std::string();
+  };
+  EXPECT_NE(layout_evidence(report("Transpose")).find("Transpose"), std::string::npos);
+  EXPECT_EQ(layout_evidence(report("MatMul")), "");
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -7,6 +7,19 @@
 #include "stepdoctor/analysis/trace_to_step_signals.h"
 
 namespace stepdoctor::rules {
+namespace {
+
+// Operators that rearrange data without arithmetic: TensorFlow's op types and ATen's copies into
+// another layout (a view such as aten::permute costs nothing; its .contiguous() copies).
+bool IsDataMovementOpName(std::string_view n) {
+  for (std::string_view op : {"Transpose", "ConjugateTranspose", "Pad", "PadV2", "MirrorPad", "aten::contiguous",
+                              "aten::clone", "aten::constant_pad_nd", "aten::reflection_pad2d"})
+    if (n == op) return true;
+  return false;
+}
+
+}  // namespace
+
 double DeviceBoundShare(const StepSignals& s) {
   const double side = CategoryShare(s, StepCategory::kDeviceCompute) + CategoryShare(s, StepCategory::kCollectives) +
                       CategoryShare(s, StepCategory::kMemcpy) +
@@ -134,6 +147,25 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
                          " (not oneDNN): check torch.backends.mkldnn.is_available() and those layers' dtype, groups and layout";
         break;
       }
+    // An operator that only moves data (a transpose, a copy into another layout, padding) taking
+    // a large share: the arithmetic is not what the CPU spends its time on.
+    for (const TopEvent& e : s.top_ops) {
+      if (e.share_pct < kLayoutOpSharePct || !IsDataMovementOpName(e.name)) continue;
+      f.evidence.push_back({"an operator that only moves data (no arithmetic)",
+                            fmt::format("{}: {} over {} call{}, {} of the window", e.name, Ms(e.total_ms), e.count,
+                                        e.count == 1 ? "" : "s", Pct(e.share_pct))});
+      f.fix.summary = fmt::format("{} of the time goes to {}, which only rearranges data: produce tensors in the layout "
+                                  "their consumer reads (or use its transpose flags) instead of converting them. ",
+                                  Pct(e.share_pct), e.name) + f.fix.summary;
+      f.fix.tensorflow = "# " + e.name + " takes " + Pct(e.share_pct) +
+                         ": build inputs in the layout the next op reads (data_format, the adjoint_a/adjoint_b or\n"
+                         "# transpose_a/transpose_b flags of the matmul ops) instead of transposing them\n" + f.fix.tensorflow;
+      f.fix.pytorch = "# " + e.name + " takes " + Pct(e.share_pct) +
+                      ": keep one memory format end to end (x.permute(...).contiguous() copies;\n"
+                      "# model.to(memory_format=torch.channels_last) with channels_last inputs avoids the conversions)\n" +
+                      f.fix.pytorch;
+      break;
+    }
     if (train_mode) f.fix.pytorch += "\nmodel.eval()                                        # inference: no dropout, fixed batch norm";
     if (!compiled) f.fix.pytorch += "\nmodel = torch.compile(model)                        # fuse operators";
     if (!autocast && forward_only)

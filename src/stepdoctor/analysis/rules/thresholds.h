@@ -111,6 +111,9 @@ inline constexpr double kMatrixBoundPct = 80.0;          // GEMMs/convolutions >
 // feed, the session or dispatch call) weighs like its operators; a larger batch is advised first,
 // and no move to an accelerator (whose launches and copies would outweigh work this small).
 inline constexpr double kSmallCpuStepMs = 2.0;
+// compute_bound on the CPU: an operator that only moves data (a transpose, padding, a copy into
+// another layout) running this share of the window or more is named, with layout advice.
+inline constexpr double kLayoutOpSharePct = 25.0;
 
 // --- a trace of the program's own spans (no category, no framework): one call holding this
 // share of the window is named in the note that lowers the confidence
