@@ -56,5 +56,19 @@ TEST(Tf1Code, Tf1TimelineFindingsShowTf1Code) {
   EXPECT_TRUE(any_tf);
 }
 
+// The warm-run snippet runs what the traced run fetched: an inference's outputs, not a train op it
+// lacks; code in tf.compat.v1 says what a TF before 1.13 (which has none) writes.
+TEST(Tf1Code, InferenceFetchesItsOutputsAndOldTfIsToldBothSides) {
+  const std::string code = "fetches = train_op   # what the traced run fetched\n"
+                           "run_options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)";
+  const std::string inference = Tf1Code(code, /*forward_only=*/true);
+  EXPECT_EQ(inference.find("train_op"), std::string::npos) << inference;
+  EXPECT_NE(inference.find("fetches = outputs"), std::string::npos) << inference;
+  EXPECT_NE(inference.find("TF < 1.13 has no tf.compat.v1"), std::string::npos) << inference;
+  const std::string training = Tf1Code(code, /*forward_only=*/false);
+  EXPECT_NE(training.find("fetches = train_op"), std::string::npos) << training;
+  EXPECT_EQ(Tf1Code("sess.run(train_op)").find("tf.compat.v1"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -86,7 +86,7 @@ void ReplaceLines(std::string* s, std::string_view marker, std::string_view with
 
 }  // namespace
 
-std::string Tf1Code(std::string code) {
+std::string Tf1Code(std::string code, bool forward_only) {
   // TF 2 Keras' steps per call and TF 2's config API have TF1 session equivalents.
   ReplaceLines(&code, "steps_per_execution",
                "# TF1 session: fewer host round-trips per step: feed from tf.data (no feed_dict), fetch only the train op");
@@ -112,12 +112,16 @@ std::string Tf1Code(std::string code) {
     ReplaceAll(&code, "tf.data.AUTOTUNE", "tf.data.experimental.AUTOTUNE");
     code += "\n# TF < 1.13: a number in place of tf.data.experimental.AUTOTUNE (e.g. the core count)";
   }
+  if (forward_only)
+    ReplaceLines(&code, "fetches = train_op", "fetches = outputs   # what the traced inference fetched: its outputs");
+  if (code.find("tf.compat.v1.") != std::string::npos)
+    code += "\n# TF < 1.13 has no tf.compat.v1: write tf.RunOptions, tf.RunMetadata, tf.ConfigProto, tf.OptimizerOptions";
   return code;
 }
 
-void AdaptTensorFlowCodeToTf1(std::vector<Finding>* findings) {
+void AdaptTensorFlowCodeToTf1(std::vector<Finding>* findings, bool forward_only) {
   for (Finding& f : *findings)
-    if (!f.fix.tensorflow.empty()) f.fix.tensorflow = Tf1Code(std::move(f.fix.tensorflow));
+    if (!f.fix.tensorflow.empty()) f.fix.tensorflow = Tf1Code(std::move(f.fix.tensorflow), forward_only);
 }
 
 }  // namespace stepdoctor

@@ -26,9 +26,11 @@ std::string WithoutPinMemoryArg(std::string code);
 // `code` (TensorFlow) for a TF 1.x session job: TF 2's APIs (Keras steps_per_execution,
 // tf.config.threading, memory growth, the mixed-precision policy, tf.data.AUTOTUNE and map's
 // `deterministic`) in their TF1 forms (ConfigProto, the graph rewrite, tf.data.experimental).
-std::string Tf1Code(std::string code);
+// `forward_only`: the traced run was an inference, so what it fetched is its outputs, not a
+// train op. Code using tf.compat.v1 says what TF before 1.13, which has none, writes instead.
+std::string Tf1Code(std::string code, bool forward_only = false);
 
 // Each finding's TensorFlow code in its TF1 form (Tf1Code): for a TF1 session timeline.
-void AdaptTensorFlowCodeToTf1(std::vector<Finding>* findings);
+void AdaptTensorFlowCodeToTf1(std::vector<Finding>* findings, bool forward_only = false);
 
 }  // namespace stepdoctor
