@@ -90,6 +90,12 @@ TEST(DetectFormat, JsonKinds) {
   EXPECT_EQ(DetectFormat("[1, 2]", "x"), InputFormat::kJsonOther);
   EXPECT_EQ(DetectFormat(R"({"a": 1, "b": [2]})", "x"), InputFormat::kJsonOther);
   EXPECT_EQ(DetectFormat("{\"t\": 1}\n{\"t\": 2}\n", "x"), InputFormat::kJsonLines);
+  // One line of SageMaker's system monitor (a minute's file may hold one record): its lines, not
+  // other JSON; an object of one line with other keys stays other JSON.
+  EXPECT_EQ(DetectFormat(R"({"Type": "gpu", "Name":"gpu0", "Dimension": "GPUUtilization", "Value":90,"NodeId":"algo-2","Timestamp":1591748101})"
+                         "\n", "1591748100.algo-2.json"),
+            InputFormat::kJsonLines);
+  EXPECT_EQ(DetectFormat("{\"Type\": \"gpu\", \"Value\": 90}\n", "x"), InputFormat::kJsonOther);
   // Key order is free: a long first value cut by the head leaves it undecided, so the Chrome
   // importer (which can skip it) decides.
   EXPECT_EQ(DetectFormat(R"({"metadata": "long value cut)", "x"), InputFormat::kChromeJson);

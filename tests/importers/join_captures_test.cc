@@ -182,5 +182,27 @@ TEST(JoinCaptures, SmdebugFilesOfOneProcessAreOneWorkerOnTheWallClock) {
   EXPECT_EQ(Import(two).workers.size(), 3u);
 }
 
+// SageMaker's system monitor writes a file per node and minute: one node's files are one machine's
+// samples (six GPU samples over three files), another node's stay apart.
+TEST(JoinCaptures, SageMakerSystemMetricsMinutesOfOneNodeAreOneWorker) {
+  const std::string dir = testing::MakeTempDir("sd_smsys");
+  auto line = [](const char* node, double v, double ts) {
+    return "{\"Type\": \"gpu\", \"Name\":\"gpu0\", \"Dimension\": \"GPUUtilization\", \"Value\":" + std::to_string(v) +
+           ",\"NodeId\":\"" + node + "\",\"Timestamp\":" + std::to_string(ts) + "}\n";
+  };
+  for (int m = 0; m < 3; ++m) {
+    const double t0 = 1591748100.0 + 60 * m;
+    Write(dir + "/system/incremental/" + std::to_string(int64_t(t0)) + ".algo-1.json",
+          line("algo-1", 10, t0 + 1) + line("algo-1", 12, t0 + 31));
+  }
+  Write(dir + "/system/incremental/1591748100.algo-2.json", line("algo-2", 90, 1591748101.0));
+  Trace t = Import(dir);
+  ASSERT_EQ(t.workers.size(), 2u);
+  size_t most = 0;
+  for (const auto& c : t.counters) most = std::max(most, c.value.size());
+  EXPECT_EQ(most, 6u);
+  EXPECT_EQ(t.diagnostics.count(ImportIssue::kJoinedCaptures), 1u);
+}
+
 }  // namespace
 }  // namespace stepdoctor

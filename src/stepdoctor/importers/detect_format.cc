@@ -175,6 +175,13 @@ InputFormat DetectFormat(std::string_view head, std::string_view name) {
         if (j < head.size() && head[j] == '{' && k != std::string_view::npos && head[k] == '}')
           return InputFormat::kJsonLines;
       }
+      // A file of one line: SageMaker's system monitor writes a file per minute, some holding one
+      // record, and W&B's events file starts with one; the lines importer reads either.
+      if (nl == std::string_view::npos || SkipSpace(head, nl + 1) >= head.size()) {
+        const bool sagemaker = Contains(head, "\"Dimension\"") && Contains(head, "\"Timestamp\"");
+        const bool wandb = Contains(head, "\"system.") && Contains(head, "\"_timestamp\"");
+        if (sagemaker || wandb) return InputFormat::kJsonLines;
+      }
       if (Contains(head, "\"displayTimeUnit\"")) return InputFormat::kChromeJson;
       if (TopLevelKeysMayBeChromeTrace(head, i)) return InputFormat::kChromeJson;
       return InputFormat::kJsonOther;

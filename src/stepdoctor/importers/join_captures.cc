@@ -179,10 +179,46 @@ void JoinSmdebugProcesses(std::vector<Trace>* parts, std::vector<std::string>* p
   *paths = std::move(out_paths);
 }
 
+// SageMaker's system monitor writes one file per node and minute (<epoch-s>.<node>.json, e.g.
+// 1591748100.algo-1.json): the files of one node (NodeId) are one machine's samples, joined into
+// one worker. Apart, each held a minute's few samples, under what a verdict needs.
+void JoinSystemMetricsMinutes(std::vector<Trace>* parts, std::vector<std::string>* paths, ImportDiagnostics* notes) {
+  std::map<std::string, std::vector<size_t>> by_node;
+  for (size_t i = 0; i < parts->size(); ++i) {
+    const Trace& t = (*parts)[i];
+    if (t.format == "sagemaker-system-metrics" && t.workers.size() == 1 && t.timelines.empty() &&
+        !t.workers[0].hostname.empty())
+      by_node[t.workers[0].hostname].push_back(i);
+  }
+  std::vector<bool> gone(parts->size(), false);
+  for (const auto& [node, idx] : by_node) {
+    if (idx.size() < 2) continue;
+    Trace& into = (*parts)[idx[0]];
+    for (size_t k = 1; k < idx.size(); ++k) {
+      AppendCapture(into, std::move((*parts)[idx[k]]), 0);
+      gone[idx[k]] = true;
+    }
+    into.workers[0].hostname = node;
+    into.Finalize();
+    notes->Note(ImportIssue::kJoinedCaptures,
+                fmt::format("{} SageMaker system-metrics files of node {} read as one machine's samples", idx.size(), node));
+  }
+  std::vector<Trace> out;
+  std::vector<std::string> out_paths;
+  for (size_t i = 0; i < parts->size(); ++i) {
+    if (gone[i]) continue;
+    out.push_back(std::move((*parts)[i]));
+    out_paths.push_back(i < paths->size() ? (*paths)[i] : std::string());
+  }
+  *parts = std::move(out);
+  *paths = std::move(out_paths);
+}
+
 }  // namespace
 
 void JoinCaptures(std::vector<Trace>* parts, std::vector<std::string>* paths, ImportDiagnostics* notes) {
   JoinSmdebugProcesses(parts, paths, notes);
+  JoinSystemMetricsMinutes(parts, paths, notes);
   JoinTf1Runs(parts, paths, notes);
   std::vector<CaptureInfo> info;
   for (size_t i = 0; i < parts->size(); ++i) info.push_back(InfoOf((*parts)[i], i < paths->size() ? (*paths)[i] : ""));
