@@ -190,5 +190,32 @@ TEST(DeviceMissingClasses, AnNcclManagerCollectiveIsAnAcceleratorJobBothSides) {
   EXPECT_EQ(FindFinding(gloo, "device_activity_missing"), nullptr) << gloo.verdict.summary;
 }
 
+// Kineto lists the machine's GPUs (deviceProperties) wherever CUDA is available, also for a job
+// that ran on the CPU: where the profiler's memory events put every allocation on the CPU and
+// nothing else says the device was used, the trace is CPU-only (a note names the unused device),
+// not an accelerator job whose device activity went missing. Without memory events the listed
+// device still counts.
+TEST(DeviceMissingClasses, AListedDeviceWithEveryAllocationOnTheCpuWasUnusedBothSides) {
+  auto report = [](bool memory) {
+    std::string ev = X("user_annotation", "model_inference", 1, 1, 0, 100000);
+    for (int k = 0; k < 8; ++k) {
+      ev += X("cpu_op", "aten::addmm", 1, 1, 1000 + k * 12000, 11000);
+      if (memory)
+        ev += ",{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":" +
+              std::to_string(1000 + k * 12000) + ",\"args\":{\"Total Reserved\":0,\"Total Allocated\":" +
+              std::to_string((k + 1) * 1000000) + ",\"Bytes\":1000000,\"Addr\":1,\"Device Type\":0,\"Device Id\":-1}}";
+    }
+    return AnalyzeTrace(testing::ImportChrome(Doc(ev, kH200)));
+  };
+  const Report cpu = report(true);
+  EXPECT_EQ(FindFinding(cpu, "device_activity_missing"), nullptr) << cpu.verdict.summary;
+  EXPECT_EQ(cpu.coverage.device_activity, "cpu_only");
+  bool note = false;
+  for (const auto& n : cpu.notes) note |= n.find("did not use it") != std::string::npos && n.find("H200") != std::string::npos;
+  EXPECT_TRUE(note);
+  const Report listed = report(false);
+  EXPECT_NE(FindFinding(listed, "device_activity_missing"), nullptr) << listed.verdict.summary;
+}
+
 }  // namespace
 }  // namespace stepdoctor

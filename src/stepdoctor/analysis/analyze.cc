@@ -248,6 +248,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
                         "Python) cannot be seen; the device's idle time is all the trace says of the host");
     if (steps.cpu_only && steps.step_count > 0)
       r.notes.push_back("no device activity: the CPU is treated as the device (operators' own work is device compute, their dispatch host overhead)");
+    if (!steps.device_listed_unused.empty()) r.notes.push_back(steps.device_listed_unused);
   }
   for (int c = 0; c < kStepCategoryCount; ++c) {
     BreakdownEntry e;

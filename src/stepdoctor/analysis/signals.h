@@ -44,6 +44,7 @@ struct StepSignals {
   bool no_host_events = false;
   bool device_missing = false;     // an accelerator was used but its activity was not recorded
   std::vector<std::string> device_evidence;  // what shows an accelerator was used (DeviceEvidence)
+  std::string device_listed_unused;          // a listed device the job did not use (DeviceEvidence)
   bool device_per_operator = false;  // device time per operator, not per kernel (DeviceEvidence::per_operator)
   bool device_nothing_launched = false;  // device_missing, and no call in the window issued device work
   bool device_tracer_on = false;  // device_missing, though the device tracer was on (DeviceEvidence::tracer_on)

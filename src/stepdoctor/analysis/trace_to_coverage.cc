@@ -228,15 +228,27 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
   if (profiler_ranges > 0)
     out.evidence.push_back(fmt::format("{} cuda_profiler_range events (CUPTI range-profiler mode records no kernels)",
                                        profiler_ranges));
+  size_t host_allocs = 0;
+  for (const auto& c : trace.counters)
+    if (c.worker == worker && c.name == series::kHostAllocatedBytes) host_allocs += c.value.size();
   for (const auto& c : trace.counters)
     if (c.worker == worker && IsDeviceMemorySeries(c.name) && !c.value.empty()) {
       out.evidence.push_back(fmt::format("allocator events on the device ({})", c.name));
       break;
     }
+  // A listed device is evidence only where nothing says the job kept its tensors off it: with
+  // the profiler's memory events on, a job using the device allocates there.
+  const bool allocs_all_on_host = out.evidence.empty() && host_allocs >= kHostOnlyAllocEvents;
   for (const auto& d : trace.devices)
     if (d.worker == worker && d.kind != DeviceKind::kHostCpu) {
-      out.evidence.push_back(fmt::format("the trace lists a device ({}) with no activity recorded",
-                                         d.name.empty() ? "GPU " + std::to_string(d.index) : d.name));
+      const std::string name = d.name.empty() ? "GPU " + std::to_string(d.index) : d.name;
+      if (allocs_all_on_host)
+        out.listed_unused = fmt::format("the trace lists a device ({}), but all {} of its memory events allocate on the "
+                                        "CPU and nothing ran on the device: the job did not use it (move the model and "
+                                        "its inputs to it, e.g. model.to('cuda'), to use it)",
+                                        name, host_allocs);
+      else
+        out.evidence.push_back(fmt::format("the trace lists a device ({}) with no activity recorded", name));
       break;
     }
   // The process group's backend names the accelerator's collective library (NCCL, RCCL, HCCL,

@@ -73,6 +73,10 @@ struct DeviceEvidence {
   // kCaptured, but per operator (Worker::device_times_per_operator): the device's busy time is
   // known, its kernels, their precision and the launch path are not.
   bool per_operator = false;
+  // kCpuOnly although the trace lists an accelerator (Kineto writes deviceProperties wherever the
+  // runtime is available): the memory events put every allocation on the CPU and nothing else
+  // says the job used the device. A note saying so; empty otherwise.
+  std::string listed_unused;
 };
 
 // The distributed backend runs only on accelerators (nccl, hccl, xccl, "cuda:nccl", ...).

@@ -123,6 +123,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
   s.cpu_only = device.coverage == DeviceCoverage::kCpuOnly;
   s.device_missing = device.coverage == DeviceCoverage::kMissing;
   s.device_evidence = std::move(device.evidence);
+  s.device_listed_unused = std::move(device.listed_unused);
   s.device_per_operator = device.per_operator;
   s.device_nothing_launched = device.nothing_launched;
   s.device_tracer_on = device.tracer_on;

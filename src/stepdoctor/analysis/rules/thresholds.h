@@ -163,6 +163,9 @@ inline constexpr int64_t kDeviceWaitEvidenceNs = 1'000'000;
 // starting inside it (context creation on the first device tensor): a host allocation takes
 // microseconds, as the memory is mapped lazily. Evidence of an accelerator.
 inline constexpr int64_t kDeviceStartAllocNs = 1'000'000'000;
+// This many of the profiler's memory events, all allocating on the CPU, with nothing else saying the
+// job used an accelerator: a device the trace lists (deviceProperties) went unused.
+inline constexpr size_t kHostOnlyAllocEvents = 5;
 
 // --- idle_gpu (unused: kUnusedGpuPeakPct)
 inline constexpr double kHeldMemoryBytes = 1024.0 * 1024 * 1024;  // >= 1 GiB on an unused GPU: a process holds it
