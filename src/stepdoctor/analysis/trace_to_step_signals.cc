@@ -66,7 +66,8 @@ LaunchEdges CollectLaunchEdges(const Trace& trace, WorkerId worker, int64_t lo, 
 // end the host had nothing left to do: [launch end, gap end) is the device's own latency
 // (untraced device work, queue latency, a clock offset), not the host's. Where the host was busy
 // up to the gap's end, the work may have waited on it (a stream waiting on an event the host
-// records later), so that gap stays the host's. REQUIRED: busy is the union of device work;
+// records later), so that gap stays the host's, except before the first device work recorded:
+// there the device is still running what was launched before the profiler started. REQUIRED: busy is the union of device work;
 // host_busy the union of the host's operators, Python frames, runtime calls and input waits.
 IntervalSet QueuedGaps(const LaunchEdges& edges, const IntervalSet& busy, const IntervalSet& host_busy) {
   const auto& starts = edges.starts;
@@ -84,7 +85,11 @@ IntervalSet QueuedGaps(const LaunchEdges& edges, const IntervalSet& busy, const 
       auto h = std::upper_bound(host_busy.begin(), host_busy.end(), b.start,
                                 [](int64_t t, const Interval& iv) { return t < iv.start; });
       int64_t host_end = h == host_busy.begin() ? INT64_MIN : std::min(b.start, std::prev(h)->end);
-      if (b.start - host_end > kQueuedSlackNs) out.push_back({std::max(queued_at, prev_end), b.start});
+      // Before the first device work the trace records, queued work that does not start is
+      // behind work launched before the profiler began (untraced): the device's, whatever the host
+      // does meanwhile.
+      const bool first = prev_end == INT64_MIN;
+      if (first || b.start - host_end > kQueuedSlackNs) out.push_back({std::max(queued_at, prev_end), b.start});
     }
     prev_end = b.end;
   }
