@@ -581,5 +581,31 @@ TEST(UnseenTraceClasses, AnOperatorThatOnlyMovesDataIsNamedBothSides) {
   EXPECT_EQ(layout_evidence(report("MatMul")), "");
 }
 
+// A TF timeline's allocator counters ("cpu_pool", "gpu_bfc") are the trace's own, not the
+// machine's CPU and GPU samples whose names share those families; and allocator totals from a
+// profiler's memory events are no live samples either: neither gets "live samples judged over the
+// profiled steps". A samples series of the family does.
+TEST(UnseenTraceClasses, TraceCountersAreNotLiveSamplesBothSides) {
+  auto notes_of = [](const std::string& counter) {
+    std::string ev;
+    for (int k = 0; k < 4; ++k) {
+      const double t = k * 10000.0;
+      ev += testing::X("user_annotation", ("ProfilerStep#" + std::to_string(k)).c_str(), 1, 1, t, 10000);
+      ev += testing::X("cpu_op", "aten::addmm", 1, 1, t + 100, 9000);
+      ev += ",{\"ph\":\"C\",\"name\":\"" + counter + "\",\"pid\":1,\"tid\":0,\"ts\":" + std::to_string(t + 50) +
+            ",\"args\":{\"" + counter + "\":" + std::to_string(40 + k) + "}}";
+    }
+    const Trace t = testing::ImportChrome(Doc(ev));
+    std::string all;
+    for (const auto& c : t.counters) all += "[" + c.name + "]";
+    for (const auto& n : AnalyzeTrace(t).notes) all += n + "\n";
+    return all;
+  };
+  const std::string pool = notes_of("cpu_pool");
+  EXPECT_NE(pool.find("[counter:cpu_pool]"), std::string::npos) << pool;
+  EXPECT_EQ(pool.find("live samples"), std::string::npos) << pool;
+  EXPECT_EQ(notes_of("gpu0_memory_allocated_bytes").find("live samples"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -227,10 +227,19 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
       r.notes.push_back("device activity was not captured: no call in the window launched device work; the device "
                         "tracer was on (it recorded the runtime calls), so recording device activity again would show "
                         "none: profile a window that covers training steps");
-    else if (device.coverage == DeviceCoverage::kMissing && !gpu_series)
-      r.notes.push_back("device activity was not captured: only the host side is diagnosed. Record it with "
-                        "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) or "
-                        "TensorFlow's profiler with its device tracer (tf.profiler.experimental.ProfilerOptions(device_tracer_level=1))");
+    else if (device.coverage == DeviceCoverage::kMissing && !gpu_series) {
+      // How to record it, in the API of what wrote the trace.
+      const bool tf1 = worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).tf1_session;
+      const char* pytorch = "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])";
+      const char* tf2 = "TensorFlow's profiler with its device tracer (tf.profiler.experimental.ProfilerOptions(device_tracer_level=1))";
+      const char* session = "a sess.run traced with RunOptions(trace_level=FULL_TRACE) while CUPTI (libcupti) is on the "
+                            "library path: the session's GPU tracer then writes the stream lanes";
+      const std::string how = tf1                                          ? session
+                              : trace.framework == Framework::kPyTorch    ? pytorch
+                              : trace.framework == Framework::kTensorFlow ? tf2
+                                                                          : fmt::format("{} or {}", pytorch, tf2);
+      r.notes.push_back("device activity was not captured: only the host side is diagnosed. Record it with " + how);
+    }
     if (steps.step_count > 0) sig.steps = &steps;
     FillSteps(windows, steps, &r.steps);
     if (windows.whole_window && !windows.steps.empty())
@@ -288,7 +297,12 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
       Trace within = CountersWithin(trace, windows.steps.front().start_ns, windows.steps.back().end_ns);
       resources = ComputeResourceSignals(within);
       if (resources) {
-        r.notes.push_back("live samples judged over the profiled steps only");
+        // Said where the machine was sampled (live samples, a GPU log), not for the allocator
+        // totals a profiler's memory events give.
+        if (std::any_of(trace.counters.begin(), trace.counters.end(), [](const CounterSeries& c) {
+              return series::InSeriesFamily(c.name) && !series::IsAllocatorSeries(c.name) && !c.value.empty();
+            }))
+          r.notes.push_back("live samples judged over the profiled steps only");
         r.series = ResourceSeriesForCharts(within, resources->worker);
       }
     }

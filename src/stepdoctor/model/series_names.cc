@@ -105,4 +105,15 @@ std::string MemoryTimelineSeriesName(MemoryCategory c) {
   return std::string(kMemoryTimelinePrefix) + std::string(MemoryCategoryName(c)) + "_bytes";
 }
 
+bool InSeriesFamily(std::string_view n) {
+  for (std::string_view p : {kGpuPrefix, kCpuPrefix, kProcPrefix, kDiskPrefix})
+    if (n.substr(0, p.size()) == p) return true;
+  return n == kIowaitPct;
+}
+
+bool IsAllocatorSeries(std::string_view n) {
+  return n == kHostAllocatedBytes || n == kHostReservedBytes || IsGpuSeries(n, GpuMetric::kAllocatedBytes, nullptr) ||
+         IsGpuSeries(n, GpuMetric::kReservedBytes, nullptr);
+}
+
 }  // namespace stepdoctor::series

@@ -81,6 +81,12 @@ std::string GpuSeriesName(int index, GpuMetric m);  // "gpu0_util_pct"
 int GpuIndexOf(std::string_view name);
 // True when `name` is "gpu<N>_<suffix of m>"; sets *index to N.
 bool IsGpuSeries(std::string_view name, GpuMetric m, int* index);
+// A series in one of the families above (gpu*, cpu_*, proc_*, disk_*, iowait_pct): a name a
+// trace's own counters must not take (TF's "cpu_pool" and "gpu_bfc" allocator counters).
+bool InSeriesFamily(std::string_view name);
+// The allocator's running totals from a profiler's memory events (Kineto's [memory]): counted
+// by the framework, not sampled from the machine.
+bool IsAllocatorSeries(std::string_view name);
 
 // Kineto's host allocator totals (a "[memory]" event whose device is the CPU).
 inline constexpr std::string_view kHostAllocatedBytes = "cpu_memory_allocated_bytes";

@@ -357,6 +357,9 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
       // name but not an id stay apart.
       std::string series(s.Capped(e.name));
       if (e.has_id) series += "[" + std::string(s.Capped(e.id)) + "]";
+      // The trace's own counter under a name of stepdoctor's series families (TF's "cpu_pool",
+      // "gpu_bfc" allocators): kept apart from the machine's samples of that family.
+      if (series::InSeriesFamily(series)) series.insert(0, "counter:");
       for (int k = 0; k < e.nargs; ++k) {
         const ParsedArg& a = e.args[k];
         if (a.type == ArgType::kString) {
