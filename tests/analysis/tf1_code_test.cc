@@ -70,5 +70,30 @@ TEST(Tf1Code, InferenceFetchesItsOutputsAndOldTfIsToldBothSides) {
   EXPECT_EQ(Tf1Code("sess.run(train_op)").find("tf.compat.v1"), std::string::npos);
 }
 
+// TensorFlow 0.x (its variables are `Variable` ops; 1.0 made them VariableV2) has no XLA and no
+// tf.compat.v1: its code leaves XLA out, says why, and writes tf.* instead. A TF1 session whose
+// variables are VariableV2 keeps its XLA advice.
+TEST(Tf1Code, TensorFlowBeforeOneHasNoXlaBothSides) {
+  auto tf_code = [](const char* var_op) {
+    std::string ev = testing::Tf1Lane(1, "/job:localhost/replica:0/task:0/cpu:0 Compute");
+    double t = 0;
+    for (int k = 0; k < 3; ++k) {
+      ev += testing::Tf1Op(1, var_op, t, 5);
+      ev += testing::Tf1Op(1, "MatMul", t + 10, 9000);
+      t += 9100;
+    }
+    const Report r = AnalyzeTrace(testing::ImportChrome("{\"traceEvents\":[" + ev.substr(1) + "]}"));
+    const Finding* f = testing::FindFinding(r, "compute_bound");
+    return f ? f->fix.tensorflow : "(no compute_bound) " + r.verdict.summary;
+  };
+  const std::string old = tf_code("Variable");
+  EXPECT_FALSE(Has(old, "TF_XLA_FLAGS")) << old;
+  EXPECT_FALSE(Has(old, "tf.compat.v1")) << old;
+  EXPECT_TRUE(Has(old, "no XLA before TF 1.0")) << old;
+  const std::string v2 = tf_code("VariableV2");
+  EXPECT_TRUE(Has(v2, "XLA")) << v2;
+  EXPECT_FALSE(Has(v2, "no XLA before TF 1.0")) << v2;
+}
+
 }  // namespace
 }  // namespace stepdoctor

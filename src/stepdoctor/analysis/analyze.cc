@@ -360,7 +360,8 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   KeepTheFrameworksCode(trace.framework, &r.findings);
   DropAppliedSettingsFromCode(applied, &r.findings);
   if (worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).tf1_session)
-    AdaptTensorFlowCodeToTf1(&r.findings, applied.forward_only);  // a TF 1.x session: its code in TF1's APIs
+    AdaptTensorFlowCodeToTf1(&r.findings, applied.forward_only,
+                             Tf1BeforeRelease1(trace, worker));  // a TF 1.x session: its code in TF1's APIs
   if (cold) HoldBackColdWindowFindings(&r.findings);
   const bool any_fix = std::any_of(r.findings.begin(), r.findings.end(),
                                    [](const Finding& f) { return FixForFinding(f.id) != nullptr; });

@@ -86,7 +86,7 @@ void ReplaceLines(std::string* s, std::string_view marker, std::string_view with
 
 }  // namespace
 
-std::string Tf1Code(std::string code, bool forward_only) {
+std::string Tf1Code(std::string code, bool forward_only, bool before_1_0) {
   // TF 2 Keras' steps per call and TF 2's config API have TF1 session equivalents.
   ReplaceLines(&code, "steps_per_execution",
                "# TF1 session: fewer host round-trips per step: feed from tf.data (no feed_dict), fetch only the train op");
@@ -114,14 +114,41 @@ std::string Tf1Code(std::string code, bool forward_only) {
   }
   if (forward_only)
     ReplaceLines(&code, "fetches = train_op", "fetches = outputs   # what the traced inference fetched: its outputs");
+  if (before_1_0) {
+    // TensorFlow 0.x: no XLA to turn on, and its session API is tf.* itself.
+    bool xla = false;
+    std::string kept;
+    size_t b = 0;
+    while (b < code.size()) {
+      size_t e = code.find('\n', b);
+      if (e == std::string::npos) e = code.size();
+      const std::string_view line(code.data() + b, e - b);
+      // The XLA lines, and the session config lines that only carry them.
+      const bool about_xla = line.find("XLA") != std::string_view::npos || line.find("xla") != std::string_view::npos ||
+                             line.find("jit") != std::string_view::npos ||
+                             line.find("# TF1 sessions: config = ") != std::string_view::npos ||
+                             line.find("#   sess = ") != std::string_view::npos;
+      if (about_xla) xla = true;
+      else kept.append(line).append("\n");
+      b = e + 1;
+    }
+    if (!kept.empty()) kept.pop_back();
+    code = kept;
+    ReplaceAll(&code, "tf.compat.v1.", "tf.");
+    if (xla)
+      code += std::string(code.empty() ? "" : "\n") +
+              "# TensorFlow 0.x (its variables are Variable ops, not 1.0's VariableV2): no XLA before TF 1.0; "
+              "upgrading TensorFlow gives XLA auto-clustering";
+    return code;
+  }
   if (code.find("tf.compat.v1.") != std::string::npos)
     code += "\n# TF < 1.13 has no tf.compat.v1: write tf.RunOptions, tf.RunMetadata, tf.ConfigProto, tf.OptimizerOptions";
   return code;
 }
 
-void AdaptTensorFlowCodeToTf1(std::vector<Finding>* findings, bool forward_only) {
+void AdaptTensorFlowCodeToTf1(std::vector<Finding>* findings, bool forward_only, bool before_1_0) {
   for (Finding& f : *findings)
-    if (!f.fix.tensorflow.empty()) f.fix.tensorflow = Tf1Code(std::move(f.fix.tensorflow), forward_only);
+    if (!f.fix.tensorflow.empty()) f.fix.tensorflow = Tf1Code(std::move(f.fix.tensorflow), forward_only, before_1_0);
 }
 
 }  // namespace stepdoctor

@@ -28,9 +28,10 @@ std::string WithoutPinMemoryArg(std::string code);
 // `deterministic`) in their TF1 forms (ConfigProto, the graph rewrite, tf.data.experimental).
 // `forward_only`: the traced run was an inference, so what it fetched is its outputs, not a
 // train op. Code using tf.compat.v1 says what TF before 1.13, which has none, writes instead.
-std::string Tf1Code(std::string code, bool forward_only = false);
+// `before_1_0`: TensorFlow 0.x, with neither XLA nor tf.compat.v1.
+std::string Tf1Code(std::string code, bool forward_only = false, bool before_1_0 = false);
 
 // Each finding's TensorFlow code in its TF1 form (Tf1Code): for a TF1 session timeline.
-void AdaptTensorFlowCodeToTf1(std::vector<Finding>* findings, bool forward_only = false);
+void AdaptTensorFlowCodeToTf1(std::vector<Finding>* findings, bool forward_only = false, bool before_1_0 = false);
 
 }  // namespace stepdoctor

@@ -121,6 +121,18 @@ std::string Tf1FeedNote(const Trace& trace, WorkerId worker) {
                      feeds.size(), feeds.size() == 1 ? "" : "s", names);
 }
 
+bool Tf1BeforeRelease1(const Trace& trace, WorkerId worker) {
+  if (!worker.valid() || worker.v >= trace.workers.size() || !trace.worker(worker).tf1_session) return false;
+  bool has = false;
+  const StringId v1 = trace.strings.Find("Variable", &has);
+  if (!has) return false;
+  for (const Timeline& t : trace.timelines)
+    if (t.worker == worker && t.kind == TimelineKind::kHostThread)
+      for (uint32_t i = 0; i < t.ev.size(); ++i)
+        if (t.ev.name[i] == v1) return true;  // an op of type Variable (events are named by type)
+  return false;
+}
+
 Tf1WeightCopies Tf1CopiedWeights(const Trace& trace, WorkerId worker) {
   Tf1WeightCopies out;
   if (!worker.valid() || worker.v >= trace.workers.size() || !trace.worker(worker).tf1_session) return out;

@@ -26,6 +26,10 @@ std::vector<int64_t> Tf1RunStarts(const Trace& trace, WorkerId worker);
 // "" where the worker is no TF1 session or nothing is fed.
 std::string Tf1FeedNote(const Trace& trace, WorkerId worker);
 
+// A TF1 session of TensorFlow before 1.0: its variables run as `Variable` ops (1.0 made them
+// `VariableV2`). That release has no XLA and no tf.compat.v1, so code for it leaves both out.
+bool Tf1BeforeRelease1(const Trace& trace, WorkerId worker);
+
 // The model's weights a TF1 run copies to a device: copies whose tensor is a variable's read
 // (`edge_<N>_<var>/read`, the Identity every variable read goes through), which a run makes
 // only where the variable, or the op that makes the weight (a Dequantize of quantized
