@@ -63,6 +63,14 @@ Status ImportText(const std::string& text, const std::string& name, Trace* t, In
   return st;
 }
 
+EventKind KindOf(const Trace& t, const std::string& name) {
+  for (const auto& tl : t.timelines)
+    for (size_t i = 0; i < tl.ev.size(); ++i)
+      if (t.str(tl.ev.name[i]) == name) return tl.ev.kind[i];
+  ADD_FAILURE() << "no event " << name;
+  return EventKind::kCount_;
+}
+
 const CounterSeries* FindCounter(const Trace& t, const std::string& name) {
   for (const auto& c : t.counters)
     if (c.name == name) return &c;

@@ -21,6 +21,8 @@ Status ImportText(const std::string& text, const std::string& name, Trace* t, In
 // Imports inline Chrome-trace JSON (tests/inline_chrome.h builds it); a test failure where it
 // does not import.
 Trace ImportChrome(const std::string& json);
+// The kind of the first event named `name`; a test failure (and kCount_) where there is none.
+EventKind KindOf(const Trace& t, const std::string& name);
 // The counter series named `name`, or nullptr.
 const CounterSeries* FindCounter(const Trace& t, const std::string& name);
 // The import diagnostics' notes, one a line; whether one holds `part`.

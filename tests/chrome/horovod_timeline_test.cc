@@ -38,13 +38,7 @@ Trace ImportInline(const std::string& json) {
   return t;
 }
 
-EventKind KindOf(const Trace& t, const std::string& name) {
-  for (const auto& tl : t.timelines)
-    for (size_t i = 0; i < tl.ev.size(); ++i)
-      if (t.str(tl.ev.name[i]) == name) return tl.ev.kind[i];
-  ADD_FAILURE() << "no event " << name;
-  return EventKind::kCount_;
-}
+using testing::KindOf;
 
 TEST(HorovodTimeline, UnterminatedArrayIsTheNormalForm) {
   Trace t = ImportInline(kHorovod);

@@ -13,13 +13,7 @@
 namespace stepdoctor {
 namespace {
 
-EventKind KindOf(const Trace& t, const std::string& name) {
-  for (const auto& tl : t.timelines)
-    for (size_t i = 0; i < tl.ev.size(); ++i)
-      if (t.str(tl.ev.name[i]) == name) return tl.ev.kind[i];
-  ADD_FAILURE() << "no event " << name;
-  return EventKind::kCount_;
-}
+using testing::KindOf;
 
 // A CPU-only forward pass inside `with record_function("model_inference")`: 400 ms, of which its
 // operators take 20 ms (ten 2 ms aten::linear calls, each 38 ms apart); `op` names the operators.

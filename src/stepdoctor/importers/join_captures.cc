@@ -59,6 +59,29 @@ bool SameProcess(const Trace& a, const Trace& b) {
   return x.hostname == y.hostname && x.pid == y.pid && x.rank == y.rank;
 }
 
+// Removes the parts (and their paths) marked `gone`: joined into an earlier part.
+void DropJoined(std::vector<Trace>* parts, std::vector<std::string>* paths, const std::vector<bool>& gone) {
+  std::vector<Trace> out;
+  std::vector<std::string> out_paths;
+  for (size_t i = 0; i < parts->size(); ++i) {
+    if (gone[i]) continue;
+    out.push_back(std::move((*parts)[i]));
+    out_paths.push_back(i < paths->size() ? (*paths)[i] : std::string());
+  }
+  *parts = std::move(out);
+  *paths = std::move(out_paths);
+}
+
+// Appends parts idx[1..] to part idx[0] (times as they are), marking them `gone`.
+Trace& JoinInto(std::vector<Trace>* parts, const std::vector<size_t>& idx, std::vector<bool>* gone) {
+  Trace& into = (*parts)[idx[0]];
+  for (size_t k = 1; k < idx.size(); ++k) {
+    AppendCapture(into, std::move((*parts)[idx[k]]), 0);
+    (*gone)[idx[k]] = true;
+  }
+  return into;
+}
+
 // TF1 timelines of one sess.run each, in one folder, one after another on the clock (StepStats
 // times are wall-clock microseconds): a job that wrote a timeline per step. Workers of a
 // distributed job write overlapping ones. Each run of such parts (at least two, in time order) is
@@ -80,11 +103,7 @@ void JoinTf1Runs(std::vector<Trace>* parts, std::vector<std::string>* paths, Imp
     bool apart = true;
     for (size_t k = 1; k < idx.size(); ++k) apart &= span[idx[k]].lo >= span[idx[k - 1]].hi;
     if (!apart) continue;  // parallel workers, or clocks that do not say the order
-    Trace& into = (*parts)[idx[0]];
-    for (size_t k = 1; k < idx.size(); ++k) {
-      AppendCapture(into, std::move((*parts)[idx[k]]), 0);
-      gone[idx[k]] = true;
-    }
+    Trace& into = JoinInto(parts, idx, &gone);
     const WorkerId w{0};
     const DeviceId host = into.GetOrAddDevice(w, DeviceKind::kHostCpu, 0, "host CPU");
     Timeline& marks = into.timeline(into.AddTimeline(w, host, TimelineKind::kDerived, -1, "sess.run (one timeline file each)"));
@@ -99,15 +118,7 @@ void JoinTf1Runs(std::vector<Trace>* parts, std::vector<std::string>* paths, Imp
                             "(their times follow one another); the time between files is outside every step",
                             idx.size(), folder.empty() ? std::string(".") : folder));
   }
-  std::vector<Trace> out;
-  std::vector<std::string> out_paths;
-  for (size_t i = 0; i < parts->size(); ++i) {
-    if (gone[i]) continue;
-    out.push_back(std::move((*parts)[i]));
-    out_paths.push_back(i < paths->size() ? (*paths)[i] : std::string());
-  }
-  *parts = std::move(out);
-  *paths = std::move(out_paths);
+  DropJoined(parts, paths, gone);
 }
 
 // SageMaker's profiler (smdebug) writes one process's events to several files, split by kind
@@ -147,11 +158,7 @@ void JoinSmdebugProcesses(std::vector<Trace>* parts, std::vector<std::string>* p
   std::vector<bool> gone(parts->size(), false);
   for (const auto& [key, idx] : groups) {
     if (idx.size() < 2) continue;
-    Trace& into = (*parts)[idx[0]];
-    for (size_t k = 1; k < idx.size(); ++k) {
-      AppendCapture(into, std::move((*parts)[idx[k]]), 0);
-      gone[idx[k]] = true;
-    }
+    Trace& into = JoinInto(parts, idx, &gone);
     const std::string& process = key.second;  // "<pid>-<host>"
     Worker& w = into.workers[0];
     w.hostname = process;
@@ -168,15 +175,7 @@ void JoinSmdebugProcesses(std::vector<Trace>* parts, std::vector<std::string>* p
                             "Horovod timelines, on one clock)",
                             idx.size(), process));
   }
-  std::vector<Trace> out;
-  std::vector<std::string> out_paths;
-  for (size_t i = 0; i < parts->size(); ++i) {
-    if (gone[i]) continue;
-    out.push_back(std::move((*parts)[i]));
-    out_paths.push_back(i < paths->size() ? (*paths)[i] : std::string());
-  }
-  *parts = std::move(out);
-  *paths = std::move(out_paths);
+  DropJoined(parts, paths, gone);
 }
 
 // SageMaker's system monitor writes one file per node and minute (<epoch-s>.<node>.json, e.g.
@@ -193,25 +192,13 @@ void JoinSystemMetricsMinutes(std::vector<Trace>* parts, std::vector<std::string
   std::vector<bool> gone(parts->size(), false);
   for (const auto& [node, idx] : by_node) {
     if (idx.size() < 2) continue;
-    Trace& into = (*parts)[idx[0]];
-    for (size_t k = 1; k < idx.size(); ++k) {
-      AppendCapture(into, std::move((*parts)[idx[k]]), 0);
-      gone[idx[k]] = true;
-    }
+    Trace& into = JoinInto(parts, idx, &gone);
     into.workers[0].hostname = node;
     into.Finalize();
     notes->Note(ImportIssue::kJoinedCaptures,
                 fmt::format("{} SageMaker system-metrics files of node {} read as one machine's samples", idx.size(), node));
   }
-  std::vector<Trace> out;
-  std::vector<std::string> out_paths;
-  for (size_t i = 0; i < parts->size(); ++i) {
-    if (gone[i]) continue;
-    out.push_back(std::move((*parts)[i]));
-    out_paths.push_back(i < paths->size() ? (*paths)[i] : std::string());
-  }
-  *parts = std::move(out);
-  *paths = std::move(out_paths);
+  DropJoined(parts, paths, gone);
 }
 
 }  // namespace
