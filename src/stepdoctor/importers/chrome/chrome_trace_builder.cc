@@ -413,7 +413,7 @@ void ShiftToEpoch(State& s) {
     Timeline& t = trace.timeline(tl.id);
     for (auto& v : t.ev.start_ns) v += s.epoch_start_ns;
   }
-  for (auto& f : s.flows) f.ts += s.epoch_start_ns;
+  for (auto& f : s.flows) f.ts = AddToTime(f.ts, s.epoch_start_ns).value_or(f.ts);
   for (auto& c : trace.counters)
     if (c.worker == s.worker)
       for (auto& v : c.ts_ns) v = AddToTime(v, s.epoch_start_ns).value_or(v);
