@@ -203,5 +203,27 @@ TEST(GpuRowBursts, IrregularBurstsAreOneGpu) {
   EXPECT_EQ(Find(wide, "gpu1_util_pct"), nullptr);
 }
 
+// A logger's `memory_util` that equals used / total on every row is the share of memory used,
+// not nvidia-smi's utilization.memory (the time memory was read or written); one that does not
+// stays memory activity.
+TEST(GpuCsvHeaderless, MemoryUtilEqualToUsedShareIsTheShareBothSides) {
+  auto series_of = [](bool share) {
+    std::string csv = "timestamp,gpu_util,memory_used_mb,memory_total_mb,memory_util\n";
+    for (int i = 0; i < 6; ++i) {
+      const double used = 4000 + 100 * i, total = 46068;
+      const double util = share ? 100.0 * used / total : 30 + i;
+      csv += fmt::format("{},{},{},{},{:.2f}\n", 1700000000 + i, 50, used, total, util);
+    }
+    Trace t;
+    EXPECT_TRUE(testing::ImportText(csv, "gpu_stats.csv", &t).ok());
+    std::string names;
+    for (const auto& c : t.counters) names += c.name + " ";
+    return names;
+  };
+  EXPECT_NE(series_of(true).find("gpu0_mem_used_pct"), std::string::npos) << series_of(true);
+  EXPECT_EQ(series_of(true).find("gpu0_mem_util_pct"), std::string::npos) << series_of(true);
+  EXPECT_NE(series_of(false).find("gpu0_mem_util_pct"), std::string::npos) << series_of(false);
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -23,6 +23,8 @@
 
 namespace stepdoctor {
 namespace {
+// A memory-util column within this many points of used / total on every row is that share.
+constexpr double kUsedShareTolerancePct = 0.1;
 
 // No GPU draws this much (the largest, B200/GB200 modules, are rated about 1,000-1,200 W): a
 // power column whose median passes it holds milliwatts under a W label (Jetson's INA sensors and
@@ -211,6 +213,31 @@ void TableReadingToSeries(int gpu, std::string_view util, std::string_view used,
   add(GpuMetric::kUtilPct, util, false);
   add(GpuMetric::kMemUsedBytes, used, true);
   add(GpuMetric::kMemTotalBytes, total, true);
+}
+
+// nvidia-smi's utilization.memory is the share of time memory was read or written; home-made
+// loggers often write "memory_util" for the share of memory used. Where a GPU's memory-util
+// column equals used / total on every row (within rounding), it is that share.
+void MemoryUtilThatIsUsedShare(Trace& trace, WorkerId wid) {
+  for (CounterSeries& util : trace.counters) {
+    int g = -1;
+    if (util.worker != wid || !series::IsGpuSeries(util.name, GpuMetric::kMemUtilPct, &g) || util.value.empty()) continue;
+    const CounterSeries *used = nullptr, *total = nullptr;
+    for (const CounterSeries& c : trace.counters) {
+      if (c.worker != wid) continue;
+      int h = -1;
+      if (series::IsGpuSeries(c.name, GpuMetric::kMemUsedBytes, &h) && h == g) used = &c;
+      if (series::IsGpuSeries(c.name, GpuMetric::kMemTotalBytes, &h) && h == g) total = &c;
+    }
+    if (!used || !total || used->value.size() != util.value.size() || total->value.size() != util.value.size()) continue;
+    bool share = true, any_used = false;
+    for (size_t i = 0; i < util.value.size() && share; ++i) {
+      if (total->value[i] <= 0) share = false;
+      else share = std::abs(util.value[i] - 100.0 * used->value[i] / total->value[i]) <= kUsedShareTolerancePct;
+      any_used |= used->value[i] > 0;
+    }
+    if (share && any_used) util.name = series::GpuSeriesName(g, GpuMetric::kMemUsedPct);
+  }
 }
 
 }  // namespace
@@ -475,6 +502,7 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
                            src.name() + ": " + std::to_string(bad_rows) + " of " + std::to_string(rows) +
                                " rows have fewer fields than the header"),
         trace.diagnostics.Count(ImportIssue::kMalformedEvent, uint64_t(bad_rows - 1));
+  MemoryUtilThatIsUsedShare(trace, wid);
   // The memory total is a property of the GPU: record it on the device too.
   for (const CounterSeries& c : trace.counters) {
     int g = -1;
