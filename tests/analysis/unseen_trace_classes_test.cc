@@ -607,5 +607,22 @@ TEST(UnseenTraceClasses, TraceCountersAreNotLiveSamplesBothSides) {
   EXPECT_EQ(notes_of("gpu0_memory_allocated_bytes").find("live samples"), std::string::npos);
 }
 
+// One step numbered N >= 1 by torch.profiler (ProfilerStep#N counts the profiler's steps) had N
+// iterations before it, so it is no first, cold pass; one numbered 0, or from other markers,
+// cannot be told apart from one.
+TEST(UnseenTraceClasses, OneProfilerStepPastZeroIsNoFirstPassBothSides) {
+  auto caveat = [](int number) {
+    std::string ev = testing::X("user_annotation", ("ProfilerStep#" + std::to_string(number)).c_str(), 1, 1, 0, 10000);
+    ev += testing::X("cpu_op", "aten::addmm", 1, 1, 100, 9000);
+    const Report r = AnalyzeTrace(testing::ImportChrome(Doc(ev)));
+    std::string all;
+    for (const auto& e : r.coverage.evidence) all += e + "\n";
+    return all;
+  };
+  EXPECT_NE(caveat(2).find("2 iterations ran before it"), std::string::npos) << caveat(2);
+  EXPECT_NE(caveat(0).find("cannot be told without others"), std::string::npos) << caveat(0);
+  EXPECT_NE(OneStepCaveat("train_step annotations", 5).find("cannot be told without others"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -313,7 +313,7 @@ Coverage TraceToCoverage(const Trace& trace, const StepWindows& windows, const D
   c.evidence = device.evidence;
   if (windows.inferred) c.evidence.push_back("steps: " + windows.source);
   if (windows.whole_window) c.evidence.push_back("no step markers and no repeated iteration structure: one region");
-  if (one_step) c.evidence.push_back("one step: whether it is a warm-up pass cannot be told without others to compare");
+  if (one_step) c.evidence.push_back(OneStepCaveat(windows.source, windows.steps.front().number));
   if (!windows.warmup.empty())
     c.evidence.push_back(fmt::format("{} warm-up step{} kept out of the figures ({:.1f} ms)", windows.warmup.size(),
                                      windows.warmup.size() == 1 ? "" : "s", windows.warmup.front().dur_ns() / 1e6));

@@ -77,10 +77,9 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
     if (s.whole_window)
       out += fmt::format("Window: {} analysed as one region (no step markers)\n", StepTime(s.median_ms));
     else if (s.count == 1)  // nothing to compare it with: say so where the figures are read
-      out += fmt::format("Steps: 1 from {}; {}{}; one step: whether it is a warm-up pass (a first, cold call) "
-                         "cannot be told without others to compare\n",
-                         s.source, StepTime(s.median_ms),
-                         s.excluded_partial ? fmt::format(" ({} partial or overlapping left out)", s.excluded_partial) : "");
+      out += fmt::format("Steps: 1 from {}; {}{}; {}\n", s.source, StepTime(s.median_ms),
+                         s.excluded_partial ? fmt::format(" ({} partial or overlapping left out)", s.excluded_partial) : "",
+                         OneStepCaveat(s.source, s.steps.empty() ? 0 : s.steps.front().number));
     else
       out += fmt::format("Steps: {} from {}; median {}, p90 {}, max {}{}\n", s.count, s.source,
                          StepTime(s.median_ms), StepTime(s.p90_ms, s.median_ms), StepTime(s.max_ms, s.median_ms),

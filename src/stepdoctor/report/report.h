@@ -105,6 +105,11 @@ struct StepSummary {
   std::vector<StepRecord> steps;
 };
 
+// What a report can say of its only step: numbered N >= 1 by torch.profiler (ProfilerStep#N, the
+// profiler's step count), N iterations ran before it under the profiler, so it is no first, cold
+// pass; otherwise whether it is one cannot be told. Either way one step shows no variation.
+std::string OneStepCaveat(std::string_view source, int64_t number);
+
 struct BreakdownEntry {
   std::string category;    // input, kernel_launch, host_compute, device_compute, collectives, memcpy, other
   double ms_per_step = 0;
