@@ -12,6 +12,7 @@
 #include "stepdoctor/core/checked_time.h"
 #include "stepdoctor/importers/chrome/chrome_device_lanes.h"
 #include "stepdoctor/importers/chrome/chrome_event_classify.h"
+#include "stepdoctor/importers/chrome/chrome_file_fixups.h"
 #include "stepdoctor/importers/chrome/chrome_flows.h"
 #include "stepdoctor/importers/chrome/chrome_process_names.h"
 #include "stepdoctor/importers/chrome/horovod_phases.h"
@@ -390,37 +391,6 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
   }
 }
 
-namespace {
-
-// smdebug's files each count time from their own start (ChromeTraceBuilder::State's
-// epoch_start_ns): moved onto the wall clock, the files one process writes (model, Python and
-// Horovod timelines) line up with each other and join_captures can join them. Left as they are,
-// with a note, where a moved time would leave the range.
-template <typename State>
-void ShiftToEpoch(State& s) {
-  if (s.epoch_start_ns == 0) return;
-  Trace& trace = s.trace;
-  for (const auto& tl : s.tls) {
-    const Timeline& t = trace.timeline(tl.id);
-    for (size_t i = 0; i < t.ev.size(); ++i)
-      if (!AddToTime(t.ev.start_ns[i], s.epoch_start_ns) || !AddToTime(t.end_ns(uint32_t(i)), s.epoch_start_ns)) {
-        trace.diagnostics.Note(ImportIssue::kTimeOutOfRange,
-                               s.source + ": start_time_since_epoch_in_micros would move times out of range; not applied");
-        return;
-      }
-  }
-  for (const auto& tl : s.tls) {
-    Timeline& t = trace.timeline(tl.id);
-    for (auto& v : t.ev.start_ns) v += s.epoch_start_ns;
-  }
-  for (auto& f : s.flows) f.ts = AddToTime(f.ts, s.epoch_start_ns).value_or(f.ts);
-  for (auto& c : trace.counters)
-    if (c.worker == s.worker)
-      for (auto& v : c.ts_ns) v = AddToTime(v, s.epoch_start_ns).value_or(v);
-}
-
-}  // namespace
-
 void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   State& s = *s_;
   Trace& trace = s.trace;
@@ -436,14 +406,10 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   for (const auto& tl : s.tls) timelines.push_back(tl.id);
   if (s.horovod) ReadHorovodPhases(trace, timelines, s.source);
   if (stats.trailing_garbage) trace.diagnostics.Count(ImportIssue::kTrailingGarbage);
-  // Close ranges that never ended at the end of their thread's activity (the latest start or
-  // end on that thread: timestamps may be negative, so there is no zero to start from).
+  // Ranges that never ended close at the end of their thread's activity (chrome_file_fixups.h).
   for (auto& tl : s.tls) {
     if (tl.open_b.empty()) continue;
-    Timeline& t = trace.timeline(tl.id);
-    int64_t last = std::numeric_limits<int64_t>::min();
-    for (size_t i = 0; i < t.ev.size(); ++i) last = std::max(last, t.ev.start_ns[i] + t.ev.dur_ns[i]);
-    for (uint32_t idx : tl.open_b) t.ev.dur_ns[idx] = std::max<int64_t>(0, last - t.ev.start_ns[idx]);
+    CloseOpenRanges(trace.timeline(tl.id), tl.open_b);
     trace.diagnostics.Count(ImportIssue::kUnclosedBegin, tl.open_b.size());
   }
   std::vector<LabelledLane> lanes;  // after the closes: they index the events
@@ -457,13 +423,7 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
   w.rank = s.rank;
   w.world_size = s.world_size;
   w.backend = s.backend;
-  if (!s.host_name.empty()) {
-    w.hostname = s.host_name;
-  } else {
-    std::string_view base = s.source;
-    if (auto slash = base.find_last_of('/'); slash != std::string_view::npos) base = base.substr(slash + 1);
-    w.hostname = std::string(base.substr(0, base.find('.')));
-  }
+  w.hostname = !s.host_name.empty() ? s.host_name : HostFromFileName(s.source);
 
   // Devices and timeline kinds.
   bool tensorflow = false, tf1_timeline = false;
@@ -627,7 +587,7 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
     trace.format = tensorflow ? "chrome-json (trace viewer)" : "chrome-json";
     w.program_spans_only = s.events > 0 && std::none_of(s.tls.begin(), s.tls.end(), [](const auto& tl) { return tl.any_category; });
   }
-  ShiftToEpoch(s);
+  ShiftFileToEpoch(trace, timelines, &s.flows, s.worker, s.epoch_start_ns, s.source);
   // Where operators and record_function ranges share a category (or have none), the ranges are
   // told by name: user annotations, as newer Kineto files them (record_function_ranges.h).
   if (trace.framework == Framework::kPyTorch && (s.saw_operator_cat || autograd_export))
