@@ -4,9 +4,12 @@
 
 #include <string>
 
+#include <fmt/format.h>
+
 #include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/importers/chrome/chrome_json_to_trace.h"
 #include "stepdoctor/importers/import_paths.h"
+#include "stepdoctor/model/trace_merge.h"
 #include "test_util.h"
 
 namespace stepdoctor {
@@ -64,6 +67,51 @@ TEST(HorovodTimeline, GapsAreTheFrameworksWorkNotInTheFile) {
   EXPECT_NE(f->title.find("a Horovod timeline records only Horovod's own phases"), std::string::npos) << f->title;
   EXPECT_NE(f->fix.summary.find("framework's profiler"), std::string::npos) << f->fix.summary;
   EXPECT_EQ(f->fix.summary.find("Python call stacks"), std::string::npos);
+}
+
+// A folder mixing one process's Horovod timeline with another's profile: each worker keeps its
+// own files' framework, so the profiled worker's gaps are not "Horovod's phases only" and its
+// report speaks PyTorch, whichever file was read first.
+TEST(HorovodTimeline, AnotherProcessInTheFolderKeepsItsOwnFramework) {
+  std::string kineto = R"({"schemaVersion": 1, "traceEvents": [)";
+  for (int s = 0; s < 4; ++s) {
+    const int t0 = 1000 + s * 100000;
+    kineto += fmt::format(R"({}{{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#{}", "ts": {}, "dur": 100000, "pid": 7, "tid": 7}},)"
+                          R"({{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": {}, "dur": 10000, "pid": 7, "tid": 7}})",
+                          s ? "," : "", s, t0, t0 + 10);
+  }
+  kineto += "]}";
+  Trace profile;
+  auto src = MemorySource(kineto, "rank0.pt.trace.json");
+  ASSERT_TRUE(ImportChromeJson(*src, profile, nullptr, {}).ok());
+  ASSERT_EQ(profile.framework, Framework::kPyTorch);
+
+  Trace folder;
+  MergeTrace(folder, ImportInline(kHorovod));  // the Horovod file read first names the trace
+  MergeTrace(folder, std::move(profile));
+  folder.Finalize();
+  ASSERT_EQ(folder.workers.size(), 2u);
+  EXPECT_EQ(FrameworkOf(folder, WorkerId{0}), Framework::kHorovod);
+  EXPECT_EQ(FrameworkOf(folder, WorkerId{1}), Framework::kPyTorch);
+
+  Report r = AnalyzeTrace(folder);  // the profiled worker has the most events
+  EXPECT_EQ(r.coverage.framework, "pytorch");
+  const Finding* f = testing::FindFinding(r, "untraced_time");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->title.find("Horovod"), std::string::npos) << f->title;
+  EXPECT_EQ(f->fix.summary.find("HOROVOD_TIMELINE"), std::string::npos) << f->fix.summary;
+}
+
+// One process's own files joined (SageMaker's model and Horovod timelines): the other file's
+// framework wins over Horovod's, whose timeline records only Horovod's own phases.
+TEST(HorovodTimeline, JoinedFrameworkPrefersTheProfile) {
+  EXPECT_EQ(JoinedFramework(Framework::kHorovod, Framework::kTensorFlow), Framework::kTensorFlow);
+  EXPECT_EQ(JoinedFramework(Framework::kTensorFlow, Framework::kHorovod), Framework::kTensorFlow);
+  // The other file names no framework: the worker is not a Horovod timeline alone either.
+  EXPECT_EQ(JoinedFramework(Framework::kHorovod, Framework::kUnknown), Framework::kUnknown);
+  EXPECT_EQ(JoinedFramework(Framework::kHorovod, Framework::kHorovod), Framework::kHorovod);
+  EXPECT_EQ(JoinedFramework(Framework::kUnknown, Framework::kPyTorch), Framework::kPyTorch);
+  EXPECT_EQ(JoinedFramework(Framework::kPyTorch, Framework::kTensorFlow), Framework::kPyTorch);
 }
 
 TEST(HorovodTimeline, CutInsideAnEventIsStillTruncation) {

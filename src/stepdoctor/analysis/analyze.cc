@@ -168,11 +168,13 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   r.diagnostics = ImportDiagnosticLines(trace.diagnostics);
 
   WorkerId worker = PrimaryWorker(trace);
+  const Framework framework = FrameworkOf(trace, worker);  // its own, in a folder of several
   StepWindows windows;
   StepSignals steps;
   AppliedOptimizations applied;
   Signals sig;
   sig.trace = &trace;
+  sig.framework = framework;
   sig.applied = &applied;
   bool cold = false;  // the only region analysed is one cold first pass
   if (worker.valid()) {
@@ -203,12 +205,13 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     // One cold pass: the only region analysed is dominated by one-off start-up calls.
     cold = (windows.whole_window || windows.single_run) && steps.mean_step_ms > 0 && steps.startup_ms >= kColdWindowStartupPct / 100.0 * steps.mean_step_ms;
     r.coverage = TraceToCoverage(trace, windows, device, applied, cold);
+    r.coverage.framework = FrameworkName(framework);
     if (device.partial) r.notes.push_back("device activity captured in part: " + partial_note);
     bool gpu_series = false;  // samples or a GPU log alone, with GPU series
     if (!HasProgramEvents(trace)) gpu_series = CoverageWithoutEvents(trace, &r.coverage);
     if (cold)
       r.notes.push_back(fmt::format("the window is one cold first pass: {:.0f} ms of one-off start-up calls; profile "
-                                    "after warm-up, e.g. {}", steps.startup_ms, WarmProfileExample(trace.framework, trace.worker(worker).tf1_session)));
+                                    "after warm-up, e.g. {}", steps.startup_ms, WarmProfileExample(framework, trace.worker(worker).tf1_session)));
     if (applied.capture_calls > 0)
       r.notes.push_back(fmt::format(
           "the window includes a CUDA/HIP graph capture pass ({} capture calls): kernels launched while capturing are "
@@ -235,8 +238,8 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
       const char* session = "a sess.run traced with RunOptions(trace_level=FULL_TRACE) while CUPTI (libcupti) is on the "
                             "library path: the session's GPU tracer then writes the stream lanes";
       const std::string how = tf1                                          ? session
-                              : trace.framework == Framework::kPyTorch    ? pytorch
-                              : trace.framework == Framework::kTensorFlow ? tf2
+                              : framework == Framework::kPyTorch    ? pytorch
+                              : framework == Framework::kTensorFlow ? tf2
                                                                           : fmt::format("{} or {}", pytorch, tf2);
       r.notes.push_back("device activity was not captured: only the host side is diagnosed. Record it with " + how);
     }
@@ -329,7 +332,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   }
   HorovodLateRanks horovod;
   HorovodAllreduceSizes horovod_sizes;
-  if (trace.framework == Framework::kHorovod && worker.valid()) {
+  if (framework == Framework::kHorovod && worker.valid()) {
     // Over the steps where they were found: the start-up broadcast before the first is no step's.
     const bool stepped = !windows.whole_window && !windows.steps.empty();
     const int64_t from = stepped ? windows.steps.front().start_ns : INT64_MIN;
@@ -357,7 +360,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     sig.input_limit = &input_limit;
   }
   r.findings = RunRules(sig, &r.diagnostics);
-  KeepTheFrameworksCode(trace.framework, &r.findings);
+  KeepTheFrameworksCode(framework, &r.findings);
   DropAppliedSettingsFromCode(applied, &r.findings);
   if (worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).tf1_session)
     AdaptTensorFlowCodeToTf1(&r.findings, applied.forward_only,
@@ -401,7 +404,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   else
     LeadWithTheVerdictsFinding(r.verdict, &r.findings);
   if (r.verdict.bottleneck == Bottleneck::kUnknown) SayWhyNoVerdict(trace, resources.get(), &r);
-  if (trace.framework == Framework::kHorovod && worker.valid() && windows.whole_window)
+  if (framework == Framework::kHorovod && worker.valid() && windows.whole_window)
     SayWhenOnlyHorovodStartup(trace, worker, &r);
 
   // A trace that explains little of its steps supports little: untraced host time lowers the
@@ -422,7 +425,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   }
   // The profiler's own host work (Python stacks, memory events) inflates host-side figures: said
   // beside the report, and a host-bound verdict rests on them, so it is held with less confidence.
-  if (steps.step_count > 0 && !windows.steps.empty() && trace.framework == Framework::kPyTorch) {
+  if (steps.step_count > 0 && !windows.steps.empty() && framework == Framework::kPyTorch) {
     ProfilerOverhead po =
         TraceToProfilerOverhead(trace, worker, windows.steps.front().start_ns, windows.steps.back().end_ns,
                                 int(windows.steps.size()));

@@ -162,6 +162,7 @@ struct Tf1WeightCopies;    // analysis/tf1_runs.h: the model's weights a TF1 run
 
 struct Signals {
   const Trace* trace = nullptr;
+  Framework framework = Framework::kUnknown;  // the analysed worker's (FrameworkOf)
   const StepSignals* steps = nullptr;
   const TfSignals* tf = nullptr;
   const ResourceSignals* resources = nullptr;

@@ -106,7 +106,7 @@ StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindow
     }
   }
   const int n_steps = int(m.steps.size());
-  const bool tf_device_job = trace.framework == Framework::kTensorFlow && !m.cpu_only;
+  const bool tf_device_job = FrameworkOf(trace, worker) == Framework::kTensorFlow && !m.cpu_only;
   std::vector<Interval> input, sync, startup, recorded;  // recorded: any host event with a duration
   for (const auto& t : trace.timelines) {
     if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;

@@ -220,11 +220,12 @@ std::unique_ptr<TfSignals> ComputeTfSignals(const Trace& trace, const StepSignal
 
 std::unique_ptr<TfSignals> ComputeTfSignals(const Trace& trace, WorkerId w, const StepWindows& win,
                                             const StepSignals* steps) {
-  bool tf_like = trace.framework == Framework::kTensorFlow || trace.framework == Framework::kJax ||
+  const Framework framework = FrameworkOf(trace, w);
+  bool tf_like = framework == Framework::kTensorFlow || framework == Framework::kJax ||
                  !trace.scalars.empty();
   if (!tf_like) return nullptr;
   auto s = std::make_unique<TfSignals>();
-  s->framework_tf = trace.framework == Framework::kTensorFlow;
+  s->framework_tf = framework == Framework::kTensorFlow;
   s->stalls = ScalarsToEventStalls(trace.scalars);
   if (!w.valid()) return s;
 

@@ -204,7 +204,7 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
         if (n.find("Pinned ->") != std::string_view::npos) ++pinned_h2d;
         else if (n.find("Pageable ->") != std::string_view::npos) ++pageable_h2d;
       }
-      if (a.compiled || trace.framework != Framework::kPyTorch) continue;
+      if (a.compiled || FrameworkOf(trace, worker) != Framework::kPyTorch) continue;
       for (size_t i = 0; i < t.ev.size() && !a.compiled; ++i)
         a.compiled = t.ev.kind[i] == EventKind::kKernel && trace.str(t.ev.name[i]).substr(0, 7) == "triton_";
       continue;
@@ -262,7 +262,7 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
     }
     a.forward_only = any_op && !backward;
   } else {
-    a.forward_only = trace.framework == Framework::kPyTorch && aten && !backward;
+    a.forward_only = FrameworkOf(trace, worker) == Framework::kPyTorch && aten && !backward;
   }
   a.compiled_frames = int64_t(frames.size());
   if (!a.forward_only) a.dropout_ops = 0;  // training: dropout belongs there
@@ -270,7 +270,7 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
   if (pinned_h2d > 0 && pinned_h2d >= pageable_h2d) a.pinned_memory = true;
   if (pinned_d2h > 0 && pinned_d2h >= pageable_d2h) a.pinned_results = true;
   // JAX programs are jit-compiled by XLA whatever their names say.
-  if (trace.framework == Framework::kJax) a.xla = true;
+  if (FrameworkOf(trace, worker) == Framework::kJax) a.xla = true;
   if (worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).tf1_session) a.tf_graph = true;
   return a;
 }

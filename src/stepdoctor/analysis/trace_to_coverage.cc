@@ -199,8 +199,9 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
     // correlation id for its device record. Calls with none, in a trace no framework's profiler
     // wrote, come from a tracer of host API calls alone (an interposer, eBPF probes on the
     // driver): device records were never part of what it records, not lost.
-    const bool profiler = trace.framework == Framework::kPyTorch || trace.framework == Framework::kTensorFlow ||
-                          trace.framework == Framework::kJax;
+    const Framework framework = FrameworkOf(trace, worker);
+    const bool profiler =
+        framework == Framework::kPyTorch || framework == Framework::kTensorFlow || framework == Framework::kJax;
     out.tracer_on = work_calls > 0 && (linked_work_calls > 0 || profiler);
     out.calls_traced = profiler;
     if (work_calls > 0 && !out.tracer_on)

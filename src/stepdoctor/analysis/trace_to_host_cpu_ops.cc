@@ -123,7 +123,7 @@ HostCpuOps TraceToHostCpuOps(const Trace& trace, WorkerId worker, int64_t lo, in
   // device value). A graph call (a tf.function) runs its whole graph inside: no such reading.
   const bool no_launches = launches.empty();
   if (!device_recorded) out = DeviceReads(trace, worker, lo, hi);
-  if (no_launches && (device_recorded || trace.framework != Framework::kPyTorch)) return out;
+  if (no_launches && (device_recorded || FrameworkOf(trace, worker) != Framework::kPyTorch)) return out;
   out.judged_by_name = no_launches;
   std::vector<Interval> raw;
   std::unordered_map<StringId, int64_t> by_name;

@@ -376,7 +376,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     gaps = Subtract(gaps, python);
     // A Horovod timeline records Horovod's phases alone: no gap between them, however short, is
     // framework overhead it shows.
-    IntervalSet long_gaps = trace.framework == Framework::kHorovod ? gaps : LongGaps(gaps, kUntracedGapNs);
+    IntervalSet long_gaps = FrameworkOf(trace, worker) == Framework::kHorovod ? gaps : LongGaps(gaps, kUntracedGapNs);
     short_gap_x = Subtract(gaps, long_gaps);
     exclusive[int(StepCategory::kHostCompute)] =
         Union(exclusive[int(StepCategory::kHostCompute)], Union(python, short_gap_x));
@@ -397,7 +397,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
     // operators; long ones are host time the profiler did not record. With no host event at
     // all, every gap is unrecorded: nothing shows overhead there.
     IntervalSet gaps = Subtract(Subtract(MakeIntervalSet(std::move(annotation_raw)), claimed), derived);
-    IntervalSet long_gaps = s.no_host_events || trace.framework == Framework::kHorovod ? gaps : LongGaps(gaps, kUntracedGapNs);
+    IntervalSet long_gaps = s.no_host_events || FrameworkOf(trace, worker) == Framework::kHorovod ? gaps : LongGaps(gaps, kUntracedGapNs);
     IntervalSet short_gaps = Subtract(gaps, long_gaps);
     short_gap_x = short_gaps;
     exclusive[int(StepCategory::kHostCompute)] = Union(exclusive[int(StepCategory::kHostCompute)], short_gaps);

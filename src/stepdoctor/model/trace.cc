@@ -18,6 +18,18 @@ const char* FrameworkName(Framework f) {
   return "unknown";
 }
 
+Framework FrameworkOf(const Trace& trace, WorkerId worker) {
+  if (worker.valid() && worker.v < trace.workers.size() && trace.workers[worker.v].framework)
+    return *trace.workers[worker.v].framework;
+  return trace.framework;
+}
+
+Framework JoinedFramework(Framework a, Framework b) {
+  if (a == b || b == Framework::kHorovod) return a;
+  if (a == Framework::kHorovod) return b;
+  return a == Framework::kUnknown ? b : a;
+}
+
 void EventColumns::Reserve(size_t n) {
   start_ns.reserve(n);
   dur_ns.reserve(n);

@@ -24,6 +24,12 @@
 
 namespace stepdoctor {
 
+// The framework that wrote the input, set by the importers from what the file holds (Kineto
+// metadata, TensorFlow's /host: and /device: names, XPlane's JAX lines, Horovod's phases).
+// Analyses and advice switch on this, never on Trace::format's display text.
+enum class Framework : uint8_t { kUnknown, kPyTorch, kTensorFlow, kJax, kHorovod };
+const char* FrameworkName(Framework f);  // "pytorch", "tensorflow", "jax", "horovod", "unknown"
+
 struct Worker {
   std::string hostname;    // or the file stem where the trace has no host name
   int64_t pid = -1;        // the main process id, where known
@@ -50,13 +56,10 @@ struct Worker {
   // Device time was recorded per operator (the autograd profiler's CUDA events around each op,
   // `use_cuda=True` without Kineto), not per kernel: busy time is known, kernels are not.
   bool device_times_per_operator = false;
+  // The framework of this worker's own files, where the trace was merged from several (a folder
+  // mixing a Horovod timeline with another process's profile); unset: the trace's (FrameworkOf).
+  std::optional<Framework> framework;
 };
-
-// The framework that wrote the input, set by the importers from what the file holds (Kineto
-// metadata, TensorFlow's /host: and /device: names, XPlane's JAX lines, Horovod's phases).
-// Analyses and advice switch on this, never on Trace::format's display text.
-enum class Framework : uint8_t { kUnknown, kPyTorch, kTensorFlow, kJax, kHorovod };
-const char* FrameworkName(Framework f);  // "pytorch", "tensorflow", "jax", "horovod", "unknown"
 
 // kOther: an accelerator that is neither a GPU nor a TPU (Meta MTIA, Intel Gaudi HPU, ...).
 enum class DeviceKind : uint8_t { kHostCpu, kGpu, kTpu, kOther };
@@ -182,5 +185,14 @@ class Trace {
   void Finalize();
   size_t EventCount() const;
 };
+
+// The framework of a worker's files: its own where a merge of several files set one, else the
+// trace's. Analyses of one worker ask this, not Trace::framework, which names the first file's.
+Framework FrameworkOf(const Trace& trace, WorkerId worker);
+
+// One worker's framework from two of its files joined (its model and Horovod timelines): a known
+// framework over an unknown one, and the other file's (known or not) over Horovod's, whose timeline
+// records Horovod's own phases only; the first where both are known and differ.
+Framework JoinedFramework(Framework a, Framework b);
 
 }  // namespace stepdoctor

@@ -17,7 +17,13 @@ void MergeTrace(Trace& into, Trace&& from) {
   auto worker = [&](WorkerId w) { return w.valid() ? WorkerId{w.v + worker_base} : w; };
   auto device = [&](DeviceId d) { return d.valid() ? DeviceId{d.v + device_base} : d; };
 
-  for (auto& w : from.workers) into.workers.push_back(std::move(w));
+  // Each worker keeps its own files' framework: the trace's below is the first file's.
+  for (auto& w : into.workers)
+    if (!w.framework) w.framework = into.framework;
+  for (auto& w : from.workers) {
+    if (!w.framework) w.framework = from.framework;
+    into.workers.push_back(std::move(w));
+  }
   for (auto& d : from.devices) {
     d.worker = worker(d.worker);
     into.devices.push_back(std::move(d));
@@ -97,7 +103,10 @@ void AppendCapture(Trace& into, Trace&& from, int64_t shift_ns) {
   for (auto& v : from.tf_verdicts) into.tf_verdicts.push_back(std::move(v));
   into.diagnostics.Merge(from.diagnostics);
   for (auto& s : from.sources) into.sources.push_back(std::move(s));
-  if (into.framework == Framework::kUnknown) into.framework = from.framework;
+  // One worker's files joined: one framework for it, and the trace (one worker) says the same.
+  const Framework joined = JoinedFramework(FrameworkOf(into, w), FrameworkOf(from, from.workers.empty() ? WorkerId{} : WorkerId{0}));
+  into.framework = joined;
+  if (!into.workers.empty() && into.workers[0].framework) into.workers[0].framework = joined;
 }
 
 }  // namespace stepdoctor

@@ -108,7 +108,7 @@ std::optional<Finding> CollectiveBound(const Signals& sig) {
                         EachStepNoun(sig.steps));
   f.gain_upper_bound = GainIfRemoved(exposed);
   f.gain_text = GainText(f.gain_upper_bound, "if communication were fully hidden behind compute");
-  const bool horovod = sig.trace && sig.trace->framework == Framework::kHorovod;
+  const bool horovod = sig.framework == Framework::kHorovod;
   f.evidence.push_back({"collective time per step", fmt::format("{} per replica ({})", Ms(s.total_ms),
                                                                 s.on_host  ? "host collective ops"
                                                                 : horovod  ? "Horovod's collective phases"

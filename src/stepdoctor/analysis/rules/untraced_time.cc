@@ -43,7 +43,7 @@ std::optional<Finding> UntracedTime(const Signals& sig) {
       "# and python tracing: tf.profiler.experimental.ProfilerOptions(python_tracer_level=1)";
   // A Horovod timeline records Horovod's own phases alone: between them run the framework's
   // passes, which no Python stack in this file could show; the framework's profiler does.
-  if (sig.trace && sig.trace->framework == Framework::kHorovod) {
+  if (sig.framework == Framework::kHorovod) {
     f.title += " (a Horovod timeline records only Horovod's own phases: the framework's work between them is not in it)";
     f.fix.summary = "Profile the training steps with the framework's profiler while Horovod writes its timeline "
                     "(HOROVOD_TIMELINE), then diagnose the profile: it holds the forward and backward passes the "
