@@ -17,8 +17,8 @@ namespace {
 
 // `tensors` tensors negotiated side by side, each cycle: ranks 0..3 report ready, `late_rank`
 // `late_ms` after the others (a tie where late_ms is 0), then a 20 ms MPI phase. `cycles` cycles
-// 100 ms apart.
-std::string Timeline(const char* phase, int tensors, int cycles, int late_rank, double late_ms) {
+// 100 ms apart. `ranks` ranks report (one: a single-process run).
+std::string Timeline(const char* phase, int tensors, int cycles, int late_rank, double late_ms, int ranks = 4) {
   const std::string op = std::string(phase).substr(10);  // ALLREDUCE, BROADCAST
   std::string s = "[\n";
   for (int k = 0; k < tensors; ++k)
@@ -31,7 +31,7 @@ std::string Timeline(const char* phase, int tensors, int cycles, int late_rank, 
       const double start = t0 + k * 10;
       const double ready = start + 1000 + late_ms * 1000;
       s += "{\"ph\": \"B\", \"name\": \"" + std::string(phase) + "\", \"ts\": " + std::to_string(start) + ", \"pid\": " + pid + "},\n";
-      for (int r = 0; r < 4; ++r) {
+      for (int r = 0; r < ranks; ++r) {
         const double at = r == late_rank ? ready : start + 1000;
         s += "{\"ph\": \"X\", \"name\": \"" + std::to_string(r) + "\", \"ts\": " + std::to_string(at + r) +
              ", \"pid\": " + pid + ", \"dur\": 0},\n";
@@ -114,6 +114,19 @@ TEST(HorovodStraggler, OnlyTheStartupBroadcastIsPaidOnce) {
     EXPECT_EQ(c->severity, FindingSeverity::kLow);
     EXPECT_EQ(c->fix.summary.find("fusion threshold"), std::string::npos) << c->fix.summary;
   }
+}
+
+// The same with one rank's markers alone (a single-process run, whose negotiations no straggler
+// reading counts): the collective time is still the start-up broadcast's, with no per-step gain
+// and no fusion advice.
+TEST(HorovodStraggler, OneRanksStartupBroadcastGetsNoFusionAdvice) {
+  Report r = AnalyzeTrace(Import(Timeline("NEGOTIATE_BROADCAST", 8, 1, 0, 0, /*ranks=*/1)));
+  const Finding* c = testing::FindFinding(r, "collective_bound");
+  ASSERT_NE(c, nullptr) << r.verdict.summary;
+  EXPECT_EQ(c->severity, FindingSeverity::kLow);
+  EXPECT_EQ(c->gain_upper_bound, 1.0);
+  EXPECT_EQ(c->fix.summary.find("fusion threshold"), std::string::npos) << c->fix.summary;
+  EXPECT_NE(testing::EvidenceText(*c).find("start-up broadcast"), std::string::npos);
 }
 
 // A timeline of the start-up broadcast alone holds no training step: the verdict says so and no

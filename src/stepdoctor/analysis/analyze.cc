@@ -341,6 +341,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     if (horovod.negotiations > 0) sig.horovod = &horovod;
     horovod_sizes = TraceToHorovodAllreduceSizes(trace, worker, from, to);
     if (horovod_sizes.sized > 0) sig.horovod_sizes = &horovod_sizes;
+    sig.horovod_startup_broadcasts = HorovodStartupBroadcastsOnly(trace, worker);
   }
   const Tf1WeightCopies tf1_weights = Tf1CopiedWeights(trace, worker);
   if (tf1_weights.copies > 0) sig.tf1_weights = &tf1_weights;

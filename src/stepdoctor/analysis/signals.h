@@ -177,6 +177,9 @@ struct Signals {
   const MemoryTimelineSignals* memory_timeline = nullptr;  // a PyTorch memory timeline, where one was read
   const HorovodLateRanks* horovod = nullptr;  // a Horovod timeline's rank-ready markers, where it has them
   const HorovodAllreduceSizes* horovod_sizes = nullptr;  // its all-reduces' sizes, where it records them
+  // A Horovod timeline holding its start-up broadcast alone: how many tensors it broadcast
+  // (HorovodStartupBroadcastsOnly; 0 where anything else was negotiated).
+  int64_t horovod_startup_broadcasts = 0;
   const Tf1WeightCopies* tf1_weights = nullptr;  // a TF1 run's copies of the model's weights, where it makes any
 };
 

@@ -121,10 +121,12 @@ std::optional<Finding> CollectiveBound(const Signals& sig) {
   if (s.replicas > 0) f.evidence.push_back({"active devices on this worker", fmt::format("{}", s.replicas)});
   if (sig.collective_bandwidth) SetCollectiveBandwidthEvidence(*sig.collective_bandwidth, &f);
   f.top_events = s.top;
-  if (horovod && sig.horovod && sig.horovod->broadcasts == sig.horovod->negotiations) {
-    // Only broadcasts were negotiated: the start-up broadcast of the initial weights, paid once,
-    // not the per-step all-reduces the fusion knobs tune.
+  // Only broadcasts were negotiated (among two or more ranks' markers, or in the whole timeline,
+  // one rank's alone): the start-up broadcast of the initial weights, paid once, not the per-step
+  // all-reduces the fusion knobs tune.
+  if (horovod && (sig.horovod_startup_broadcasts > 0 || (sig.horovod && sig.horovod->broadcasts == sig.horovod->negotiations))) {
     f.severity = FindingSeverity::kLow;
+    f.gain_upper_bound = 1.0;
     f.evidence.push_back({"what was negotiated", "only broadcasts: the start-up broadcast of the initial weights"});
     f.gain_text = "none per step: the start-up broadcast is paid once";
     f.fix.summary = "The window holds Horovod's start-up broadcast of the initial weights, not training steps: "
