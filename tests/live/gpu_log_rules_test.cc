@@ -283,18 +283,44 @@ TEST(GpuLogRules, StartupBothSidesOfEachThreshold) {
   EXPECT_FALSE(rs->gpu_startup.has_value());
 }
 
-TEST(GpuLogRules, StartupIsStatedBesideTheWholeLogMean) {
+// The start-up is kept out of the figures, as a trace's warm-up step is: the steps are judged,
+// and the whole-log figure is stated beside them.
+TEST(GpuLogRules, StartupIsKeptOutOfTheFiguresAndStated) {
   // 18 samples idle while memory grows to 1270 MiB, then 117 at 40%: 34.7% over the whole log.
-  Report r = Diagnose(StartupLog(18, 117));
+  std::unique_ptr<ResourceSignals> rs;
+  Report r = Diagnose(StartupLog(18, 117), &rs);
+  ASSERT_TRUE(rs->gpu_startup.has_value());
+  EXPECT_NEAR(*rs->gpu_util_mean_pct, 40, 1e-9);
+  EXPECT_NEAR(rs->gpu_startup->util_with_pct, 40.0 * 117 / 135, 1e-9);
+  EXPECT_NEAR(*rs->gpu_util_below_low_pct, 0, 1e-9);  // the idle start-up samples are not the steps'
   const Finding* f = FindIn(r, "gpu_partly_idle");
   ASSERT_NE(f, nullptr);
-  EXPECT_NEAR(f->share_pct, 100 - 40.0 * 117 / 135, 0.01);  // the figures stay over the whole log
-  EXPECT_NE(f->title.find("busy 34.7% of the time (40.0% after a 9.0 s start-up)"), std::string::npos) << f->title;
-  EXPECT_NE(EvidenceOf(*f).find("GPU utilisation after start-up: 40.0% (the first 18 samples (9.0 s) below 5% while "
+  EXPECT_NEAR(f->share_pct, 60, 0.01);
+  EXPECT_NE(f->title.find("busy 40.0% of the time (after a 9.0 s start-up, kept out: 34.7% with it)"), std::string::npos)
+      << f->title;
+  EXPECT_NE(EvidenceOf(*f).find("GPU utilisation with the start-up: 34.7% (the first 18 samples (9.0 s) below 5% while "
                                 "memory grew from 1.1 GiB to 1.2 GiB"),
             std::string::npos)
       << EvidenceOf(*f);
   EXPECT_EQ(EvidenceOf(*f).find("drops below half the median"), std::string::npos);  // the start-up is no dip
+}
+
+// A start-up that hides a well-fed job: two GPUs whose first samples are the job loading, then
+// busy; over the whole job they read as partly idle (a 1.7x gain that no change to the steps
+// gives), after the start-up as well fed.
+TEST(GpuLogRules, StartupDoesNotMakeAWellFedJobPartlyIdle) {
+  std::string s = "timestamp,index,utilization.gpu [%],memory.used [MiB],memory.total [MiB]\n";
+  for (int i = 0; i < 12; ++i)
+    for (int g = 0; g < 2; ++g)
+      s += fmt::format("2025/01/01 00:00:{:02d}.000,{},{},{},24576\n", i, g, i < 5 ? (g ? 3 * i : 0) : 95,
+                       i < 5 ? 200 + 800 * i : 4400);
+  std::unique_ptr<ResourceSignals> rs;
+  Report r = Diagnose(s, &rs);
+  ASSERT_TRUE(rs->gpu_startup.has_value());
+  EXPECT_EQ(FindIn(r, "gpu_partly_idle"), nullptr) << r.verdict.summary;
+  ASSERT_NE(FindIn(r, "gpu_well_fed"), nullptr) << r.verdict.summary;
+  EXPECT_NEAR(*rs->gpu_util_mean_pct, 95, 1e-9);
+  EXPECT_NE(EvidenceOf(*FindIn(r, "gpu_well_fed")).find("GPU 0's first "), std::string::npos);
 }
 
 TEST(GpuLogRules, LogWithoutTimesStatesTheIntervalIsUnknown) {

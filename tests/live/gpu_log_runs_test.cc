@@ -293,7 +293,12 @@ TEST(GpuLogRuns, TheJobsOwnSamplesSpanItsLifeAndKeepEverySample) {
   auto own = Signals(samples(true));
   ASSERT_NE(own, nullptr);
   EXPECT_FALSE(own->gpu_runs.has_value());
-  EXPECT_NEAR(*own->gpu_util_mean_pct, 60.0 * 26 / 40, 1e-9);
+  // Every sample is the job's; its first 10, before it held the GPU, are its start-up, kept out
+  // of the figures (the 4 after it released the GPU stay in) and stated with them.
+  ASSERT_TRUE(own->gpu_startup.has_value());
+  EXPECT_EQ(own->gpu_startup->samples, 10);
+  EXPECT_NEAR(own->gpu_startup->util_with_pct, 60.0 * 26 / 40, 1e-9);
+  EXPECT_NEAR(*own->gpu_util_mean_pct, 60.0 * 26 / 30, 1e-9);
   auto gpu_only = Signals(samples(false));  // the same GPU samples without the tree: a GPU log
   ASSERT_NE(gpu_only, nullptr);
   ASSERT_TRUE(gpu_only->gpu_runs.has_value());

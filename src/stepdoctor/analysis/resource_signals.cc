@@ -91,6 +91,8 @@ std::optional<GpuStartup> FindGpuStartup(const WorkerSeries& s, const std::vecto
   }
   if (counted == 0 || sum / counted < kStartupMinAfterPct) return std::nullopt;
   out.samples = int(n);
+  out.gpu = judged[0]->index;
+  out.end_ns = end_ns;
   out.duration_s = double(end_ns - first.ts_ns[0]) / 1e9;
   out.util_after_pct = sum / counted;
   if (auto* used = s.Get(series::GpuSeriesName(judged[0]->index, series::GpuMetric::kMemUsedBytes))) {
@@ -359,18 +361,35 @@ std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace) {
     }
   }
   if (!judged.empty()) {
-    double util_sum = 0;
-    std::vector<double> pooled;
-    for (size_t i = 0; i < judged.size(); ++i) {
-      util_sum += *judged[i]->util_mean_pct;
-      pooled.insert(pooled.end(), util_of[i]->value.begin(), util_of[i]->value.end());
-    }
-    r->gpu_util_mean_pct = util_sum / double(judged.size());
-    r->gpu_util_median_pct = Median(pooled);
-    r->gpu_util_below_low_pct =
-        100.0 * double(std::count_if(pooled.begin(), pooled.end(), [](double v) { return v < kGpuLowUtilPct; })) /
-        double(pooled.size());
+    // The figures over the samples from `from_ns` on: the job's, then its steps' after a start-up.
+    auto figures = [&](int64_t from_ns) {
+      double util_sum = 0;
+      int counted = 0;
+      std::vector<double> pooled;
+      for (size_t i = 0; i < judged.size(); ++i) {
+        const CounterSeries& c = *util_of[i];
+        const size_t at = size_t(std::lower_bound(c.ts_ns.begin(), c.ts_ns.end(), from_ns) - c.ts_ns.begin());
+        std::vector<double> mine(c.value.begin() + std::ptrdiff_t(at), c.value.end());
+        if (mine.empty()) continue;
+        const double mean = Mean(mine);
+        r->gpus[size_t(judged[i] - r->gpus.data())].util_mean_pct = mean;
+        util_sum += mean;
+        ++counted;
+        pooled.insert(pooled.end(), mine.begin(), mine.end());
+      }
+      if (counted == 0) return;
+      r->gpu_util_mean_pct = util_sum / counted;
+      r->gpu_util_median_pct = Median(pooled);
+      r->gpu_util_below_low_pct =
+          100.0 * double(std::count_if(pooled.begin(), pooled.end(), [](double v) { return v < kGpuLowUtilPct; })) /
+          double(pooled.size());
+    };
+    figures(INT64_MIN);
     r->gpu_startup = FindGpuStartup(s, judged, util_of);
+    if (r->gpu_startup) {
+      r->gpu_startup->util_with_pct = *r->gpu_util_mean_pct;
+      figures(r->gpu_startup->end_ns);
+    }
   }
 
   if (!judged.empty())

@@ -61,11 +61,16 @@ struct GpuResource {
 
 // Leading samples of the GPUs in use below kIdleGpuUtilPct before their first work: the job
 // starting (loading data and the model), not its steps. Only where one is worth reporting.
+// The utilisation figures (ResourceSignals) are over the samples after it, as a trace's warm-up
+// step is kept out of its figures: the steps are what is judged; this keeps the figure with it.
 struct GpuStartup {
   int samples = 0;  // > 0
+  int gpu = 0;      // the GPU whose leading samples it is (the first in use)
   double duration_s = 0;
+  int64_t end_ns = 0;  // the first sample of work
   std::optional<double> mem_from_bytes, mem_to_bytes;  // used memory over it (the first GPU in use)
   double util_after_pct = 0;                           // mean utilisation after it, same GPUs as gpu_util_mean_pct
+  double util_with_pct = 0;                            // the same over the job's samples, start-up included
 };
 
 // Where a GPU log spans more than the job: GPU memory back at its baseline (no process holds a

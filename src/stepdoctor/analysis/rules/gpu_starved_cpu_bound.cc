@@ -39,7 +39,7 @@ std::optional<Finding> GpuStarvedCpuBound(const Signals& sig) {
       "up to {:.1f}x if the GPU were kept busy; the real gain stops where the GPU itself becomes the limit, "
       "and GPU utilisation counts any kernel running, not how full the GPU is",
       f.gain_upper_bound);
-  f.evidence.push_back({"GPU utilisation", GpuUtilText(r)});
+  AddGpuUtilLine(r, &f.evidence);
   if (r.tree_cpu_mean_pct) {
     f.evidence.push_back({"job's CPU use (all its processes)", Cores(*r.tree_cpu_mean_pct)});
     if (r.tree_cpu_wait_mean_pct && *r.tree_cpu_wait_mean_pct >= kCpuWaitEvidencePct)

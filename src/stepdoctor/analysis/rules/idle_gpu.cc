@@ -74,7 +74,7 @@ std::optional<Finding> IdleGpu(const Signals& sig) {
     f.evidence.push_back({fmt::format("GPU {}", g->index),
                           fmt::format("mean {:.1f}%, peak {:.0f}%{}{}", *g->util_mean_pct, *g->util_peak_pct, mem, held)});
   }
-  if (r.gpu_util_mean_pct) f.evidence.push_back({"GPU utilisation", GpuUtilText(r)});
+  if (r.gpu_util_mean_pct) AddGpuUtilLine(r, &f.evidence);
   f.evidence.push_back(SamplesEvidence(r));
   f.fix.summary = fmt::format(
       "Check that the job is launched on every GPU it was given: CUDA_VISIBLE_DEVICES (and the scheduler's GPU "

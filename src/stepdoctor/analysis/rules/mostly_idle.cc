@@ -19,7 +19,7 @@ std::optional<Finding> MostlyIdle(const Signals& sig) {
   f.gain_text = "unknown: what the job waits on is not on this machine's counters";
   if (r.tree_cpu_mean_pct) f.evidence.push_back({"job's CPU use", Cores(*r.tree_cpu_mean_pct)});
   else if (r.cpu_mean_pct) f.evidence.push_back({"machine CPU busy", Pct(*r.cpu_mean_pct)});
-  if (r.gpu_util_mean_pct) f.evidence.push_back({"GPU utilisation", GpuUtilText(r)});
+  if (r.gpu_util_mean_pct) AddGpuUtilLine(r, &f.evidence);
   AddStorageEvidence(r, &f.evidence);
   f.evidence.push_back(SamplesEvidence(r));
   f.fix.summary =

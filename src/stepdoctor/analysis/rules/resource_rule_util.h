@@ -60,8 +60,8 @@ inline std::string GpuUtilText(const ResourceSignals& r) {
 }
 
 // " while a process held the GPU (3 runs; 25.0% over the whole log)" where the log spans more than the job
-// (ResourceSignals::gpu_runs), then " (40.8% after a 9.2 s start-up)" where the job opens with one
-// (ResourceSignals::gpu_startup).
+// (ResourceSignals::gpu_runs), then " (after a 9.2 s start-up, kept out: 34.7% with it)" where the job
+// opens with one (ResourceSignals::gpu_startup; the figures are over the samples after it).
 inline std::string StartupSuffix(const ResourceSignals& r) {
   std::vector<std::string> parts;
   if (r.gpu_runs) {
@@ -75,8 +75,8 @@ inline std::string StartupSuffix(const ResourceSignals& r) {
   }
   if (r.gpu_startup) {
     const GpuStartup& s = *r.gpu_startup;
-    parts.push_back(r.times_known ? fmt::format("{} after a {:.1f} s start-up", Pct(s.util_after_pct), s.duration_s)
-                                  : fmt::format("{} after a start-up of {} samples", Pct(s.util_after_pct), s.samples));
+    parts.push_back(r.times_known ? fmt::format("after a {:.1f} s start-up, kept out: {} with it", s.duration_s, Pct(s.util_with_pct))
+                                  : fmt::format("after a start-up of {} samples, kept out: {} with it", s.samples, Pct(s.util_with_pct)));
   }
   if (parts.empty()) return "";
   std::string out = r.gpu_runs ? " while a process held the GPU (" : " (";
@@ -112,10 +112,32 @@ inline std::string GpuRunsText(const ResourceSignals& r) {
                          amount, where, them, MemText(g.baseline_bytes), g.excluded_samples == 1 ? "is" : "are");
 }
 
-// Mean, median and time under kGpuLowUtilPct: what a utilisation log can say about feeding;
-// and the utilisation after a start-up stretch, where the log opens with one.
-inline void AddGpuUtilEvidence(const ResourceSignals& r, std::vector<EvidenceItem>* ev) {
+// "GPU utilisation: 13.0%", and where the job opened with a start-up, the figure with it and what
+// it was: every finding that cites the utilisation says the start-up was kept out of it.
+// REQUIRED: r.gpu_util_mean_pct has a value.
+inline void AddGpuUtilLine(const ResourceSignals& r, std::vector<EvidenceItem>* ev) {
   ev->push_back({"GPU utilisation", GpuUtilText(r)});
+  if (r.gpu_startup) {
+    const GpuStartup& s = *r.gpu_startup;
+    int sampled = 0;
+    for (const auto& g : r.gpus) sampled += g.util_mean_pct.has_value();
+    const std::string whose = sampled > 1 ? fmt::format("GPU {}'s", s.gpu) : "the";
+    std::string span = r.times_known ? fmt::format("{} first {} samples ({:.1f} s)", whose, s.samples, s.duration_s)
+                                     : fmt::format("{} first {} samples", whose, s.samples);
+    std::string mem = s.mem_from_bytes && s.mem_to_bytes && *s.mem_to_bytes > *s.mem_from_bytes
+                          ? fmt::format(" while memory grew from {} to {}", MemText(*s.mem_from_bytes), MemText(*s.mem_to_bytes))
+                          : "";
+    ev->push_back({"GPU utilisation with the start-up",
+                   fmt::format("{} ({} below {:.0f}%{}: the job starting, not its steps; kept out of the utilisation figures, "
+                               "as a trace's warm-up step is)",
+                               Pct(s.util_with_pct), span, kIdleGpuUtilPct, mem)});
+  }
+}
+
+// Mean, median and time under kGpuLowUtilPct (after a start-up, where the job opens with one):
+// what a utilisation log can say about feeding.
+inline void AddGpuUtilEvidence(const ResourceSignals& r, std::vector<EvidenceItem>* ev) {
+  AddGpuUtilLine(r, ev);
   if (r.gpu_runs) ev->push_back({"the job's runs in the log", GpuRunsText(r)});
   if (r.gpu_idle_stretch) {
     const GpuIdleStretch& g = *r.gpu_idle_stretch;
@@ -137,17 +159,6 @@ inline void AddGpuUtilEvidence(const ResourceSignals& r, std::vector<EvidenceIte
   if (r.gpu_util_median_pct) ev->push_back({"median GPU utilisation", Pct(*r.gpu_util_median_pct)});
   if (r.gpu_util_below_low_pct)
     ev->push_back({fmt::format("samples under {:.0f}% utilisation", kGpuLowUtilPct), Pct(*r.gpu_util_below_low_pct)});
-  if (r.gpu_startup) {
-    const GpuStartup& s = *r.gpu_startup;
-    std::string span = r.times_known ? fmt::format("the first {} samples ({:.1f} s)", s.samples, s.duration_s)
-                                     : fmt::format("the first {} samples", s.samples);
-    std::string mem = s.mem_from_bytes && s.mem_to_bytes && *s.mem_to_bytes > *s.mem_from_bytes
-                          ? fmt::format(" while memory grew from {} to {}", MemText(*s.mem_from_bytes), MemText(*s.mem_to_bytes))
-                          : "";
-    ev->push_back({"GPU utilisation after start-up",
-                   fmt::format("{} ({} below {:.0f}%{}: the job starting, not its steps; the figures above include it)",
-                               Pct(s.util_after_pct), span, kIdleGpuUtilPct, mem)});
-  }
 }
 
 // The GPUs the utilisation figures are over, as the subject of a sentence: "the GPU is", "the

@@ -29,7 +29,7 @@ std::optional<Finding> StorageBound(const Signals& sig) {
   f.gain_text = fmt::format("up to {:.1f}x if I/O were fully overlapped with compute; less when the data must "
                             "come from this disk at its current speed",
                             f.gain_upper_bound);
-  if (gpu) f.evidence.push_back({"GPU utilisation", GpuUtilText(r)});
+  if (gpu) AddGpuUtilLine(r, &f.evidence);
   if (r.tree_cpu_mean_pct) f.evidence.push_back({"job's CPU use", Cores(*r.tree_cpu_mean_pct)});
   AddStorageEvidence(r, &f.evidence);
   f.evidence.push_back(SamplesEvidence(r));
