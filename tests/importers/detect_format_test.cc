@@ -158,5 +158,18 @@ TEST(DetectFormat, EventFileStaysDistinctFromXSpace) {
   EXPECT_EQ(DetectFormat(bytes, "renamed.bin"), InputFormat::kTfRecordEvents);
 }
 
+// A text log whose lines open with a bracketed time stamp is text, not a JSON array, so it is
+// refused as a format not read rather than as JSON that is not a trace; JSON arrays stay JSON.
+TEST(DetectFormat, BracketedTextLogIsNotJsonBothSides) {
+  EXPECT_EQ(DetectFormat("[04-03-2021 @ 13:32:39] >  Temp: 58C  Utilization: 0%  Memory: 0/11019 MiB\n", "gpu_log.txt"),
+            InputFormat::kUnknown);
+  EXPECT_EQ(DetectFormat("[2024-05-01 10:00:00] step 1 loss 0.5\n[2024-05-01 10:00:01] step 2\n", "train.log"),
+            InputFormat::kUnknown);
+  EXPECT_EQ(DetectFormat("[{\"ph\": \"X\", \"ts\": 1}]", "trace.json"), InputFormat::kChromeJson);
+  EXPECT_EQ(DetectFormat("[1, 2, 3]\n", "numbers.json"), InputFormat::kJsonOther);
+  EXPECT_EQ(DetectFormat("[1,\n2]\n", "numbers.json"), InputFormat::kJsonOther);
+  EXPECT_EQ(DetectFormat("[\n", "cut.json"), InputFormat::kChromeJson);  // empty: the importer says so
+}
+
 }  // namespace
 }  // namespace stepdoctor

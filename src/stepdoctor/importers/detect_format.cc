@@ -140,6 +140,20 @@ bool HoldsGpuCsvHeader(std::string_view head) {
   });
 }
 
+// A text log whose lines open with a bracketed stamp ("[04-03-2021 @ 13:32:39] > Utilization:
+// 0%"), not a JSON array: the first line closes its bracket and goes on with text, where JSON
+// goes on with a comma, a closing bracket or nothing.
+bool BracketedTextLine(std::string_view head) {
+  const std::string_view line = head.substr(0, head.find('\n'));
+  if (line.size() < 2 || line[0] != '[') return false;
+  const char c = line[SkipSpace(line, 1) < line.size() ? SkipSpace(line, 1) : 0];
+  if (c == '{' || c == '[' || c == '"') return false;  // an element that JSON alone opens so
+  const size_t close = line.find(']');
+  if (close == std::string_view::npos) return false;
+  const size_t next = SkipSpace(line, close + 1);
+  return next < line.size() && line[next] != ',' && line[next] != ']' && line[next] != '}' && line[next] != '\r';
+}
+
 }  // namespace
 
 const char* InputFormatName(InputFormat f) {
@@ -164,7 +178,7 @@ InputFormat DetectFormat(std::string_view head, std::string_view name) {
   if (LooksLikeXSpaceContent(head)) return InputFormat::kXSpace;
   if (head.size() >= 3 && std::memcmp(head.data(), "\xEF\xBB\xBF", 3) == 0) head.remove_prefix(3);
   size_t i = SkipSpace(head, 0);
-  if (i < head.size() && (head[i] == '{' || head[i] == '[')) {
+  if (i < head.size() && (head[i] == '{' || (head[i] == '[' && !BracketedTextLine(head.substr(i))))) {
     if (head[i] == '{') {
       if (Contains(head, "\"traceEvents\"") || Contains(head, "\"schemaVersion\"")) return InputFormat::kChromeJson;
       // One object per line: the first line closes an object and the next opens another.
