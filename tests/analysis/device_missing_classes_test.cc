@@ -43,6 +43,33 @@ std::string Evidence(const Finding& f) {
   return all;
 }
 
+// Device activity lost, and most of the window in the driver's allocation and free calls (a
+// free also waits for the device): named, with the caching allocator's advice and no gain figure;
+// the same calls a few microseconds long are no finding.
+TEST(DeviceMissingClasses, DriverAllocationsAndFreesAreNamedBothSides) {
+  auto window = [](double free_us) {
+    std::string ev;
+    ev += X("cpu_op", "aten::bmm", 1, 1, 0, 8000);
+    ev += X("cuda_runtime", "cudaMalloc", 1, 1, 100, free_us / 7);
+    ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, 5200, 10);
+    ev += X("cpu_op", "aten::einsum", 1, 1, 9000, 3000);
+    ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, 9100, 10);
+    ev += X("cuda_runtime", "cudaFree", 1, 1, 12500, free_us);
+    ev += X("cuda_runtime", "cudaFree", 1, 1, 12600 + free_us, free_us / 10);
+    ev += X("cuda_runtime", "cudaDeviceSynchronize", 1, 1, 13000 + 1.1 * free_us, 2000);
+    return Doc(ev, kH200);
+  };
+  const Report churn = AnalyzeTrace(testing::ImportChrome(window(34000)));
+  const Finding* f = FindFinding(churn, "host_bound");
+  ASSERT_NE(f, nullptr) << churn.verdict.summary;
+  EXPECT_NE(f->title.find("device memory allocations and frees"), std::string::npos) << f->title;
+  EXPECT_EQ(f->gain_upper_bound, 1.0);
+  EXPECT_NE(f->fix.pytorch.find("expandable_segments"), std::string::npos);
+  const Report quick = AnalyzeTrace(testing::ImportChrome(window(20)));
+  if (const Finding* q = FindFinding(quick, "host_bound"))
+    EXPECT_EQ(q->title.find("allocations and frees"), std::string::npos) << q->title;
+}
+
 TEST(DeviceMissingClasses, AWrapperAroundADeviceReadIsNoCpuWork) {
   const Report waits = AnalyzeTrace(testing::ImportChrome(WrapperAround("aten::item")));
   EXPECT_EQ(FindFinding(waits, "host_bound"), nullptr) << waits.verdict.summary;

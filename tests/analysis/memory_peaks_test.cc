@@ -69,6 +69,27 @@ TEST(MemoryPeaks, CorpusTraceWithProfileMemory) {
   EXPECT_EQ(Find(AnalyzeTrace(r->trace), "memory_pressure"), nullptr);
 }
 
+// A window of forward passes alone (aten ops, no backward) keeps no activations for a backward:
+// no gradient accumulation, but inference without autograd state and in chunks. A training window
+// keeps the accumulation advice. Neither speaks of TensorFlow's memory growth in a PyTorch trace.
+TEST(MemoryPeaks, ForwardOnlyWindowGetsInferenceAdviceBothSides) {
+  const std::string forward =
+      R"({"ph": "X", "cat": "cpu_op", "name": "aten::bmm", "pid": 1, "tid": 1, "ts": 50, "dur": 20},)";
+  const std::string training =
+      forward + R"({"ph": "X", "cat": "cpu_op", "name": "autograd::engine::evaluate_function: BmmBackward0", "pid": 1,
+      "tid": 1, "ts": 80, "dur": 20},)";
+  const Finding* f = nullptr;
+  Report inference = AnalyzeTrace(WithPeak(9.6, forward));
+  ASSERT_NE(f = Find(inference, "memory_pressure"), nullptr);
+  EXPECT_EQ(f->fix.pytorch.find("accum_steps"), std::string::npos) << f->fix.pytorch;
+  EXPECT_NE(f->fix.pytorch.find("inference_mode"), std::string::npos) << f->fix.pytorch;
+  EXPECT_EQ(f->fix.summary.find("TensorFlow"), std::string::npos) << f->fix.summary;
+  Report train = AnalyzeTrace(WithPeak(9.6, training));
+  ASSERT_NE(f = Find(train, "memory_pressure"), nullptr);
+  EXPECT_NE(f->fix.pytorch.find("accum_steps"), std::string::npos) << f->fix.pytorch;
+  EXPECT_EQ(f->fix.summary.find("TensorFlow"), std::string::npos) << f->fix.summary;
+}
+
 // Memory advice under GradScaler (fp16 mixed precision in use): no autocast again, accumulation
 // and recomputation instead; without it, mixed precision is the first advice.
 TEST(MemoryPeaks, PressureUnderGradScalerAdvisesNoAutocast) {

@@ -36,10 +36,50 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return out;
 }
 
+// The advice where the driver's allocation and free calls take the host's time: the caching
+// allocator's cache missed or was emptied (empty_cache(), shapes that change, fragmentation).
+void AdviseKeepingAllocatorCache(Finding* f) {
+  f->fix.summary = "The host spends the step allocating and freeing device memory through the driver (each free "
+                   "also waits for the device): keep the caching allocator's memory cached. Do not call "
+                   "empty_cache() in the loop, keep tensor shapes steady (pad or bucket varying lengths), and let it "
+                   "grow segments rather than fragment.";
+  f->fix.pytorch = "# no torch.cuda.empty_cache() inside the training loop\n"
+                   "# shell, before starting Python (ROCm reads PYTORCH_HIP_ALLOC_CONF):\n"
+                   "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n"
+                   "# varying shapes: pad to a few fixed lengths so the cached blocks fit again";
+  Prediction none;  // no launch fix: the replay does not model the allocator's cache
+  none.fix = "launch";
+  none.why_not = "the time is the driver allocating and freeing memory, not launches: how much of it a warm "
+                 "allocator cache avoids is not in the trace";
+  f->prediction = none;
+  f->fix.tensorflow = "# TensorFlow's allocator reserves device memory once and reuses it: per-step driver\n"
+                      "# allocations come from code beside it (a custom op, a library with its own buffers)";
+}
+
 // Device activity not recorded: what the device did is unknown, but operators computing on CPU
 // tensors inside the step run on the host thread that issues the device's work, so their time
 // is a floor under the step whatever the device does.
 std::optional<Finding> HostCpuWorkWithoutDevice(const StepSignals& s) {
+  // The driver's allocations and frees: host time however the device's work went, a free also
+  // waiting for the device's queued work (how much of it waits is not recorded).
+  if (s.mean_step_ms > 0 && s.host_allocator_ms >= kHostModeratePct / 100.0 * s.mean_step_ms &&
+      s.host_allocator_ms >= s.host_cpu_op_ms) {
+    const double share = 100.0 * s.host_allocator_ms / s.mean_step_ms;
+    Finding f;
+    f.id = "host_bound";
+    f.severity = FindingSeverity::kModerate;  // judged without the device's side
+    f.share_pct = share;
+    f.title = fmt::format("the host spends {} of {} in device memory allocations and frees (cudaMalloc/cudaFree, "
+                          "hipMalloc/hipFree): the caching allocator's cache missed or was emptied (device activity "
+                          "not recorded)",
+                          Pct(share), EachStep(s));
+    f.gain_text = "unknown: each free also waits for the device's queued work, which the trace does not hold";
+    f.evidence.push_back({"in the driver's allocation and free calls", fmt::format("{} {}", Ms(s.host_allocator_ms), PerStep(s))});
+    f.evidence.push_back({"device activity", "not recorded: how much of each free waited on the device is unknown"});
+    for (size_t i = 0; i < s.top_ops.size() && i < kTopEventsShown; ++i) f.top_events.push_back(s.top_ops[i]);
+    AdviseKeepingAllocatorCache(&f);
+    return f;
+  }
   if (s.mean_step_ms <= 0 || s.host_cpu_op_ms <= 0) return std::nullopt;
   const double share = 100.0 * s.host_cpu_op_ms / s.mean_step_ms;
   if (share < kHostModeratePct) return std::nullopt;
@@ -152,21 +192,7 @@ std::optional<Finding> HostBound(const Signals& sig) {
     f.evidence.push_back({"in the driver's allocation and free calls",
                           fmt::format("{} {} ({} of the host's time)", Ms(s.host_allocator_ms), PerStep(s),
                                       Pct(100.0 * std::min(1.0, s.host_allocator_ms / host_ms)))});
-    f.fix.summary = "The host spends the step allocating and freeing device memory through the driver (each free "
-                    "also waits for the device): keep the caching allocator's memory cached. Do not call "
-                    "empty_cache() in the loop, keep tensor shapes steady (pad or bucket varying lengths), and let it "
-                    "grow segments rather than fragment.";
-    f.fix.pytorch = "# no torch.cuda.empty_cache() inside the training loop\n"
-                    "# shell, before starting Python (ROCm reads PYTORCH_HIP_ALLOC_CONF):\n"
-                    "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n"
-                    "# varying shapes: pad to a few fixed lengths so the cached blocks fit again";
-    Prediction none;  // no launch fix: the replay does not model the allocator's cache
-    none.fix = "launch";
-    none.why_not = "the time is the driver allocating and freeing memory, not launches: how much of it a warm "
-                   "allocator cache avoids is not in the trace";
-    f.prediction = none;
-    f.fix.tensorflow = "# TensorFlow's allocator reserves device memory once and reuses it: per-step driver\n"
-                       "# allocations come from code beside it (a custom op, a library with its own buffers)";
+    AdviseKeepingAllocatorCache(&f);
     return f;
   }
 

@@ -79,8 +79,25 @@ void AddMemoryFix(Finding* f, const Signals& sig) {
         "# PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True reduces fragmentation";
     return;
   }
-  f->fix.summary = "Lower peak memory: mixed precision halves activations, gradient accumulation keeps the effective "
-                  "batch with a smaller one, and memory growth stops TensorFlow from reserving the whole device.";
+  // A forward pass alone (no backward recorded: inference or evaluation) keeps no activations for
+  // a backward and has no gradients to accumulate: its peak is the largest intermediates.
+  if (sig.applied && sig.applied->forward_only) {
+    f->fix.summary = "Lower peak memory of the forward pass (no backward is recorded): run it without autograd "
+                     "state, in reduced precision where the model allows, and in smaller chunks of the batch so the "
+                     "largest intermediates (the biggest matmul or einsum outputs) fit with headroom.";
+    f->fix.pytorch =
+        "with torch.inference_mode(), torch.autocast(\"cuda\", dtype=torch.bfloat16):\n"
+        "    out = torch.cat([model(c) for c in x.split(chunk)])   # the largest intermediates per chunk\n"
+        "# PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True reduces fragmentation";
+    f->fix.tensorflow = "outs = [model(c, training=False) for c in tf.split(x, n)]   # smaller intermediates per chunk";
+    return;
+  }
+  // Memory growth is TensorFlow's: said where the trace is not another framework's.
+  const bool tf_words = sig.framework != Framework::kPyTorch && sig.framework != Framework::kJax;
+  f->fix.summary = std::string("Lower peak memory: mixed precision halves activations") +
+                   (tf_words ? ", gradient accumulation keeps the effective batch with a smaller one, and memory "
+                               "growth stops TensorFlow from reserving the whole device."
+                             : " and gradient accumulation keeps the effective batch with a smaller one.");
   f->fix.tensorflow =
       "tf.keras.mixed_precision.set_global_policy(\"mixed_float16\")\n"
       "for gpu in tf.config.list_physical_devices(\"GPU\"):\n"
