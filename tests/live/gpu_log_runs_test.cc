@@ -195,6 +195,29 @@ TEST(GpuLogRuns, TheLongestIdleStretchWithMemoryHeldBothSides) {
   EXPECT_FALSE(Signals(Log(v))->gpu_idle_stretch.has_value());
 }
 
+// An idle stretch with memory held before most of the job's work is likely the job still starting
+// (compiling, capturing graphs): said first among the causes; after most of it, it is not.
+TEST(GpuLogRuns, AnIdleStretchBeforeMostWorkIsLikelyStartingBothSides) {
+  auto log = [](int busy_before) {
+    std::vector<Sample> v;
+    Add(&v, busy_before, 60, 20480);
+    Add(&v, 15, 0, 20480);
+    Add(&v, 85 - busy_before, 60, 20480);
+    return Log(v);
+  };
+  auto causes = [&](int busy_before) {
+    Report r;
+    auto rs = Signals(log(busy_before), &r);
+    EXPECT_TRUE(rs->gpu_idle_stretch.has_value());
+    const Finding* f = testing::FindFinding(r, "gpu_partly_idle");
+    return f ? testing::EvidenceText(*f) : std::string();
+  };
+  // 85 samples of work: under a quarter (21.25) before the stretch is early.
+  EXPECT_NE(causes(21).find("still starting: compiling the model"), std::string::npos) << causes(21);
+  EXPECT_EQ(causes(22).find("still starting"), std::string::npos) << causes(22);
+  EXPECT_NE(causes(22).find("the job paused with its model loaded (evaluation on the CPU"), std::string::npos);
+}
+
 // A log started before the job (or before it first touched the GPU), cut off while it still runs:
 // the samples no process holds are left out as they are after a job, not taken for its start-up.
 TEST(GpuLogRuns, ALeadingStretchWithNoProcessIsLeftOutLikeATrailingOne) {

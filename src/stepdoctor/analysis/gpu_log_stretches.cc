@@ -155,6 +155,8 @@ std::optional<GpuIdleStretch> FindIdleStretch(const CounterSeries& util, const C
       best.start_s = double(util.ts_ns[run_start] - log_start_ns) / 1e9;
       best.duration_s = double(util.ts_ns[end - 1] - util.ts_ns[run_start]) / 1e9 + interval_s;
       best.mem_bytes = run_mem;
+      best.busy_before = 0;
+      for (size_t j = from; j < run_start; ++j) best.busy_before += util.value[j] >= kIdleGpuUtilPct;
     }
     run = 0;
     run_mem = 0;
@@ -178,6 +180,10 @@ std::optional<GpuIdleStretch> FindIdleStretch(const CounterSeries& util, const C
   }
   if (run > 0) close(util.value.size());
   best.share_pct = 100.0 * best.samples / double(util.value.size());
+  int busy = 0;
+  for (size_t j = from; j < util.value.size(); ++j) busy += util.value[j] >= kIdleGpuUtilPct;
+  // Before most of the job's work: still starting (compiling, capturing graphs, warming up).
+  best.early = busy > 0 && best.busy_before < kEarlyStretchBusyShare * busy;
   best.interval_s = interval_s;
   best.power_checked = power_ceiling.has_value();
   if (best.samples < kIdleStretchMinSamples || best.share_pct < kIdleStretchMinSharePct ||

@@ -111,6 +111,8 @@ struct GpuIdleStretch {
   double mem_bytes = 0;  // memory used over it (its largest reading)
   double interval_s = 0;  // the log's sampling interval: snapshots this far apart
   bool power_checked = false;  // its samples drew idle power too (IdlePowerCeiling)
+  int busy_before = 0;         // samples of work before it
+  bool early = false;          // under kEarlyStretchBusyShare of the job's samples of work came before it
 };
 
 // Dips of the primary utilisation series (GPU util, else the tree's CPU, else machine CPU),

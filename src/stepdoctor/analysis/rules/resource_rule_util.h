@@ -146,7 +146,11 @@ inline void AddGpuUtilEvidence(const ResourceSignals& r, std::vector<EvidenceIte
                                                          DurationText(g.start_s))
                                            : fmt::format("{} samples in a row ({} of the job's)", g.samples, Pct(g.share_pct));
     const char* power = g.power_checked ? " at idle power" : "";
-    const char* causes = "(evaluation on the CPU, checkpointing, waiting on data or a peer, a hang)";
+    // Before most of the job's work, the job is likely still starting: a compiler or graph
+    // capture holds the model without running it.
+    const char* causes = g.early ? "(still starting: compiling the model with torch.compile or XLA, capturing CUDA "
+                                   "graphs, warming up; or evaluation on the CPU, waiting on data or a peer, a hang)"
+                                 : "(evaluation on the CPU, checkpointing, waiting on data or a peer, a hang)";
     // Snapshots far apart see only their instants: what ran between them is unknown.
     ev->push_back({"longest idle stretch with memory held",
                    g.interval_s >= kCoarseSampleIntervalS

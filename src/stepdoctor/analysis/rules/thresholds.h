@@ -41,6 +41,9 @@ inline constexpr double kTreeBlockedHighPct = 30.0;     // a tree process in D s
 inline constexpr double kTreeIoHighBytesPerS = 20e6;    // the tree moving >= 20 MB/s through the block layer
 inline constexpr double kIdleTreeCpuPct = 10.0;         // tree below 10% of one core, with no I/O or GPU: idle
 inline constexpr double kIdleGpuUtilPct = 5.0;          // a GPU below 5% counts as idle
+// The longest idle stretch with memory held, with under a quarter of the job's samples of work
+// before it: the job is likely still starting (compiling, capturing graphs), said first among causes.
+inline constexpr double kEarlyStretchBusyShare = 0.25;
 inline constexpr double kUnusedGpuPeakPct = 10.0;       // a GPU whose utilisation never reaches 10% ran no work: unused
 // Without utilisation: a CUDA context alone takes ~300 MiB, so a GPU never holding 100 MiB ran no process.
 inline constexpr double kNoProcessMemBytes = 100.0 * 1024 * 1024;
