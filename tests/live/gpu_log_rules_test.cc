@@ -60,7 +60,14 @@ TEST(GpuLogRules, AShortLogWithNoProcessIsLowBothSides) {
   Report rows = Diagnose(untimed);
   ASSERT_NE(f = FindIn(rows, "gpus_unused"), nullptr);
   EXPECT_EQ(f->severity, FindingSeverity::kLow);
-  EXPECT_NE(f->title.find("the log holds 5 untimed samples"), std::string::npos) << f->title;
+  EXPECT_NE(f->title.find("the log holds 5 samples with no times"), std::string::npos) << f->title;
+  // Rows all stamped with one second are timed, just finer than their clock: said so.
+  std::string one_stamp = "timestamp, utilization.gpu [%], memory.used [MiB], memory.total [MiB]\n";
+  for (int i = 0; i < 5; ++i) one_stamp += "2021/03/04 13:32:39, 0 %, 0 MiB, 11019 MiB\n";
+  Report stamped = Diagnose(one_stamp);
+  ASSERT_NE(f = FindIn(stamped, "gpus_unused"), nullptr);
+  EXPECT_NE(f->title.find("the log holds 5 samples stamped with one time"), std::string::npos) << f->title;
+  EXPECT_NE(EvidenceOf(*f).find("all stamped with one time"), std::string::npos) << EvidenceOf(*f);
 }
 
 TEST(GpuLogRules, GpusUnusedBothSidesOfEachThreshold) {

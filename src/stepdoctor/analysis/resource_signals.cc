@@ -230,6 +230,7 @@ std::unique_ptr<ResourceSignals> ComputeResourceSignals(const Trace& trace) {
   if (!longest) return nullptr;
   r->samples = int64_t(longest->ts_ns.size());
   r->times_known = !trace.worker(w).sample_times_assumed;
+  r->one_stamp = trace.worker(w).sample_times_one_stamp;
   r->window_s = double(hi - lo) / 1e9;
   {
     std::vector<double> gaps;

@@ -142,6 +142,7 @@ struct ResourceSignals {
   double sample_gap_s = 0;        // their time in all, beyond the usual spacing
   double sample_gap_max_s = 0;
   bool times_known = true;        // false: the file states no times; order is real, spacing assumed
+  bool one_stamp = false;         // of those, all stamped with one time (the log shorter than its clock's step)
 
   // Host (machine-wide, % of all cores).
   std::optional<int> cores;                     // from per-core series

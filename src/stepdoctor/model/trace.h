@@ -50,6 +50,8 @@ struct Worker {
   // timestamp column), or all at one time: their order is real, their spacing was assumed by
   // the importer.
   bool sample_times_assumed = false;
+  // Of those, every sample stamped with one time: the log spans less than its clock's step.
+  bool sample_times_one_stamp = false;
   // A Chrome trace whose events carry no category and name no framework: the program's own
   // spans (phases it timed itself), not operators; what ran inside them is not recorded.
   bool program_spans_only = false;

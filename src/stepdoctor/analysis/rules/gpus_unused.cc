@@ -57,9 +57,9 @@ std::optional<Finding> GpusUnused(const Signals& sig) {
   if (short_log)
     f.title += r.times_known ? fmt::format("; the log is {:.0f} s long: the job may not have reached the GPU before it ended",
                                            r.window_s)
-                             : fmt::format("; the log holds {} untimed samples: the job may not have reached the GPU "
+                             : fmt::format("; the log holds {} samples {}: the job may not have reached the GPU "
                                            "before it ended",
-                                           r.samples);
+                                           r.samples, r.one_stamp ? "stamped with one time" : "with no times");
   f.gain_upper_bound = 1.0;
   f.gain_text = "unknown: the log shows no GPU work to speed up; first make the job use the GPUs it was given";
   if (util) f.evidence.push_back({"GPU utilisation", GpuUtilText(r)});

@@ -16,6 +16,10 @@ inline std::string Cores(double pct_of_one_core) { return fmt::format("{:.2f} co
 
 // "240 samples over 4.0 min (every 1.0 s)" — every resource finding says what it rests on.
 inline EvidenceItem SamplesEvidence(const ResourceSignals& r) {
+  if (!r.times_known && r.one_stamp)
+    return {"samples", fmt::format("{} in file order, all stamped with one time (the log is shorter than its clock's "
+                                   "step: their interval is unknown)",
+                                   r.samples)};
   if (!r.times_known)
     return {"samples", fmt::format("{} in file order (the log does not time them: their interval is unknown)", r.samples)};
   std::string window = r.window_s >= 120 ? fmt::format("{:.1f} min", r.window_s / 60) : fmt::format("{:.1f} s", r.window_s);

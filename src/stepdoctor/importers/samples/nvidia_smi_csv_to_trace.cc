@@ -459,7 +459,8 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
     trace.diagnostics.Note(ImportIssue::kGpuAttribution, fmt::format("{}: {}", src.name(), placer->attribution_note()));
   // Every row at one time: the log spans less than its clock's resolution, so its order is
   // real and its spacing the importer's.
-  if (placer->times() == 1 && placer->shared_time_rows() > 1) trace.workers[wid.v].sample_times_assumed = true;
+  if (placer->times() == 1 && placer->shared_time_rows() > 1)
+    trace.workers[wid.v].sample_times_assumed = trace.workers[wid.v].sample_times_one_stamp = true;
   if (int64_t n = placer->shared_time_rows(); n > 0) {
     trace.diagnostics.Note(ImportIssue::kSharedTimestamp,
                            fmt::format("{}: {} rows share a time with another row of their GPU, at {} time(s): the "
