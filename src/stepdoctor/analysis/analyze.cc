@@ -229,7 +229,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
              steps.device_calls_traced)
       r.notes.push_back("device activity was not captured: no call in the window launched device work; the device "
                         "tracer was on (it recorded the runtime calls), so recording device activity again would show "
-                        "none: profile a window that covers training steps");
+                        "none: profile a window that covers the job's steps");
     else if (device.coverage == DeviceCoverage::kMissing && !gpu_series) {
       // How to record it, in the API of what wrote the trace.
       const bool tf1 = worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).tf1_session;

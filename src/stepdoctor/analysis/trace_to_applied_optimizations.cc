@@ -264,6 +264,7 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
   } else {
     a.forward_only = FrameworkOf(trace, worker) == Framework::kPyTorch && aten && !backward;
   }
+  a.trains = backward;
   a.compiled_frames = int64_t(frames.size());
   if (!a.forward_only) a.dropout_ops = 0;  // training: dropout belongs there
   // Most host-to-device copies read page-locked memory: batches are pinned (pin_memory=True).

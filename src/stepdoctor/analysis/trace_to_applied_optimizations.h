@@ -44,6 +44,10 @@ struct AppliedOptimizations {
   // session's ops without gradients or optimizer updates: the window runs the model forward only
   // (inference, evaluation).
   bool forward_only = false;
+  // A backward pass or an optimizer step recorded (autograd nodes, Optimizer.step#, a TF1 run's
+  // gradients or updates): the window trains. Neither this nor forward_only: the operators, if
+  // any, do not say what the job runs.
+  bool trains = false;
   // forward_only, and dropout drew random masks (aten::bernoulli_, aten::native_dropout): the
   // model runs in training mode (no model.eval()), so dropout and batch norm act as in training.
   int64_t dropout_ops = 0;

@@ -244,7 +244,7 @@ Verdict HostOnlyVerdict(const std::vector<Finding>& ranked, bool nothing_launche
                       "that trains"
                 : nothing_launched
                     ? "no device work in the window: the job used an accelerator, but no call inside the window "
-                      "launched work (set-up, or a wait on work issued before it); profile training steps"
+                      "launched work (set-up, or a wait on work issued before it); profile the job's steps"
                     : "device activity not captured: the job used an accelerator but the trace holds no device work; "
                       "only the host side is diagnosed";
   out.summary += cold;

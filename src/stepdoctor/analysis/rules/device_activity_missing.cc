@@ -14,7 +14,8 @@ namespace {
 // The loop the profiler steps through, as the window ran it: a training step, or the model
 // forward only (inference, evaluation) where no backward pass or optimizer step was recorded.
 struct Loop {
-  std::string steps;  // "training steps" / "inference steps"
+  std::string steps;  // "training steps" / "inference steps" / "the job's iterations"
+  std::string few;    // after "a few": "training steps" / "inference steps" / "iterations"
   std::string body;   // the call inside the loop
   // The loop, its first line indented by `indent` spaces.
   std::string Code(int indent) const {
@@ -25,8 +26,12 @@ struct Loop {
 
 Loop LoopOf(const Signals& sig) {
   if (sig.applied && sig.applied->forward_only)
-    return {"inference steps", "with torch.inference_mode(): model(batch)"};
-  return {"training steps", "train_step(batch)"};
+    return {"inference steps", "inference steps", "with torch.inference_mode(): model(batch)"};
+  // A PyTorch window whose operators do not say what the job runs (none recorded): its
+  // iterations, whatever they are.
+  if (sig.framework == Framework::kPyTorch && sig.applied && !sig.applied->trains)
+    return {"the job's iterations", "iterations", "run_iteration(batch)"};
+  return {"training steps", "training steps", "train_step(batch)"};
 }
 
 }  // namespace
@@ -64,7 +69,7 @@ std::optional<Finding> DeviceActivityMissing(const Signals& sig) {
   f.fix.tensorflow =
       "options = tf.profiler.experimental.ProfilerOptions(host_tracer_level=2, device_tracer_level=1)\n"
       "tf.profiler.experimental.start('./log', options=options)\n"
-      "# ... a few " + loop.steps + " ...\n"
+      "# ... a few " + loop.few + " ...\n"
       "tf.profiler.experimental.stop()";
   if (sig.steps->device_tracer_on && !sig.steps->device_nothing_launched) {
     // The runtime calls that launched the work were recorded by the tracer session that also
@@ -107,7 +112,7 @@ std::optional<Finding> DeviceActivityMissing(const Signals& sig) {
         "# the log names a tracer failure if there was one (CUPTI_ERROR_...): fix that first, with no other profiler attached\n"
         "options = tf.profiler.experimental.ProfilerOptions(host_tracer_level=2, device_tracer_level=1)\n"
         "tf.profiler.experimental.start('./log', options=options)\n"
-        "# ... a few " + loop.steps + " ...\n"
+        "# ... a few " + loop.few + " ...\n"
         "tf.profiler.experimental.stop()";
   }
   if (Tf1Session(sig) && !sig.steps->device_nothing_launched) {
