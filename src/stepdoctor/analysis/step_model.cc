@@ -76,6 +76,7 @@ const char* HostPartName(HostPart p) {
 
 StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindows& windows, DeviceCoverage device,
                            const std::vector<Interval>* first_calls) {
+  RuntimeCallNames call_names(trace.strings);  // each name judged once
   StepModel m;
   if (windows.steps.empty()) return m;
   m.steps = windows.steps;
@@ -98,8 +99,8 @@ StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindow
       if (t.ev.corr[i] != 0) {
         int8_t& copy = copy_call[t.ev.name[i].v];  // each name judged once
         if (copy < 0) copy = int8_t(trace.str(t.ev.name[i]).find("Memcpy") != std::string_view::npos);
-        const bool blocking = copy && RuntimeCallRoleOf(trace.str(t.ev.name[i]), t.ev.dur_ns[i], false) ==
-                                          RuntimeCallRole::kBlockingCopy;
+        const bool blocking =
+            copy && call_names.Role(t.ev.name[i], t.ev.dur_ns[i], false) == RuntimeCallRole::kBlockingCopy;
         launch_end[t.ev.corr[i]] = blocking ? t.ev.start_ns[i] - 1 : t.end_ns(uint32_t(i));
       }
       if (t.ev.dur_ns[i] > kOneOffRuntimeNs && t.ev.start_ns[i] >= lo && t.ev.start_ns[i] < hi) ++long_calls[t.ev.name[i]];
@@ -125,7 +126,7 @@ StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindow
       } else if (k == EventKind::kRuntime && !m.cpu_only) {
         auto it = long_calls.find(t.ev.name[i]);
         const bool recurs = it != long_calls.end() && RecursEachStep(it->second, n_steps);
-        switch (RuntimeCallRoleOf(trace.str(t.ev.name[i]), t.ev.dur_ns[i], recurs)) {
+        switch (call_names.Role(t.ev.name[i], t.ev.dur_ns[i], recurs)) {
           case RuntimeCallRole::kSync:
           case RuntimeCallRole::kBlockingCopy: sync.push_back(iv); break;
           case RuntimeCallRole::kStartup: startup.push_back(iv); break;

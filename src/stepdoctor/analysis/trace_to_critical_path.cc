@@ -67,6 +67,7 @@ PathKind DeviceKind(const DeviceOp& op) {
 struct Walker {
   const Trace& trace;
   const StepModel& m;
+  mutable RuntimeCallNames call_names;  // each name judged once (a memo: the walk stays const)
   std::vector<const Timeline*> threads;
   std::vector<std::vector<Piece>> pieces;
   size_t primary = 0;
@@ -84,7 +85,7 @@ struct Walker {
     int stream;
   };
 
-  Walker(const Trace& t, WorkerId worker, const StepModel& model) : trace(t), m(model) {
+  Walker(const Trace& t, WorkerId worker, const StepModel& model) : trace(t), m(model), call_names(t.strings) {
     const int64_t lo = m.lo(), hi = m.hi();
     std::vector<int64_t> busy;  // events in the steps, per thread
     size_t marker_thread = SIZE_MAX;
@@ -185,7 +186,7 @@ struct Walker {
     const EventKind k = tl.ev.kind[e];
     if (k == EventKind::kSync) return true;
     if (k != EventKind::kRuntime) return false;
-    const RuntimeCallRole r = RuntimeCallRoleOf(trace.str(tl.ev.name[e]), tl.ev.dur_ns[e], false);
+    const RuntimeCallRole r = call_names.Role(tl.ev.name[e], tl.ev.dur_ns[e], false);
     return r == RuntimeCallRole::kSync || r == RuntimeCallRole::kBlockingCopy || ModelSaysSync(t);
   }
 

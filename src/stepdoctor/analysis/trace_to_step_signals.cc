@@ -121,6 +121,7 @@ const char* StepCategoryId(StepCategory c) {
 }
 
 StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWindows& windows) {
+  RuntimeCallNames call_names(trace.strings);  // each name judged once
   StepSignals s;
   s.worker = worker;
   s.has_steps = !windows.whole_window;
@@ -257,7 +258,7 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
       } else if (!s.cpu_only) {
         if (k == EventKind::kRuntime) {
           std::string_view n = trace.str(t.ev.name[i]);
-          const RuntimeCallRole role = RuntimeCallRoleOf(n, t.ev.dur_ns[i], long_per_step.count(t.ev.name[i]) > 0);
+          const RuntimeCallRole role = call_names.Role(t.ev.name[i], t.ev.dur_ns[i], long_per_step.count(t.ev.name[i]) > 0);
           if (role == RuntimeCallRole::kStartup) {
             startup_raw.push_back(iv);
             if (iv.start >= lo && iv.start < hi) {

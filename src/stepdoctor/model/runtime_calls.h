@@ -6,6 +6,9 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
+
+#include "stepdoctor/core/string_pool.h"
 
 namespace stepdoctor {
 
@@ -34,6 +37,34 @@ enum class RuntimeCallRole : uint8_t {
 // REQUIRED: `recurs_each_step` says whether calls of this name over kOneOffRuntimeNs occur in at
 // least half the steps (and twice): such a call is the host blocked on the device every step.
 RuntimeCallRole RuntimeCallRoleOf(std::string_view name, int64_t dur_ns, bool recurs_each_step);
+
+// What a call's name alone says of its role (the rest is its duration and recurrence): worked
+// out once per distinct name, so classifying millions of calls compares no strings.
+struct RuntimeCallName {
+  bool sync = false;          // a *Synchronize
+  bool copy = false;          // a Memcpy
+  bool blocking_copy = false; // a synchronous copy (no Async, or WithStream)
+  bool loads_code = false;    // ModuleLoad / LibraryLoad
+  bool alloc = false;         // a driver allocation or free (not the stream-ordered *Async ones)
+  bool query = false;         // Get, Peek, Version, IsCapturing, Query
+};
+RuntimeCallName RuntimeCallNameOf(std::string_view name);
+RuntimeCallRole RuntimeCallRoleOf(const RuntimeCallName& name, int64_t dur_ns, bool recurs_each_step);
+
+// RuntimeCallNameOf memoised by interned name: one per analysis pass over a trace's calls.
+class RuntimeCallNames {
+ public:
+  explicit RuntimeCallNames(const StringPool& strings) : strings_(strings) {}
+  const RuntimeCallName& Of(StringId name);
+  RuntimeCallRole Role(StringId name, int64_t dur_ns, bool recurs_each_step) {
+    return RuntimeCallRoleOf(Of(name), dur_ns, recurs_each_step);
+  }
+
+ private:
+  const StringPool& strings_;
+  std::vector<uint8_t> known_;  // by StringId: 1 once names_[id] is filled
+  std::vector<RuntimeCallName> names_;
+};
 
 // Whether `long_calls` calls of one name over kOneOffRuntimeNs among `steps` steps recur each step:
 // at least twice, and in at least half the steps.
