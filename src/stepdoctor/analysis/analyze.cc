@@ -9,8 +9,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
 #include <map>
 #include <optional>
+#include <thread>
 
 #include "stepdoctor/analysis/input_limit.h"
 #include "stepdoctor/analysis/interval_set.h"
@@ -177,10 +179,32 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   sig.framework = framework;
   sig.applied = &applied;
   bool cold = false;  // the only region analysed is one cold first pass
+  // The step model with device work captured serves the predictions and the critical path. The
+  // critical path reads it and the trace alone, nothing the rest of the analysis writes: it runs
+  // beside the rest, on a second thread where the machine has one.
+  std::optional<StepModel> captured_model;
+  std::future<CriticalPathSummary> critical_path;
+  std::string no_path_note;
   if (worker.valid()) {
     windows = TraceToSteps(trace, worker);
     steps = TraceToStepSignals(trace, worker, windows);
     applied = TraceToAppliedOptimizations(trace, worker);
+    if (steps.step_count > 0 && !steps.cpu_only && !steps.device_missing) {
+      captured_model = TraceToStepModel(trace, worker, windows, DeviceCoverage::kCaptured, &steps.first_calls);
+      captured_model->loader_workers = applied.loader_workers || applied.prefetch;
+      captured_model->compiled = applied.any_compilation();
+      captured_model->tf_graph = applied.tf_graph;
+      if (std::string why = NoCriticalPathReason(*captured_model); !why.empty()) {
+        no_path_note = steps.no_host_events ? "no critical path: there are no host calls for its device operations to "
+                                              "be linked to"
+                                            : std::move(why);
+      } else {
+        const auto policy = std::thread::hardware_concurrency() > 1 ? std::launch::async : std::launch::deferred;
+        critical_path = std::async(policy, [&trace, worker, &model = *captured_model] {
+          return TraceToCriticalPath(trace, worker, model, PathSegments::kMedian);
+        });
+      }
+    }
     // The step signals found it already: read, not rescanned.
     DeviceEvidence device;
     device.coverage = steps.cpu_only         ? DeviceCoverage::kCpuOnly
@@ -369,34 +393,25 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   if (cold) HoldBackColdWindowFindings(&r.findings);
   const bool any_fix = std::any_of(r.findings.begin(), r.findings.end(),
                                    [](const Finding& f) { return FixForFinding(f.id) != nullptr; });
-  // The model with device work captured serves the predictions and the critical path: built once.
-  std::optional<StepModel> captured_model;
-  if (steps.step_count > 0 && any_fix) {  // the model is built only where a finding has a fix to replay
-    WhatIfOptions wo;
+  if (steps.step_count > 0 && any_fix) {  // a model without device work is built only where a fix replays
+    WhatIfOptions wo;  // the replay reads the cores from here, not from the model
     wo.cores = opts.cores > 0 ? opts.cores : resources ? resources->cores.value_or(0) : 0;
-    const DeviceCoverage coverage = steps.cpu_only         ? DeviceCoverage::kCpuOnly
-                                    : steps.device_missing ? DeviceCoverage::kMissing
-                                                           : DeviceCoverage::kCaptured;
-    StepModel model = TraceToStepModel(trace, worker, windows, coverage, &steps.first_calls);
-    model.loader_workers = applied.loader_workers || applied.prefetch;
-    model.compiled = applied.any_compilation();
-    model.tf_graph = applied.tf_graph;
-    model.cores = wo.cores;
-    AttachPredictions(model, wo, &r.findings);
-    // The critical path reads none of the three fields set above.
-    if (coverage == DeviceCoverage::kCaptured) captured_model = std::move(model);
+    if (captured_model) {
+      AttachPredictions(*captured_model, wo, &r.findings);
+    } else {
+      StepModel model = TraceToStepModel(trace, worker, windows,
+                                         steps.cpu_only ? DeviceCoverage::kCpuOnly : DeviceCoverage::kMissing,
+                                         &steps.first_calls);
+      model.loader_workers = applied.loader_workers || applied.prefetch;
+      model.compiled = applied.any_compilation();
+      model.tf_graph = applied.tf_graph;
+      model.cores = wo.cores;
+      AttachPredictions(model, wo, &r.findings);
+    }
   }
-  // Right after the replay, so the model is freed before anything else is built.
-  if (steps.step_count > 0 && !steps.cpu_only && !steps.device_missing) {
-    if (!captured_model)
-      captured_model = TraceToStepModel(trace, worker, windows, DeviceCoverage::kCaptured, &steps.first_calls);
-    if (std::string why = NoCriticalPathReason(*captured_model); !why.empty())
-      r.notes.push_back(steps.no_host_events ? "no critical path: there are no host calls for its device operations to "
-                                               "be linked to" : std::move(why));
-    else
-      r.critical_path = TraceToCriticalPath(trace, worker, *captured_model, PathSegments::kMedian);
-  }
-  captured_model.reset();
+  if (!no_path_note.empty()) r.notes.push_back(std::move(no_path_note));
+  if (critical_path.valid()) r.critical_path = critical_path.get();
+  captured_model.reset();  // freed before anything else is built
   RankBoundingFindingsFirst(&r.findings);
   r.verdict = MakeVerdict(r.findings, sig.steps);
   // Where the device's records are missing, what the input lacks leads the findings instead.
