@@ -12,7 +12,6 @@
 #include <future>
 #include <map>
 #include <optional>
-#include <thread>
 
 #include "stepdoctor/analysis/input_limit.h"
 #include "stepdoctor/analysis/interval_set.h"
@@ -35,6 +34,7 @@
 #include "stepdoctor/analysis/trace_to_steps.h"
 #include "stepdoctor/analysis/trace_to_whatif.h"
 #include "stepdoctor/analysis/verdict.h"
+#include "stepdoctor/io/byte_source.h"
 #include "stepdoctor/model/series_names.h"
 
 namespace stepdoctor {
@@ -181,7 +181,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   bool cold = false;  // the only region analysed is one cold first pass
   // The step model with device work captured serves the predictions and the critical path. The
   // critical path reads it and the trace alone, nothing the rest of the analysis writes: it runs
-  // beside the rest, on a second thread where the machine has one.
+  // beside the rest, on a second thread where the machine has one (and STEPDOCTOR_THREADS allows).
   std::optional<StepModel> captured_model;
   std::future<CriticalPathSummary> critical_path;
   std::string no_path_note;
@@ -199,7 +199,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
                                               "be linked to"
                                             : std::move(why);
       } else {
-        const auto policy = std::thread::hardware_concurrency() > 1 ? std::launch::async : std::launch::deferred;
+        const auto policy = WorkerThreads() > 1 ? std::launch::async : std::launch::deferred;
         critical_path = std::async(policy, [&trace, worker, &model = *captured_model] {
           return TraceToCriticalPath(trace, worker, model, PathSegments::kMedian);
         });
