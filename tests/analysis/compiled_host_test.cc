@@ -48,6 +48,34 @@ std::optional<Finding> HostBoundWith(const StepSignals& s, int64_t frames, bool 
 
 bool Has(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
 
+// A window with no steps where torch.compile's generated kernels each ran once: its first call,
+// whose unrecorded host time is Dynamo and Inductor compiling; the advice is to warm the compiled
+// model up before profiling. Kernels run twice are calls after the first: the generic advice.
+TEST(CompiledHost, FirstCallCompilingIsNamedBothSides) {
+  auto window = [](int runs) {
+    std::string ev = X("cuda_runtime", "cudaGetDeviceProperties_v2", 1, 1, 0, 500);
+    double t = 3'000'000;  // 3 s of nothing recorded first: compiling
+    int corr = 1;
+    for (int r = 0; r < runs; ++r)
+      for (const char* k : {"triton_poi_fused_copy_0", "triton_poi_fused_add_1", "triton_red_fused_sum_2"}) {
+        ev += X("cuda_runtime", "cuLaunchKernel", 1, 1, t, 10, testing::Corr(corr));
+        ev += testing::StreamKernel(k, t + 20, 50, corr++);
+        t += 100;
+      }
+    return Doc(ev, ",\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA A10G\"}]");
+  };
+  const Report first = AnalyzeTrace(testing::ImportChrome(window(1)));
+  const Finding* f = testing::FindFinding(first, "untraced_time");
+  ASSERT_NE(f, nullptr) << first.verdict.summary;
+  EXPECT_TRUE(Has(f->title, "torch.compile compiling the model's first call (3 generated kernels, each run once)"))
+      << f->title;
+  EXPECT_TRUE(Has(f->fix.pytorch, "compile and warm up outside the profiled window")) << f->fix.pytorch;
+  const Report later = AnalyzeTrace(testing::ImportChrome(window(2)));
+  const Finding* g = testing::FindFinding(later, "untraced_time");
+  ASSERT_NE(g, nullptr) << later.verdict.summary;
+  EXPECT_FALSE(Has(g->title, "first call")) << g->title;
+}
+
 TEST(CompiledHost, MostHostTimeInsideRegionsAdvisesCudaGraphs) {
   const StepSignals inside = Step(25), outside = Step(5);
   auto in = HostBoundWith(inside, 1), out = HostBoundWith(outside, 1);

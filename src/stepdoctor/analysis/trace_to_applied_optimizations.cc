@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <set>
+#include <unordered_set>
 #include <string_view>
 
 namespace stepdoctor {
@@ -182,6 +183,8 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
   std::vector<int8_t> memo(trace.strings.size(), -1);  // Applied per name id, classified once
   std::vector<int8_t> autocast_memo(trace.strings.size(), -1);
   std::vector<int8_t> memo_frame(trace.strings.size(), -1);  // compiled region names read once
+  std::vector<int8_t> memo_triton(trace.strings.size(), -1);  // kernel names Inductor gave, read once
+  std::unordered_set<uint32_t> triton_names;
   std::set<std::string_view> frames;                          // torch.compile frame ids seen
   bool backward = false, aten = false;
   int64_t pinned_h2d = 0, pageable_h2d = 0, pinned_d2h = 0, pageable_d2h = 0;
@@ -204,9 +207,16 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
         if (n.find("Pinned ->") != std::string_view::npos) ++pinned_h2d;
         else if (n.find("Pageable ->") != std::string_view::npos) ++pageable_h2d;
       }
-      if (a.compiled || FrameworkOf(trace, worker) != Framework::kPyTorch) continue;
-      for (size_t i = 0; i < t.ev.size() && !a.compiled; ++i)
-        a.compiled = t.ev.kind[i] == EventKind::kKernel && trace.str(t.ev.name[i]).substr(0, 7) == "triton_";
+      if (FrameworkOf(trace, worker) != Framework::kPyTorch) continue;
+      for (size_t i = 0; i < t.ev.size(); ++i) {
+        if (t.ev.kind[i] != EventKind::kKernel) continue;
+        int8_t& is_triton = memo_triton[t.ev.name[i].v];
+        if (is_triton < 0) is_triton = int8_t(trace.str(t.ev.name[i]).substr(0, 7) == "triton_");
+        if (!is_triton) continue;
+        a.compiled = true;
+        ++a.triton_kernels;
+        triton_names.insert(t.ev.name[i].v);
+      }
       continue;
     }
     for (size_t i = 0; i < t.ev.size(); ++i) {
@@ -266,6 +276,7 @@ AppliedOptimizations TraceToAppliedOptimizations(const Trace& trace, WorkerId wo
   }
   a.trains = backward;
   a.compiled_frames = int64_t(frames.size());
+  a.triton_names = int64_t(triton_names.size());
   if (!a.forward_only) a.dropout_ops = 0;  // training: dropout belongs there
   // Most host-to-device copies read page-locked memory: batches are pinned (pin_memory=True).
   if (pinned_h2d > 0 && pinned_h2d >= pageable_h2d) a.pinned_memory = true;

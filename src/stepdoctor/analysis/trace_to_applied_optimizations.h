@@ -44,6 +44,10 @@ struct AppliedOptimizations {
   // session's ops without gradients or optimizer updates: the window runs the model forward only
   // (inference, evaluation).
   bool forward_only = false;
+  // Kernels Inductor generated (triton_*): how many ran, and of how many names. Each name run
+  // once: the window holds the compiled code's first call.
+  int64_t triton_kernels = 0;
+  int64_t triton_names = 0;
   // A backward pass or an optimizer step recorded (autograd nodes, Optimizer.step#, a TF1 run's
   // gradients or updates): the window trains. Neither this nor forward_only: the operators, if
   // any, do not say what the job runs.
