@@ -419,6 +419,17 @@ TEST(UnrecordedDeviceWorkRule, HostWaitsOnUnrecordedDeviceWorkBothSides) {
   EXPECT_EQ(missing.coverage.confidence, "low");
   Report fine = AnalyzeJson(doc(under));
   EXPECT_EQ(testing::FindFinding(fine, "unrecorded_device_work"), nullptr) << fine.verdict.summary;
+  // The advice waits for the device before the window, in the loop the window ran: aten ops
+  // with no backward are inference steps, not a training loop; an optimizer step trains.
+  EXPECT_NE(f->fix.pytorch.find("torch.cuda.synchronize()"), std::string::npos) << f->fix.pytorch;
+  EXPECT_NE(f->fix.pytorch.find("torch.inference_mode()"), std::string::npos) << f->fix.pytorch;
+  EXPECT_EQ(f->fix.pytorch.find("train_step"), std::string::npos) << f->fix.pytorch;
+  std::string trains = doc(over);
+  trains.insert(trains.size() - 2, X("user_annotation", "Optimizer.step#SGD.step", 1, 1, 16500 - over * 1000, 100));
+  Report training = AnalyzeJson(trains);
+  const Finding* t = testing::FindFinding(training, "unrecorded_device_work");
+  ASSERT_NE(t, nullptr) << training.verdict.summary;
+  EXPECT_NE(t->fix.pytorch.find("train_step(batch)"), std::string::npos) << t->fix.pytorch;
 }
 
 // A TF1 GPU op called once that holds its op-level lane 200 ms while its kernels run 2 ms set up

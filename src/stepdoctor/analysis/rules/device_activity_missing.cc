@@ -9,36 +9,9 @@
 #include "stepdoctor/analysis/trace_to_step_signals.h"
 
 namespace stepdoctor::rules {
-namespace {
-
-// The loop the profiler steps through, as the window ran it: a training step, or the model
-// forward only (inference, evaluation) where no backward pass or optimizer step was recorded.
-struct Loop {
-  std::string steps;  // "training steps" / "inference steps" / "the job's iterations"
-  std::string few;    // after "a few": "training steps" / "inference steps" / "iterations"
-  std::string body;   // the call inside the loop
-  // The loop, its first line indented by `indent` spaces.
-  std::string Code(int indent) const {
-    const std::string pad(static_cast<size_t>(indent), ' ');
-    return pad + "for step, batch in enumerate(loader):\n" + pad + "    " + body;
-  }
-};
-
-Loop LoopOf(const Signals& sig) {
-  if (sig.applied && sig.applied->forward_only)
-    return {"inference steps", "inference steps", "with torch.inference_mode(): model(batch)"};
-  // A PyTorch window whose operators do not say what the job runs (none recorded): its
-  // iterations, whatever they are.
-  if (sig.framework == Framework::kPyTorch && sig.applied && !sig.applied->trains)
-    return {"the job's iterations", "iterations", "run_iteration(batch)"};
-  return {"training steps", "training steps", "train_step(batch)"};
-}
-
-}  // namespace
-
 std::optional<Finding> DeviceActivityMissing(const Signals& sig) {
   if (!sig.steps || !sig.steps->device_missing) return std::nullopt;
-  const Loop loop = LoopOf(sig);
+  const StepLoop loop = StepLoopOf(sig);
   Finding f;
   f.id = "device_activity_missing";
   f.severity = FindingSeverity::kModerate;

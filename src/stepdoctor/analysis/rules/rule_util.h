@@ -6,6 +6,7 @@
 #include <string>
 
 #include "stepdoctor/analysis/signals.h"
+#include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 
 namespace stepdoctor::rules {
 
@@ -89,6 +90,30 @@ inline std::string TfGraphXlaCode(bool cpu_only) {
 // not device work is work already queued for it (the host finished its part earlier). Returns
 // the device side's share of the step (compute, collectives, copies, queued) where it holds.
 double DeviceBoundShare(const StepSignals& s);
+
+// The loop the profiler steps through, as the window ran it: a training step, or the model
+// forward only (inference, evaluation) where no backward pass or optimizer step was recorded.
+struct StepLoop {
+  std::string steps;  // "training steps" / "inference steps" / "the job's iterations"
+  std::string few;    // after "a few": "training steps" / "inference steps" / "iterations"
+  std::string body;   // the call inside the loop
+  // The loop, its first line indented by `indent` spaces.
+  std::string Code(int indent) const {
+    const std::string pad(static_cast<size_t>(indent), ' ');
+    return pad + "for step, batch in enumerate(loader):\n" + pad + "    " + body;
+  }
+};
+
+inline StepLoop StepLoopOf(const Signals& sig) {
+  if (sig.applied && sig.applied->forward_only)
+    return {"inference steps", "inference steps", "with torch.inference_mode(): model(batch)"};
+  // A PyTorch window whose operators do not say what the job runs (none recorded): its
+  // iterations, whatever they are.
+  if (sig.framework == Framework::kPyTorch && sig.applied && !sig.applied->trains)
+    return {"the job's iterations", "iterations", "run_iteration(batch)"};
+  return {"training steps", "training steps", "train_step(batch)"};
+}
+
 
 // The trace came from a TF 1.x session's timeline (RunMetadata step stats): its advice is in
 // sess.run's terms, not Keras callbacks or tf.profiler.

@@ -29,14 +29,19 @@ std::optional<Finding> UnrecordedDeviceWork(const Signals& sig) {
   if (!s.has_steps)
     f.evidence.push_back({"window", "no step markers: a capture that starts or ends mid-step leaves out device work "
                                     "launched outside it"});
-  f.fix.summary = "Record whole steps with the device tracer on from the first launch: start and stop the profiler at "
-                  "step boundaries, with nothing else holding the GPU's tracing interface, then diagnose again.";
+  // Work launched before the window (an earlier cell or loop that did not wait for the device)
+  // still runs when the window opens: waiting for it first keeps it out.
+  const StepLoop loop = StepLoopOf(sig);
+  f.fix.summary = "Record whole " + loop.steps + " with the device tracer on from the first launch: wait for the "
+                  "device before the profiler starts (work launched earlier, e.g. by a previous loop or cell, otherwise "
+                  "runs inside the window unrecorded), start and stop it at step boundaries, with nothing else holding "
+                  "the GPU's tracing interface, then diagnose again.";
   f.fix.pytorch =
+      "torch.cuda.synchronize()   # nothing launched earlier still running when the window opens\n"
       "with torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],\n"
       "        schedule=torch.profiler.schedule(wait=1, warmup=1, active=3),\n"
-      "        on_trace_ready=torch.profiler.tensorboard_trace_handler('./log')) as prof:\n"
-      "    for step, batch in enumerate(loader):\n"
-      "        train_step(batch); prof.step()   # steps start and end inside the recorded window";
+      "        on_trace_ready=torch.profiler.tensorboard_trace_handler('./log')) as prof:\n" +
+      loop.Code(4) + "; prof.step()   # steps start and end inside the recorded window";
   f.fix.tensorflow =
       "tf.keras.callbacks.TensorBoard(log_dir='./log', profile_batch=(10, 15))  # whole steps, device tracer on";
   return f;
