@@ -171,6 +171,23 @@ TEST(RuleComputeBound, MatrixBoundStepsGetNoFusionAdvice) {
   EXPECT_NE(f->fix.summary.find("matrix math"), std::string::npos);
 }
 
+// fp32 kernels on TensorCores, most of their time outside GEMMs and convolutions: the advice is
+// fusing and halving the bytes those kernels move, not TensorCores alone; at half or more in
+// matrix math, mixed precision for the matrix units.
+TEST(RuleComputeBound, MemoryBoundKernelsGetFusionAdviceBothSides) {
+  StepSignals s = Step(0, 0, 0, 0, 90);
+  s.tensor_core_capable = true;
+  s.top_kernels.push_back({"void cudnn::bn_bw_1C11_kernel_new<float>", 12, 32, 27});
+  s.matrix_kernel_pct = kMatrixMinorPct - 0.1;
+  auto f = Eval(rules::ComputeBound, s);
+  EXPECT_NE(f->fix.summary.find("outside GEMMs and convolutions"), std::string::npos) << f->fix.summary;
+  EXPECT_NE(f->fix.pytorch.find("channels_last"), std::string::npos) << f->fix.pytorch;
+  s.matrix_kernel_pct = kMatrixMinorPct + 0.1;
+  f = Eval(rules::ComputeBound, s);
+  EXPECT_NE(f->fix.summary.find("Run in mixed precision so matrix math uses TensorCores"), std::string::npos)
+      << f->fix.summary;
+}
+
 StepSignals Steps(std::vector<double> ms) { return testing::StepsFromMs(std::move(ms)); }
 
 TEST(RuleStepTimeOutliers, Thresholds) {

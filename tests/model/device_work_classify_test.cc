@@ -62,6 +62,12 @@ TEST(DeviceWorkClassify, TensorCoresCopiesAndLibraries) {
   EXPECT_TRUE(ClassifyDeviceWork("Cijk_Alik_Bljk_BBS_BH_MT32x32x256_MI16x16x1").tensor_core);
   EXPECT_EQ(ClassifyDeviceWork("Cijk_Alik_Bljk_BBS_BH_MT32x32x256_MI16x16x1").library, "hipblaslt");
   EXPECT_FALSE(ClassifyDeviceWork("void at::native::vectorized_elementwise_kernel<4, float>").tensor_core);
+  // cuDNN's kernels that do no matrix math are not matrix work for their library's name.
+  EXPECT_TRUE(ClassifyDeviceWork("_5x_cudnn_ampere_scudnn_128x32_relu_small_nn_v1").matrix);
+  EXPECT_TRUE(ClassifyDeviceWork("sm90_xmma_wgrad_indexed_implicit_gemm_f32f32_tf32f32_f32_nhwc").matrix);
+  EXPECT_FALSE(ClassifyDeviceWork("void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 512>").matrix);
+  EXPECT_FALSE(ClassifyDeviceWork("_ZN5cudnn25bn_fw_tr_1C11_kernel_NCHWIffiLi128ELb1ELi1ELb1EEEv").matrix);
+  EXPECT_FALSE(ClassifyDeviceWork("void cudnn::engines_precompiled::nchwToNhwcKernel<float, float>").matrix);
   EXPECT_EQ(ClassifyDeviceWork("Memcpy HtoD (Pageable -> Device)").role, DeviceWorkRole::kCopy);
   EXPECT_EQ(ClassifyDeviceWork("dma_request").role, DeviceWorkRole::kCopy);
   EXPECT_EQ(ClassifyDeviceWork("Memset (Device)").role, DeviceWorkRole::kMemset);

@@ -72,6 +72,14 @@ constexpr std::array kMatrix = {std::string_view{"gemm"},  std::string_view{"con
                                 std::string_view{"cutlass"}, std::string_view{"cijk_"}, std::string_view{"nvjet"},
                                 std::string_view{"matmul"}, std::string_view{"wgrad"},  std::string_view{"dgrad"}};
 
+// cuDNN's kernels that do no matrix math: batch norm (bn_fw_tr_, bn_bw_), layout conversions
+// (nchwToNhwcKernel), softmax, pooling and normalization. A "cudnn" in their names is the library's.
+constexpr std::array kNotMatrix = {std::string_view{"bn_fw"},      std::string_view{"bn_bw"},
+                                   std::string_view{"batchnorm"},  std::string_view{"batch_norm"},
+                                   std::string_view{"nchwtonhwc"}, std::string_view{"nhwctonchw"},
+                                   std::string_view{"softmax"},    std::string_view{"pooling"},
+                                   std::string_view{"layernorm"},  std::string_view{"layer_norm"}};
+
 constexpr std::array kLibrary = {
     Pattern{"nvjet", "cublaslt"}, Pattern{"cublas", "cublas"}, Pattern{"gemm", "cublas"},
     Pattern{"cudnn", "cudnn"},    Pattern{"cutlass", "cutlass"}, Pattern{"cijk_", "hipblaslt"},
@@ -156,7 +164,7 @@ DeviceWorkClass ClassifyDeviceWork(std::string_view name) {
   else if (Any(lower, kTf32)) out.precision = KernelPrecision::kTf32;
   else if (Any(lower, kFp32)) out.precision = KernelPrecision::kFp32;
   out.tensor_core = Any(lower, kTensorCore);
-  out.matrix = out.role == DeviceWorkRole::kCompute && (out.tensor_core || Any(lower, kMatrix));
+  out.matrix = out.role == DeviceWorkRole::kCompute && (out.tensor_core || Any(lower, kMatrix)) && !Any(lower, kNotMatrix);
   if (out.library.empty())
     for (const Pattern& p : kLibrary)
       if (lower.find(p.text) != std::string::npos) {

@@ -195,6 +195,36 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
                     "# no .cpu() / .numpy() of large tensors inside the step";
     return f;
   }
+  // Most kernel time outside GEMMs and convolutions (elementwise, normalization, reductions):
+  // those kernels move memory, which TensorCores do not speed up; fusing them and halving their
+  // bytes does.
+  const bool memory_kernels = !s.device_per_operator && !s.top_kernels.empty() && s.matrix_kernel_pct < kMatrixMinorPct;
+  if (amp && memory_kernels) {
+    f.evidence.push_back({"kernel time in GEMMs / convolutions",
+                          fmt::format("{} (the rest: elementwise, normalization, reduction, gather and layout "
+                                      "kernels, which memory traffic bounds)",
+                                      Pct(s.matrix_kernel_pct))});
+    f.gain_text = idle + "most kernel time moves memory rather than doing matrix math: fusing those kernels and "
+                         "16-bit activations cut the bytes they move (the gain is not estimated from this trace)";
+    f.fix.summary = fmt::format(
+        "{} of kernel time is outside GEMMs and convolutions (elementwise, normalization, reduction, gather and "
+        "layout kernels), which memory traffic bounds, not matrix math: fuse them{}, keep one memory format "
+        "(channels_last for convolutions), and run in 16-bit "
+        "so they move half the bytes (which also puts the GEMMs and convolutions on TensorCores).",
+        Pct(100.0 - s.matrix_kernel_pct), compiled ? " (the step is compiled: look for what it left unfused)" : " (torch.compile, XLA)");
+    f.fix.tensorflow = "tf.keras.mixed_precision.set_global_policy('mixed_float16')\n"
+                       "@tf.function(jit_compile=True)   # XLA fuses the elementwise ops\n"
+                       "def train_step(x, y): ...";
+    std::string py = "model = model.to(memory_format=torch.channels_last)   # no layout conversions around convolutions\n";
+    if (!compiled) py += "model = torch.compile(model)                          # fuses elementwise and normalization ops\n";
+    py += forward_only ? "model.eval()\n"
+                         "with torch.inference_mode(), torch.autocast(device_type='cuda', dtype=torch.float16):\n"
+                         "    out = model(x.to(memory_format=torch.channels_last))"
+                       : "with torch.autocast(device_type='cuda', dtype=torch.bfloat16):\n"
+                         "    loss = loss_fn(model(x.to(memory_format=torch.channels_last)), y)";
+    f.fix.pytorch = py;
+    return f;
+  }
   f.fix.summary = amp ? "Run in mixed precision so matrix math uses TensorCores; then try a larger batch."
                  : compiled ? "The step is compiled already: profile the top kernels and try a larger batch."
                             : "Profile the top kernels; fuse or compile (XLA, torch.compile), and try a larger batch.";

@@ -110,6 +110,9 @@ inline constexpr double kComputeBoundPct = 60.0;         // device compute >= 60
 inline constexpr double kLowReducedPrecisionPct = 50.0;  // < 50% of kernel time in 16-bit or narrower: suggest AMP
 inline constexpr double kDeviceSpanBusyPct = 90.0;       // device busy >= 90% of its own span: it sets the pace
 inline constexpr double kMatrixBoundPct = 80.0;          // GEMMs/convolutions >= 80% of kernel time: no fusion advice
+// Under half the kernel time in GEMMs and convolutions: the rest (elementwise, normalization,
+// reductions) moves memory, and compute_bound advises fusing it rather than TensorCores alone.
+inline constexpr double kMatrixMinorPct = 50.0;
 // A CPU-only step shorter than this (median): each call's fixed cost outside the trace (Python, the
 // feed, the session or dispatch call) weighs like its operators; a larger batch is advised first,
 // and no move to an accelerator (whose launches and copies would outweigh work this small).
