@@ -95,6 +95,44 @@ TEST(ForwardOnly, HostBoundLaunchAdviceIsForTheForwardPass) {
   EXPECT_NE(g->fix.pytorch.find("static_loss"), std::string::npos) << g->fix.pytorch;
 }
 
+// A GPU forward pass whose batch norm runs cuDNN's training kernels (bn_fw_tr_) left the model in
+// training mode: said, with model.eval(); the inference kernels (bn_fw_inf_) are eval mode; with
+// a backward pass the training kernels are training.
+TEST(ForwardOnly, TrainingModeBatchNormKernelsAreSaidBothSides) {
+  auto pass = [](const char* bn_kernel, bool backward) {
+    std::string ev;
+    int corr = 1;
+    for (int i = 0; i < 3; ++i) {
+      const double t = i * 10000.0;
+      ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, 10000);
+      ev += X("cpu_op", "aten::cudnn_batch_norm", 1, 1, t + 10, 100);
+      ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t + 20, 10, testing::Corr(corr));
+      ev += X("kernel", bn_kernel, 0, 7, t + 40, 9900, "{\"correlation\":" + std::to_string(corr++) + ",\"stream\":7}");
+      if (backward) ev += X("cpu_op", "autograd::engine::evaluate_function: CudnnBatchNormBackward0", 1, 1, t + 200, 50);
+    }
+    return Doc(ev, ",\"deviceProperties\":[{\"id\":0,\"name\":\"Tesla V100\",\"computeMajor\":7}]");
+  };
+  auto evidence = [](const Finding& f) {
+    std::string all;
+    for (const auto& e : f.evidence) all += e.label + ": " + e.value + "\n";
+    return all;
+  };
+  const char* train_bn = "void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1>";
+  const char* infer_bn = "void cudnn::bn_fw_inf_1C11_kernel_NCHW<float, float, true, 1>";
+  Report left = AnalyzeTrace(testing::ImportChrome(pass(train_bn, false)));
+  const Finding* f = Find(left, "compute_bound");
+  ASSERT_NE(f, nullptr) << left.verdict.summary;
+  EXPECT_NE(evidence(*f).find("batch norm in training mode"), std::string::npos) << evidence(*f);
+  EXPECT_NE(f->fix.summary.find("call model.eval()"), std::string::npos) << f->fix.summary;
+  Report eval = AnalyzeTrace(testing::ImportChrome(pass(infer_bn, false)));
+  ASSERT_NE(f = Find(eval, "compute_bound"), nullptr);
+  EXPECT_EQ(evidence(*f).find("batch norm in training mode"), std::string::npos) << evidence(*f);
+  EXPECT_EQ(f->fix.summary.find("call model.eval()"), std::string::npos) << f->fix.summary;
+  Report train = AnalyzeTrace(testing::ImportChrome(pass(train_bn, true)));
+  ASSERT_NE(f = Find(train, "compute_bound"), nullptr);
+  EXPECT_EQ(evidence(*f).find("batch norm in training mode"), std::string::npos) << evidence(*f);
+}
+
 TEST(ForwardOnly, ABackwardPassIsTraining) {
   Trace t = testing::ImportChrome(CpuForward(4, true, true));
   const AppliedOptimizations a = TraceToAppliedOptimizations(t, PrimaryWorker(t));

@@ -55,6 +55,9 @@ struct AppliedOptimizations {
   // forward_only, and dropout drew random masks (aten::bernoulli_, aten::native_dropout): the
   // model runs in training mode (no model.eval()), so dropout and batch norm act as in training.
   int64_t dropout_ops = 0;
+  // forward_only, and batch norm ran in training mode (cuDNN's bn_fw_tr_ kernels, MIOpen's
+  // BatchNormFwdTrain, ATen's batch_norm_collect_statistics): the same sign of no model.eval().
+  int64_t bn_training_kernels = 0;
 
   bool graphs() const { return graph_launches > 0; }
   // Compilation that fuses operators or replays launches; TensorFlow's graph mode alone does neither.

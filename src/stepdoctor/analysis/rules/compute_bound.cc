@@ -18,6 +18,10 @@ bool IsDataMovementOpName(std::string_view n) {
   return false;
 }
 
+constexpr const char* kEvalFirst =
+    "The model runs forward only but in training mode: call model.eval() (no dropout masks, batch norm on its "
+    "running statistics) under torch.inference_mode(). ";
+
 }  // namespace
 
 double DeviceBoundShare(const StepSignals& s) {
@@ -101,11 +105,17 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
     f.evidence.push_back({"already in use", done});
   }
   const bool forward_only = applied && applied->forward_only;
-  const bool train_mode = applied && applied->dropout_ops > 0;
-  if (train_mode)
+  const bool train_mode = applied && (applied->dropout_ops > 0 || applied->bn_training_kernels > 0);
+  if (applied && applied->dropout_ops > 0)
     f.evidence.push_back({"dropout drawing random masks in a pass with no backward (training mode)",
                           fmt::format("{} call{} (aten::bernoulli_ / aten::native_dropout)", applied->dropout_ops,
                                       applied->dropout_ops == 1 ? "" : "s")});
+  if (applied && applied->bn_training_kernels > 0)
+    f.evidence.push_back({"batch norm in training mode in a pass with no backward (batch statistics, running stats "
+                          "updated)",
+                          fmt::format("{} kernel{} (cuDNN bn_fw_tr, MIOpen BatchNormFwdTrain or ATen's statistics "
+                                      "pass)",
+                                      applied->bn_training_kernels, applied->bn_training_kernels == 1 ? "" : "s")});
   if (s.cpu_only) {
     // What is left to try: only the levers the trace does not show in use.
     std::string levers = compiled ? "use all cores" : "compile and fuse them, use all cores";
@@ -123,9 +133,7 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
           "cheaper ({}).",
           Us(1000 * s.median_step_ms), levers);
     }
-    if (train_mode)
-      f.fix.summary = "The model runs forward only but in training mode: call model.eval() (no dropout masks, batch "
-                      "norm on its running statistics) under torch.inference_mode(). " + f.fix.summary;
+    if (train_mode) f.fix.summary = kEvalFirst + f.fix.summary;
     // TensorFlow's default (0) is every core: what to check, not to set.
     f.fix.tensorflow = "print(tf.config.threading.get_intra_op_parallelism_threads())   # 0 = every core, the default";
     if (small) f.fix.tensorflow = "batch_size = 8 * batch_size   # more work per step (sess.run / train_step)\n" + f.fix.tensorflow;
@@ -223,6 +231,7 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
                        : "with torch.autocast(device_type='cuda', dtype=torch.bfloat16):\n"
                          "    loss = loss_fn(model(x.to(memory_format=torch.channels_last)), y)";
     f.fix.pytorch = py;
+    if (train_mode) f.fix.summary = kEvalFirst + f.fix.summary;
     return f;
   }
   f.fix.summary = amp ? "Run in mixed precision so matrix math uses TensorCores; then try a larger batch."
@@ -240,6 +249,7 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
                                    "with torch.autocast(device_type='cuda', dtype=torch.float16):\n"
                                    "    loss = loss_fn(model(x), y)\n"
                                    "scaler.scale(loss).backward(); scaler.step(optimizer); scaler.update()";
+    if (train_mode) f.fix.summary = kEvalFirst + f.fix.summary;
     return f;
   }
   // Already in reduced precision (or no TensorCores): the levers are the kernels themselves.
