@@ -65,6 +65,9 @@ TEST(DeviceMissingClasses, DriverAllocationsAndFreesAreNamedBothSides) {
   EXPECT_NE(f->title.find("device memory allocations and frees"), std::string::npos) << f->title;
   EXPECT_EQ(f->gain_upper_bound, 1.0);
   EXPECT_NE(f->fix.pytorch.find("expandable_segments"), std::string::npos);
+  // A free waits for the device, whose work is not recorded: no host-bound verdict from it.
+  EXPECT_EQ(f->severity, FindingSeverity::kLow);
+  EXPECT_EQ(churn.verdict.summary.rfind("device activity not captured", 0), 0u) << churn.verdict.summary;
   const Report quick = AnalyzeTrace(testing::ImportChrome(window(20)));
   if (const Finding* q = FindFinding(quick, "host_bound"))
     EXPECT_EQ(q->title.find("allocations and frees"), std::string::npos) << q->title;
