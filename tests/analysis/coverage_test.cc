@@ -88,16 +88,7 @@ TEST(Coverage, NothingLaunchedInTheWindowIsSaid) {
   EXPECT_NE(f->title.find("no device work was issued"), std::string::npos) << f->title;
   // With a launch among the calls, the tracer was on and lost the records: the other advice.
   Report launched = AnalyzeJson(Doc(ev + X("cuda_runtime", "cudaLaunchKernel", 1, 1, 1500, 10, Corr(2))));
-  EXPECT_EQ(launched.verdict.summary.rfind("device activity not captured", 0), 0u) << launched.verdict.summary;
-  // No operator says what the job runs: the advice names its iterations, not training steps; an
-  // optimizer step recorded says it trains.
-  EXPECT_NE(f->fix.summary.find("covers the job's iterations"), std::string::npos) << f->fix.summary;
-  EXPECT_EQ(f->fix.pytorch.find("train_step"), std::string::npos) << f->fix.pytorch;
-  Report trains = AnalyzeJson(Doc(ev + X("user_annotation", "Optimizer.step#SGD.step", 1, 1, 190000, 100)));
-  const Finding* t = Find(trains, "device_activity_missing");
-  ASSERT_NE(t, nullptr);
-  EXPECT_NE(t->fix.summary.find("covers training steps"), std::string::npos) << t->fix.summary;
-}
+  EXPECT_EQ(launched.verdict.summary.rfind("device activity not captured", 0), 0u) << launched.verdict.summary;}
 
 // The older autograd profiler records operators only; cuDNN operators show the job ran on a GPU.
 TEST(Coverage, AcceleratorOperatorsAreEvidence) {

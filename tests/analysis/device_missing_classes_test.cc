@@ -73,6 +73,23 @@ TEST(DeviceMissingClasses, DriverAllocationsAndFreesAreNamedBothSides) {
     EXPECT_EQ(q->title.find("allocations and frees"), std::string::npos) << q->title;
 }
 
+// Nothing launched in the window and no operator saying what the job runs: the advice names the
+// job's iterations, not training steps; an optimizer step recorded says it trains.
+TEST(DeviceMissingClasses, NoOperatorSaysTrainingBothSides) {
+  const std::string ev = X("cuda_runtime", "cudaGetDeviceProperties_v2", 1, 1, 0, 1300) +
+                         X("cuda_runtime", "cudaDeviceSynchronize", 1, 1, 2000, 185000, testing::Corr(1));
+  const Report bare = AnalyzeTrace(testing::ImportChrome(Doc(ev)));
+  const Finding* f = FindFinding(bare, "device_activity_missing");
+  ASSERT_NE(f, nullptr) << bare.verdict.summary;
+  EXPECT_NE(f->fix.summary.find("covers the job's iterations"), std::string::npos) << f->fix.summary;
+  EXPECT_EQ(f->fix.pytorch.find("train_step"), std::string::npos) << f->fix.pytorch;
+  const Report trains =
+      AnalyzeTrace(testing::ImportChrome(Doc(ev + X("user_annotation", "Optimizer.step#SGD.step", 1, 1, 190000, 100))));
+  const Finding* t = FindFinding(trains, "device_activity_missing");
+  ASSERT_NE(t, nullptr) << trains.verdict.summary;
+  EXPECT_NE(t->fix.summary.find("covers training steps"), std::string::npos) << t->fix.summary;
+}
+
 TEST(DeviceMissingClasses, AWrapperAroundADeviceReadIsNoCpuWork) {
   const Report waits = AnalyzeTrace(testing::ImportChrome(WrapperAround("aten::item")));
   EXPECT_EQ(FindFinding(waits, "host_bound"), nullptr) << waits.verdict.summary;
