@@ -217,6 +217,32 @@ TEST(GpuLogRules, MemoryNearFullOnlyWhileIdleIsHeldNotUsed) {
   EXPECT_EQ(f->title.find("ran no work"), std::string::npos) << f->title;
 }
 
+// Memory taken at once while the GPU computes nothing, then work under it: a pool reserved before
+// the work (a serving engine's cache, TensorFlow's or JAX's allocator), counted whole by NVML: low,
+// said so. Memory that grows step by step while the GPU computes is the work's: moderate.
+TEST(GpuLogRules, MemoryReservedAtOnceBeforeTheWorkBothSides) {
+  auto log = [](bool at_once) {
+    std::string s = "timestamp,utilization.gpu,memory.used [MiB],memory.total [MiB]\n";
+    int t = 1000;
+    for (int i = 0; i < 5; ++i) s += fmt::format("{},0,{}\n", t++, at_once ? 2000 : 2000 + 1500 * i) + "";
+    for (int i = 0; i < 5; ++i) s += fmt::format("{},{},9500\n", t++, at_once ? 0 : 70);
+    for (int i = 0; i < 20; ++i) s += fmt::format("{},{},9500\n", t++, i % 2 ? 80 : 60);
+    std::string out;  // with the memory total on every row
+    for (size_t a = 0, b; (b = s.find('\n', a)) != std::string::npos; a = b + 1)
+      out += s.substr(a, b - a) + (a == 0 ? "" : ",10000") + "\n";
+    return out;
+  };
+  const Finding* f = nullptr;
+  Report pool = Diagnose(log(true));
+  ASSERT_NE(f = FindIn(pool, "gpu_memory_near_full"), nullptr);
+  EXPECT_EQ(f->severity, FindingSeverity::kLow);
+  EXPECT_NE(f->title.find("reserved at once while it computed nothing (2.0 GiB to 9.3 GiB"), std::string::npos) << f->title;
+  Report grew = Diagnose(log(false));
+  ASSERT_NE(f = FindIn(grew, "gpu_memory_near_full"), nullptr);
+  EXPECT_EQ(f->severity, FindingSeverity::kModerate);
+  EXPECT_EQ(f->title.find("reserved at once"), std::string::npos) << f->title;
+}
+
 // Several idle GPUs holding memory: each one's peak and the sum, not the largest alone.
 TEST(GpuLogRules, MemoryHeldOnSeveralIdleGpusIsSummed) {
   std::string s = "timestamp,index,utilization.gpu,memory.used [MiB],memory.total [MiB]\n";

@@ -128,6 +128,23 @@ void NearFullSamples(const WorkerSeries& s, int g, double total, GpuResource* gr
     if (k == ts.size() || (k > 0 && ts[k] - mem->ts_ns[i] > mem->ts_ns[i] - ts[k - 1])) --k;
     gr->util_peak_near_full_pct = std::max(gr->util_peak_near_full_pct.value_or(0.0), util->value[k]);
   }
+  if (!util || gr->mem_near_full_samples == 0) return;
+  const double peak = *std::max_element(mem->value.begin(), mem->value.end());
+  auto util_at = [&](int64_t t) {  // the utilisation sample nearest t
+    const auto& ts = util->ts_ns;
+    size_t k = size_t(std::lower_bound(ts.begin(), ts.end(), t) - ts.begin());
+    if (k == ts.size() || (k > 0 && ts[k] - t > t - ts[k - 1])) --k;
+    return util->value[k];
+  };
+  double best = 0;
+  for (size_t i = 1; i < mem->value.size(); ++i) {
+    const double rise = mem->value[i] - mem->value[i - 1];
+    if (rise < kReserveJumpShare * total || rise <= best || mem->value[i] < kReservedNearPeak * peak) continue;
+    if (util_at(mem->ts_ns[i - 1]) >= kUnusedGpuPeakPct || util_at(mem->ts_ns[i]) >= kUnusedGpuPeakPct) continue;
+    best = rise;
+    gr->reserve_from_bytes = mem->value[i - 1];
+    gr->reserve_to_bytes = mem->value[i];
+  }
 }
 
 }  // namespace

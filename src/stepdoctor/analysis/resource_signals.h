@@ -55,6 +55,11 @@ struct GpuResource {
   // is near full only while the GPU computes nothing was reserved, not filled by work.
   int mem_near_full_samples = 0;
   std::optional<double> util_peak_near_full_pct;
+  // Memory reserved at once: the largest rise between two samples with the GPU computing nothing
+  // in either (utilisation under kUnusedGpuPeakPct), where it is kReserveJumpShare of the total or
+  // more and brings the memory near its peak (a runtime's pool: vLLM, TensorFlow without memory
+  // growth, JAX's preallocation), from and to.
+  std::optional<double> reserve_from_bytes, reserve_to_bytes;
   std::optional<double> power_mean_w;
   std::optional<double> power_limit_w;      // empty where not sampled or sampled as 0
 };

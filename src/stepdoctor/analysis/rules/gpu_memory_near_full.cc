@@ -104,13 +104,26 @@ std::optional<Finding> GpuMemoryNearFull(const Signals& sig) {
     f.title += fmt::format(" only while it ran no work (utilisation under {:.0f}% in each of the {} samples near full)",
                            kUnusedGpuPeakPct, worst->mem_near_full_samples);
   }
-  if (unused || reserved_by_idle_run || idle_when_full) {
+  // Reserved at once while the GPU computed nothing: a pool taken before the work (a serving
+  // engine's KV cache, TensorFlow's or JAX's allocator at start), which NVML counts whole.
+  const bool reserved_at_once = !unused && !reserved_by_idle_run && !idle_when_full && worst->reserve_to_bytes;
+  if (reserved_at_once) {
+    f.severity = FindingSeverity::kLow;
+    f.title += fmt::format(", reserved at once while it computed nothing ({} to {} between two samples)",
+                           GiB(*worst->reserve_from_bytes), GiB(*worst->reserve_to_bytes));
+    f.evidence.insert(f.evidence.begin() + 1,
+                      {"reserved at once", fmt::format("{} to {} between two samples, the GPU computing nothing in "
+                                                       "either: a pool taken before the work, counted whole by NVML",
+                                                       GiB(*worst->reserve_from_bytes), GiB(*worst->reserve_to_bytes))});
+  }
+  if (unused || reserved_by_idle_run || idle_when_full || reserved_at_once) {
     f.gain_text = "no direct speed-up: the memory is held, not used by work on this GPU; freeing it lets a job "
                   "that computes there fit";
     f.fix.summary =
         "See which process holds the memory (nvidia-smi's process list, or `nvidia-smi --query-compute-apps="
         "pid,used_memory --format=csv`): a framework that reserves all of a GPU at start (TensorFlow without memory "
-        "growth, JAX's preallocation), or a process left from an earlier run; limit or free it.";
+        "growth, JAX's preallocation, a serving engine's cache pool such as vLLM's gpu_memory_utilization), or a "
+        "process left from an earlier run; limit or free it.";
     f.fix.tensorflow =
         "for gpu in tf.config.list_physical_devices('GPU'):\n"
         "    tf.config.experimental.set_memory_growth(gpu, True)  # take memory as needed, not all at start";
@@ -119,6 +132,9 @@ std::optional<Finding> GpuMemoryNearFull(const Signals& sig) {
         "torch.cuda.empty_cache()\n"
         "# JAX beside it preallocates 75% of the GPU: XLA_PYTHON_CLIENT_PREALLOCATE=false";
   }
+  if (reserved_at_once)
+    f.gain_text = "no direct speed-up: the figure is a pool reserved before the work, not what the work needs; the "
+                  "framework's own peak says how full it is";
   return f;
 }
 

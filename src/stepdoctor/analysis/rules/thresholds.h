@@ -45,6 +45,10 @@ inline constexpr double kIdleGpuUtilPct = 5.0;          // a GPU below 5% counts
 // before it: the job is likely still starting (compiling, capturing graphs), said first among causes.
 inline constexpr double kEarlyStretchBusyShare = 0.25;
 inline constexpr double kUnusedGpuPeakPct = 10.0;       // a GPU whose utilisation never reaches 10% ran no work: unused
+// Memory reserved at once: a rise of 25% of the GPU's memory or more between two samples with the
+// GPU computing nothing, to 90% of the log's peak or more (a pool taken before the work).
+inline constexpr double kReserveJumpShare = 0.25;
+inline constexpr double kReservedNearPeak = 0.9;
 // Without utilisation: a CUDA context alone takes ~300 MiB, so a GPU never holding 100 MiB ran no process.
 inline constexpr double kNoProcessMemBytes = 100.0 * 1024 * 1024;
 // A start-up: the GPUs in use below kIdleGpuUtilPct for their first samples, at least 3 of them and
