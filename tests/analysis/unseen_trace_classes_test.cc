@@ -432,6 +432,32 @@ TEST(UnrecordedDeviceWorkRule, HostWaitsOnUnrecordedDeviceWorkBothSides) {
   EXPECT_NE(t->fix.pytorch.find("train_step(batch)"), std::string::npos) << t->fix.pytorch;
 }
 
+// The host blocked on unrecorded device work for more of the step than the host's own share: the
+// record is too partial to call the step host-bound; with the wait under the host's share, the
+// host-bound verdict stands.
+TEST(UnrecordedDeviceWorkRule, OutweighsALesserNamedBottleneckBothSides) {
+  auto doc = [](double host_ms, double wait_ms) {
+    std::string ev;
+    for (int i = 0; i < 4; ++i) {
+      const double t = i * 20000.0;
+      ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, 20000);
+      ev += X("cpu_op", "aten::_coalesce", 1, 1, t, host_ms * 1000);
+      ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t + 100, 10, testing::Corr(i + 1));
+      ev += X("cuda_runtime", "cudaStreamSynchronize", 1, 1, t + host_ms * 1000, wait_ms * 1000);
+      ev += StreamKernel("ampere_sgemm_128x64_nn", t + (host_ms + wait_ms) * 1000 - 100, 100, i + 1);
+    }
+    return Doc(ev, kA100);
+  };
+  Report partial = AnalyzeJson(doc(3, 16));
+  ASSERT_NE(testing::FindFinding(partial, "unrecorded_device_work"), nullptr) << partial.verdict.summary;
+  EXPECT_EQ(partial.verdict.summary.rfind("no single bottleneck identified: the host waits on the device", 0), 0u)
+      << partial.verdict.summary;
+  EXPECT_EQ(partial.verdict.bottleneck, Bottleneck::kUnknown);
+  Report host = AnalyzeJson(doc(12, 7));
+  ASSERT_NE(testing::FindFinding(host, "unrecorded_device_work"), nullptr) << host.verdict.summary;
+  EXPECT_NE(host.verdict.bottleneck, Bottleneck::kUnknown) << host.verdict.summary;
+}
+
 // A TF1 GPU op called once that holds its op-level lane 200 ms while its kernels run 2 ms set up
 // (library handles, autotuning): start-up, and the one-step window is a cold pass; with its
 // kernels busy a fifth of it, it is the op's work.

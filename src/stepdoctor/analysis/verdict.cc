@@ -156,9 +156,21 @@ Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps
         }
       return v;
     }
+  // The host waiting on device work the trace does not hold, for more of the step than a named
+  // bottleneck takes: the record is too partial to name that one; what it lacks leads.
+  const Finding* unrecorded = nullptr;
+  for (const Finding& f : ranked)
+    if (f.id == "unrecorded_device_work" && f.severity >= FindingSeverity::kModerate) unrecorded = &f;
+  auto outweighed = [&](const Finding& f) { return unrecorded && unrecorded->share_pct > f.share_pct; };
+  auto lacking = [&] {
+    Verdict v;
+    v.bottleneck = Bottleneck::kUnknown;
+    v.summary = "no single bottleneck identified: " + unrecorded->title;
+    return v;
+  };
   for (const Finding& f : ranked) {
     if (f.severity != FindingSeverity::kHigh) continue;
-    if (BottleneckOf(f) != Bottleneck::kUnknown) return FromOrItsBound(f, ranked);
+    if (BottleneckOf(f) != Bottleneck::kUnknown) return outweighed(f) ? lacking() : FromOrItsBound(f, ranked);
     // Copies between host and device holding most of the step bound it, though they are none
     // of the named bottlenecks (the host's, the device's compute, input, communication): they
     // lead over a lesser host or input share.
@@ -187,7 +199,7 @@ Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps
   }
   for (const Finding& f : ranked)
     if (f.severity == FindingSeverity::kModerate && BottleneckOf(f) != Bottleneck::kUnknown)
-      return FromOrItsBound(f, ranked);
+      return outweighed(f) ? lacking() : FromOrItsBound(f, ranked);
   if (compute) return From(*compute, Bottleneck::kDeviceCompute);
   if (busy) {
     v.summary = busy->title;
