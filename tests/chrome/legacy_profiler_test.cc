@@ -97,6 +97,32 @@ TEST(LegacyProfiler, CudaFunctionsAreTheDevicesBusyTimePerOperator) {
     for (const auto& e : f.evidence) EXPECT_EQ(e.label.find("reduced precision"), std::string::npos) << f.id;
 }
 
+// A record_function range timed on the device too ("single_conv" around 3 convolutions) holds the
+// operators' spans: an annotation, not one long kernel, so the operators stay the device's work.
+// Without namespaced operators a name says nothing: the outermost span is the work, as before.
+TEST(LegacyProfiler, ARecordFunctionRangeOnTheDeviceIsAnAnnotationBothSides) {
+  auto doc = [](const char* conv) {
+    std::string ev = Ev("CPU functions", "single_conv", 0, 400) + Ev("CUDA functions", "single_conv", 10, 3100);
+    for (int i = 0; i < 3; ++i) {
+      ev += Ev("CPU functions", conv, 10 + 100 * i, 80);
+      ev += Ev("CUDA functions", conv, 20 + 1000 * i, 990);
+    }
+    return "[" + ev.substr(1) + "]";
+  };
+  auto kernels = [](const Trace& trace) {
+    std::vector<std::string> names;
+    for (const auto& t : trace.timelines)
+      if (t.kind == TimelineKind::kDeviceStream)
+        for (size_t i = 0; i < t.ev.size(); ++i)
+          if (t.ev.kind[i] == EventKind::kKernel) names.push_back(std::string(trace.str(t.ev.name[i])));
+    return names;
+  };
+  const std::vector<std::string> ops = kernels(testing::ImportChrome(doc("aten::conv2d")));
+  EXPECT_EQ(ops, std::vector<std::string>(3, "aten::conv2d"));
+  const std::vector<std::string> old = kernels(testing::ImportChrome(doc("conv2d")));  // no namespaces
+  EXPECT_EQ(old, std::vector<std::string>{"single_conv"});
+}
+
 TEST(LegacyProfiler, CpuFunctionsAloneStayCpuOnly) {
   const Report r = AnalyzeTrace(testing::ImportChrome(LegacyLoop(false)));
   EXPECT_EQ(r.coverage.device_activity, "cpu_only");

@@ -51,9 +51,18 @@ void MarkLegacyDeviceSpans(const Trace& trace, Timeline& t) {
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     return t.ev.start_ns[a] != t.ev.start_ns[b] ? t.ev.start_ns[a] < t.ev.start_ns[b] : t.ev.dur_ns[a] > t.ev.dur_ns[b];
   });
+  // Where the lane's operators are namespaced (aten::conv2d), a span whose name is not is a
+  // record_function range (a user's "single_conv", "model_inference") timed on the device too:
+  // an annotation around the operators, however long, never device work of its own.
+  bool namespaced = false;
+  for (size_t i = 0; i < t.ev.size() && !namespaced; ++i) namespaced = name(uint32_t(i)).find("::") != std::string_view::npos;
   int64_t held_until = INT64_MIN;
   for (uint32_t i : order) {
     if (t.ev.dur_ns[i] <= 0) continue;  // flow ends and instants stay what they are
+    if (namespaced && name(i).find("::") == std::string_view::npos) {
+      t.ev.kind[i] = EventKind::kDeviceAnnotation;
+      continue;
+    }
     const int64_t end = t.ev.start_ns[i] + t.ev.dur_ns[i];
     // Held whole by an earlier span: an operator inside another. One that runs past it is not.
     const bool held = t.ev.start_ns[i] < held_until && end <= held_until;

@@ -25,7 +25,8 @@ struct LegacyDeviceLane {
 LegacyDeviceLane LegacyDeviceLaneOf(std::string_view process_name, int64_t tid);
 
 // Re-kinds the lane's spans: the outermost (no earlier span holds them) are device work
-// (kKernel), the ones held whole by an earlier span device annotations (kDeviceAnnotation).
+// (kKernel), the ones held whole by an earlier span device annotations (kDeviceAnnotation), and
+// so are record_function ranges (names without a namespace among namespaced operators).
 // Copy operators' outermost spans (to, copy_) are copies of unrecorded direction (kMemcpyOther).
 void MarkLegacyDeviceSpans(const Trace& trace, Timeline& t);
 
