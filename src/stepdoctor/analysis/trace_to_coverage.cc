@@ -313,7 +313,10 @@ Coverage TraceToCoverage(const Trace& trace, const StepWindows& windows, const D
   c.confidence = score >= 2 ? "high" : score == 1 ? "medium" : "low";
   c.evidence = device.evidence;
   if (windows.inferred) c.evidence.push_back("steps: " + windows.source);
-  if (windows.whole_window) c.evidence.push_back("no step markers and no repeated iteration structure: one region");
+  // Iterations are inferred only from a repeated sequence that starts with its input (repeated_iterations.h).
+  if (windows.whole_window)
+    c.evidence.push_back("no step markers, and no repeated sequence of operators that starts with an input (a batch read "
+                         "or made): one region");
   if (one_step) c.evidence.push_back(OneStepCaveat(windows.source, windows.steps.front().number));
   if (!windows.warmup.empty())
     c.evidence.push_back(fmt::format("{} warm-up step{} kept out of the figures ({:.1f} ms)", windows.warmup.size(),
