@@ -147,7 +147,7 @@ std::optional<GpuIdleStretch> FindIdleStretch(const CounterSeries& util, const C
   };
   GpuIdleStretch best;
   size_t k = 0, run_start = 0;
-  int run = 0;
+  int run = 0, busy = 0, run_busy_before = 0;  // busy: samples of work so far, counted once
   double run_mem = 0;
   auto close = [&](size_t end) {  // the stretch [run_start, end)
     if (run > best.samples) {
@@ -155,8 +155,7 @@ std::optional<GpuIdleStretch> FindIdleStretch(const CounterSeries& util, const C
       best.start_s = double(util.ts_ns[run_start] - log_start_ns) / 1e9;
       best.duration_s = double(util.ts_ns[end - 1] - util.ts_ns[run_start]) / 1e9 + interval_s;
       best.mem_bytes = run_mem;
-      best.busy_before = 0;
-      for (size_t j = from; j < run_start; ++j) best.busy_before += util.value[j] >= kIdleGpuUtilPct;
+      best.busy_before = run_busy_before;
     }
     run = 0;
     run_mem = 0;
@@ -171,17 +170,16 @@ std::optional<GpuIdleStretch> FindIdleStretch(const CounterSeries& util, const C
     while (k + 1 < mem->ts_ns.size() && mem->ts_ns[k + 1] <= util.ts_ns[i]) ++k;
     const bool held = mem->ts_ns[k] <= util.ts_ns[i] && mem->value[k] >= held_from;
     if (util.value[i] < kIdleGpuUtilPct && held && !drawing(i)) {
-      if (run == 0) run_start = i;
+      if (run == 0) run_start = i, run_busy_before = busy;
       ++run;
       run_mem = std::max(run_mem, mem->value[k]);
     } else if (run > 0) {
       close(i);
     }
+    busy += util.value[i] >= kIdleGpuUtilPct;
   }
   if (run > 0) close(util.value.size());
   best.share_pct = 100.0 * best.samples / double(util.value.size());
-  int busy = 0;
-  for (size_t j = from; j < util.value.size(); ++j) busy += util.value[j] >= kIdleGpuUtilPct;
   // Before most of the job's work: still starting (compiling, capturing graphs, warming up).
   best.early = busy > 0 && best.busy_before < kEarlyStretchBusyShare * busy;
   best.interval_s = interval_s;

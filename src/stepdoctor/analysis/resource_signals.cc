@@ -119,23 +119,19 @@ void NearFullSamples(const WorkerSeries& s, int g, double total, GpuResource* gr
   const CounterSeries* mem = s.Get(series::GpuSeriesName(g, GpuMetric::kMemUsedBytes));
   const CounterSeries* util = s.Get(series::GpuSeriesName(g, GpuMetric::kUtilPct));
   if (!mem || total <= 0) return;
-  for (size_t i = 0; i < mem->value.size(); ++i) {
-    if (100.0 * mem->value[i] / total < kMemoryNearFullPct) continue;
-    ++gr->mem_near_full_samples;
-    if (!util) continue;
-    const auto& ts = util->ts_ns;
-    size_t k = size_t(std::lower_bound(ts.begin(), ts.end(), mem->ts_ns[i]) - ts.begin());
-    if (k == ts.size() || (k > 0 && ts[k] - mem->ts_ns[i] > mem->ts_ns[i] - ts[k - 1])) --k;
-    gr->util_peak_near_full_pct = std::max(gr->util_peak_near_full_pct.value_or(0.0), util->value[k]);
-  }
-  if (!util || gr->mem_near_full_samples == 0) return;
-  const double peak = *std::max_element(mem->value.begin(), mem->value.end());
-  auto util_at = [&](int64_t t) {  // the utilisation sample nearest t
+  auto util_at = [&](int64_t t) {  // the utilisation sample nearest t; REQUIRED: util
     const auto& ts = util->ts_ns;
     size_t k = size_t(std::lower_bound(ts.begin(), ts.end(), t) - ts.begin());
     if (k == ts.size() || (k > 0 && ts[k] - t > t - ts[k - 1])) --k;
     return util->value[k];
   };
+  for (size_t i = 0; i < mem->value.size(); ++i) {
+    if (100.0 * mem->value[i] / total < kMemoryNearFullPct) continue;
+    ++gr->mem_near_full_samples;
+    if (util) gr->util_peak_near_full_pct = std::max(gr->util_peak_near_full_pct.value_or(0.0), util_at(mem->ts_ns[i]));
+  }
+  if (!util || gr->mem_near_full_samples == 0) return;
+  const double peak = *std::max_element(mem->value.begin(), mem->value.end());
   double best = 0;
   for (size_t i = 1; i < mem->value.size(); ++i) {
     const double rise = mem->value[i] - mem->value[i - 1];

@@ -146,8 +146,9 @@ bool HoldsGpuCsvHeader(std::string_view head) {
 bool BracketedTextLine(std::string_view head) {
   const std::string_view line = head.substr(0, head.find('\n'));
   if (line.size() < 2 || line[0] != '[') return false;
-  const char c = line[SkipSpace(line, 1) < line.size() ? SkipSpace(line, 1) : 0];
-  if (c == '{' || c == '[' || c == '"') return false;  // an element that JSON alone opens so
+  const size_t first = SkipSpace(line, 1);
+  if (first < line.size() && (line[first] == '{' || line[first] == '[' || line[first] == '"'))
+    return false;  // an element that JSON alone opens so
   const size_t close = line.find(']');
   if (close == std::string_view::npos) return false;
   const size_t next = SkipSpace(line, close + 1);
