@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "stepdoctor/analysis/batch_scaling.h"
 #include "stepdoctor/analysis/interval_set.h"
 #include "stepdoctor/analysis/trace_to_host_cpu_ops.h"
 #include "stepdoctor/analysis/trace_to_step_signals.h"  // kUntracedGapNs
@@ -145,9 +146,11 @@ StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindow
   std::vector<Interval> untraced;
   for (const Interval& g : Subtract(MakeIntervalSet({{lo, hi}}), MakeIntervalSet(std::move(recorded))))
     if (g.end - g.start >= kUntracedGapNs) untraced.push_back(g);
+  PerItemWork per_item = TraceToPerItemWork(trace, worker, m.cpu_only);
   m.host = SplitAtSteps(CutHostPath(lo, hi, MakeIntervalSet(std::move(input)), MakeIntervalSet(std::move(sync)),
                                     MakeIntervalSet(std::move(startup)), MakeIntervalSet(std::move(untraced)),
-                                    m.cpu_only ? IntervalSet{} : TraceToHostCpuOps(trace, worker, lo, hi, !m.device_missing).time),
+                                    m.cpu_only ? std::move(per_item.cpu_scaled)
+                                               : TraceToHostCpuOps(trace, worker, lo, hi, !m.device_missing).time),
                         m.steps);
   double input_ns = 0, work_ns = 0, untraced_ns = 0;
   for (const auto& h : m.host) {
@@ -199,7 +202,13 @@ StepModel TraceToStepModel(const Trace& trace, WorkerId worker, const StepWindow
           op.comm_ranks = c->second.group_size;
           op.comm_bytes = c->second.first_of_call ? c->second.bytes : 0;
         }
-      if (op.launch_ns != DeviceOp::kNoLaunch) ++m.ops_with_launch;
+      if (op.launch_ns != DeviceOp::kNoLaunch) {
+        ++m.ops_with_launch;
+        // Launched from the optimizer's step (or zeroing, accumulating gradients): per parameter.
+        const auto& pp = per_item.per_param;
+        auto it = std::upper_bound(pp.begin(), pp.end(), op.launch_ns, [](int64_t x, const Interval& v) { return x < v.start; });
+        op.per_param = it != pp.begin() && op.launch_ns < std::prev(it)->end;
+      }
       m.device.push_back(op);
     }
   }

@@ -29,7 +29,9 @@ enum class HostPart : uint8_t {
   kUntraced, // a gap of kUntracedGapNs or more with no host event: what ran there is unknown, so no
              // fix removes it
   kCpuWork,  // operators computing on the CPU inside a device job's step (trace_to_host_cpu_ops):
-             // work that compiling the step does not remove
+             // work that compiling the step does not remove. In a CPU-only job: the part of the
+             // operators' own time that grows with the batch (batch_scaling.h), the CPU being the
+             // device; their dispatch and per-parameter work are kWork
 };
 const char* HostPartName(HostPart p);  // "work", "input", "sync", "startup"
 
@@ -48,6 +50,7 @@ struct DeviceOp {
   bool tensor_core = false;
   bool matrix = false;  // a GEMM or convolution (DeviceWorkClass::matrix)
   bool h2d = false;     // a host-to-device copy
+  bool per_param = false;  // launched from per-parameter work (optimizer step, gradient accumulation)
   StringId name;        // the kernel or copy, for what names it (critical path, tables)
   int64_t corr = 0;     // correlation id; 0 none. Many ops share one under a graph launch.
   // Collectives (role kCollective): what the trace records of the call (collective_calls.h).

@@ -13,6 +13,7 @@
 #include "stepdoctor/analysis/interval_set.h"
 #include "stepdoctor/analysis/signals.h"
 #include "stepdoctor/analysis/statistics.h"
+#include "stepdoctor/analysis/batch_scaling.h"  // kCpuDispatchNs
 
 namespace stepdoctor {
 namespace {
@@ -47,6 +48,9 @@ constexpr double kSharedCoresSlack = 0.10;
 // step's path (the input pipeline's workers share the cores, or the device's version of the work
 // is not free).
 constexpr double kCpuWorkLeftHigh = 0.5;
+// The batch fix's optimistic end: device kernels shorter than this keep their time with more
+// items (they do not fill the device).
+constexpr int64_t kBatchSmallKernelNs = 10'000;
 // A speed-up that takes a device op off the step (its time rounds to nothing).
 constexpr double kRemovedOpFactor = 1e9;
 // The stalls fix declines where this share of the slow steps' extra time or more is input wait
@@ -339,6 +343,67 @@ void PredictOverlap(const StepModel& m, Prediction* p) {
   p->assumptions.push_back("not yet checked against a measured after-run (docs/whatif.md)");
 }
 
+// The batch fix: each step does K times the items. What a step spends per item (its operators'
+// compute on the device or, in a CPU-only job, on the CPU; its host-to-device copies; operators
+// computing on CPU tensors; the input wait) grows K times; what it spends per step (operator
+// dispatch, launches, Python, syncs' latency, collectives of the gradients, whose size the batch
+// does not change) stays. Throughput is K x today's step / the predicted step.
+void PredictBatch(const StepModel& m, const FixSpec& fix, Prediction* p) {
+  const double k = fix.scale;
+  p->batch_scale = k;
+  std::vector<double> factors(m.device.size(), 1.0), small(m.device.size(), 1.0);
+  double scaled_ns = 0;
+  for (size_t i = 0; i < m.device.size(); ++i) {
+    const DeviceOp& op = m.device[i];
+    if ((op.role != DeviceWorkRole::kCompute && !op.h2d) || op.per_param) continue;
+    factors[i] = 1.0 / k;
+    // The optimistic end: a kernel too short to fill the device takes about the same time with
+    // more items (its time is a wave and its start, not its work).
+    small[i] = op.dur_ns < kBatchSmallKernelNs && k > 1 ? 1.0 : 1.0 / k;
+    scaled_ns += double(op.dur_ns);
+  }
+  int64_t cpu_ns = 0;
+  for (const auto& h : m.host)
+    if (h.part == HostPart::kCpuWork) cpu_ns += h.end_ns - h.start_ns;
+  if (scaled_ns <= 0 && cpu_ns <= 0 && m.input_ms_per_step <= 0) {
+    p->why_not = "the steps show no work that grows with the batch (no compute kernels, copies, CPU operators or "
+                 "input wait)";
+    return;
+  }
+  Edit e;
+  e.input_scale = k;
+  e.cpu_work_scale = k;
+  e.op_factors = &factors;
+  SetPoint(Calibrated(m, e, *p), p);
+  e.op_factors = &small;
+  const double other = Mean(Calibrated(m, e, *p).step_ms);
+  p->low_ms = std::min(p->predicted_step_ms, other);
+  p->high_ms = std::max(p->predicted_step_ms, other);
+  const double steps = double(m.steps.size());
+  if (m.cpu_only)
+    p->assumptions.push_back(fmt::format(
+        "the operators' own compute ({} per step) grows {:g}x; their dispatch ({:.1f} us a call), the optimizer's per-parameter "
+        "work and the Python between them ({} per step in all) stay as they are",
+        Ms(double(cpu_ns) / steps / 1e6), k,
+        double(kCpuDispatchNs) / 1e3,
+        Ms(m.work_ms_per_step)));
+  else
+    p->assumptions.push_back(fmt::format(
+        "compute kernels and host-to-device copies ({} of device time per step) grow {:g}x{}; launches, the host's "
+        "own work ({} per step), the optimizer's per-parameter kernels and communication of the gradients stay as they are",
+        Ms(scaled_ns / steps / 1e6), k, k > 1 ? " (at best, kernels under 10 us keep their time: they do not fill the device)" : "",
+        Ms(m.work_ms_per_step)));
+  if (!m.cpu_only && cpu_ns > 0)
+    p->assumptions.push_back(fmt::format("operators computing on CPU tensors ({} per step) grow {:g}x",
+                                         Ms(double(cpu_ns) / steps / 1e6), k));
+  if (m.input_ms_per_step >= 0.05)
+    p->assumptions.push_back(fmt::format("the input wait ({} per step) grows {:g}x{}", Ms(m.input_ms_per_step), k,
+                                         m.loader_workers ? " (it is the loader workers' shortfall; their work grows too)" : ""));
+  p->assumptions.push_back(fmt::format("the batch of {:g}x the items fits in memory; per-item work does not change "
+                                       "(convergence per epoch, and the learning rate it wants, are not modelled)",
+                                       k));
+}
+
 }  // namespace
 
 Result<FixSpec> ParseFix(std::string_view text) {
@@ -386,6 +451,17 @@ Result<FixSpec> ParseFix(std::string_view text) {
     if (f.devices == 0) return {ErrorCode::kInvalidArgument, "--fix " + f.text + ": expected comm:devices=N[,link=L]"};
     return f;
   }
+  if (head == "batch") {
+    // batch:scale=K
+    f.kind = FixKind::kBatch;
+    constexpr std::string_view kScale = "scale=";
+    const std::string_view num = rest.substr(0, kScale.size()) == kScale ? rest.substr(kScale.size()) : std::string_view{};
+    auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), f.scale);
+    if (num.empty() || ec != std::errc() || ptr != num.data() + num.size() || !(f.scale >= 0.1 && f.scale <= 64) ||
+        f.scale == 1)
+      return {ErrorCode::kInvalidArgument, "--fix " + f.text + ": expected batch:scale=K, K from 0.1 to 64 and not 1"};
+    return f;
+  }
   if (!rest.empty()) return {ErrorCode::kInvalidArgument, "--fix " + f.text + ": " + std::string(head) + " takes no options"};
   if (head == "launch") f.kind = FixKind::kLaunch;
   else if (head == "stalls") f.kind = FixKind::kStalls;
@@ -397,7 +473,7 @@ Result<FixSpec> ParseFix(std::string_view text) {
 }
 
 std::string FixSyntaxHelp() {
-  return "input, input:workers=N, launch, stalls, amp, overlap, cpuwork or comm:devices=N[,link=L]";
+  return "input, input:workers=N, launch, stalls, amp, overlap, cpuwork, comm:devices=N[,link=L] or batch:scale=K";
 }
 
 Prediction PredictFix(const StepModel& m, const FixSpec& fix, const WhatIfOptions& opts) {
@@ -447,6 +523,7 @@ Prediction PredictFix(const StepModel& m, const FixSpec& fix, const WhatIfOption
     case FixKind::kOverlap: PredictOverlap(m, &p); break;
     case FixKind::kCpuWork: PredictCpuWork(m, &p); break;
     case FixKind::kComm: PredictCommScale(m, fix, &p); break;
+    case FixKind::kBatch: PredictBatch(m, fix, &p); break;
   }
   if (p.predicted && std::abs(p.model_baseline_ms - p.baseline_step_ms) > p.baseline_step_ms * kReplayTolerancePct / 100)
     p.assumptions.push_back(fmt::format("the replay of the trace as recorded gives {} per step against {} measured",
@@ -485,6 +562,7 @@ Prediction PredictFix(const StepModel& m, const FixSpec& fix, const WhatIfOption
     p.low_ms = std::min(p.low_ms, p.predicted_step_ms);
     p.speedup = p.baseline_step_ms / p.predicted_step_ms;
   }
+  p.throughput_speedup = p.speedup * p.batch_scale;
   return p;
 }
 

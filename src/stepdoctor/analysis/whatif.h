@@ -23,6 +23,7 @@ enum class FixKind : uint8_t {
   kOverlap, // communication overlapped with compute (DDP buckets, FSDP prefetch): off the step's path
   kCpuWork, // operators computing on CPU tensors inside the step made on the device or in the input pipeline
   kComm,    // the job scaled to N devices: each collective re-timed by an alpha-beta ring model (whatif_comm.cc)
+  kBatch,   // the batch (items per step) scaled: per-item work scales, per-step overhead stays
 };
 
 struct FixSpec {
@@ -30,11 +31,12 @@ struct FixSpec {
   int workers = 0;   // input: loader workers; 0 = as many as it takes
   int devices = 0;   // comm: the devices to scale to (>= 2)
   std::string link;  // comm: the link to scale over (kCommLinks' names); empty: the one recorded
+  double scale = 0;  // batch: items per step against today's (0.1-64, not 1)
   std::string text;  // as written
 };
 
 // "input", "input:workers=N", "launch", "stalls", "amp", "overlap", "cpuwork",
-// "comm:devices=N[,link=L]"; an error naming what is accepted.
+// "comm:devices=N[,link=L]", "batch:scale=K"; an error naming what is accepted.
 [[nodiscard]] Result<FixSpec> ParseFix(std::string_view text);
 // The fixes ParseFix accepts, for help text.
 std::string FixSyntaxHelp();

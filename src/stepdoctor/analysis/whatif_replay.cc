@@ -209,6 +209,7 @@ void Finish(Prediction* p) {
   p->low_ms = std::min(p->low_ms, p->predicted_step_ms * (1 - kReplayTolerancePct / 100));
   p->high_ms = std::max(p->high_ms, p->predicted_step_ms * (1 + kReplayTolerancePct / 100));
   p->speedup = p->predicted_step_ms > 0 ? p->baseline_step_ms / p->predicted_step_ms : 1;
+  p->throughput_speedup = p->speedup * p->batch_scale;
 }
 
 }  // namespace stepdoctor::whatif_replay

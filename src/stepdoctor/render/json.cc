@@ -233,6 +233,10 @@ std::string RenderJson(const Report& r, const RenderOptions& o) {
       j.Key("predicted_low_ms").Number(f.prediction->low_ms, 3);
       j.Key("predicted_high_ms").Number(f.prediction->high_ms, 3);
       j.Key("predicted_speedup").Number(f.prediction->speedup, 3);
+      if (f.prediction->batch_scale != 1) {  // the batch fix: a longer step of more items
+        j.Key("predicted_batch_scale").Number(f.prediction->batch_scale, 3);
+        j.Key("predicted_throughput_speedup").Number(f.prediction->throughput_speedup, 3);
+      }
       j.Key("predicted_bound_by").String(f.prediction->bound_by);
       j.Key("assumptions").StringArray(f.prediction->assumptions);
     } else {

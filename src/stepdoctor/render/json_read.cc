@@ -165,6 +165,10 @@ Status ReadPrediction(const Obj& o, std::optional<Prediction>* out) {
     SD_JSON_TRY(o.Field("predicted_low_ms", &p.low_ms));
     SD_JSON_TRY(o.Field("predicted_high_ms", &p.high_ms));
     SD_JSON_TRY(o.Field("predicted_speedup", &p.speedup));
+    if (o.Has("predicted_batch_scale")) {
+      SD_JSON_TRY(o.Field("predicted_batch_scale", &p.batch_scale));
+      SD_JSON_TRY(o.Field("predicted_throughput_speedup", &p.throughput_speedup));
+    }
     SD_JSON_TRY(o.Field("predicted_bound_by", &p.bound_by));
     SD_JSON_TRY(o.Field("assumptions", &p.assumptions));
     *out = std::move(p);

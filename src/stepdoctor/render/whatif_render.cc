@@ -15,6 +15,10 @@ std::string Bare(double ms) { return ms >= 100 ? fmt::format("{:.0f}", ms) : fmt
 
 std::string PredictionLine(const Prediction& p) {
   if (!p.predicted) return "cannot predict: " + p.why_not;
+  if (p.batch_scale != 1)
+    return fmt::format("predicted {} per step of {:g}x the items ({}-{} ms): {:.2f}x the items per second, bound by {}",
+                       Ms(p.predicted_step_ms), p.batch_scale, Bare(p.low_ms), Bare(p.high_ms),
+                       p.throughput_speedup, p.bound_by);
   return fmt::format("predicted {} per step ({:.2f}x; {}-{} ms), bound by {}", Ms(p.predicted_step_ms), p.speedup,
                      Bare(p.low_ms), Bare(p.high_ms), p.bound_by);
 }
@@ -70,6 +74,8 @@ std::string RenderWhatIfJson(const WhatIfReport& r) {
     j.Key("low_ms").Number(p.low_ms, 3);
     j.Key("high_ms").Number(p.high_ms, 3);
     j.Key("speedup").Number(p.speedup, 3);
+    j.Key("batch_scale").Number(p.batch_scale, 3);
+    j.Key("throughput_speedup").Number(p.throughput_speedup, 3);
     j.Key("bound_by").String(p.bound_by);
     j.Key("assumptions").StringArray(p.assumptions);
     j.Key("critical_path").BeginArray();

@@ -26,6 +26,8 @@ struct Prediction {
   double predicted_median_ms = 0;
   double low_ms = 0, high_ms = 0;  // the range the prediction's assumptions allow
   double speedup = 1;              // baseline_step_ms / predicted_step_ms
+  double batch_scale = 1;          // items per step against today's (the batch fix)
+  double throughput_speedup = 1;   // items per second against today's: speedup * batch_scale
   std::string bound_by;            // what sets the predicted step: device, host, input, loader, cpu
   std::vector<std::string> assumptions;
   std::vector<StepPart> critical_path;  // the predicted step's parts, largest first

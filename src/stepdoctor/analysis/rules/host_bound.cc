@@ -130,6 +130,9 @@ std::optional<Finding> HostBound(const Signals& sig) {
                       s.median_kernel_us < s.median_launch_us;
   const double bookkeeping = s.mean_step_ms > 0 ? 100.0 * s.framework_overhead_ms / s.mean_step_ms : 0;
   if (s.cpu_only) {
+    // The CPU computes: no launch overhead to remove, but a larger batch spreads the per-step
+    // dispatch over more items, which the replay can predict (whatif.cc, PredictBatch).
+    f.whatif_fix = "batch:scale=4";
     f.title = s.framework_overhead_ms > 0
                   ? fmt::format("{} of {} is framework overhead: bookkeeping ops that do no math ({}) and the "
                                 "time between operators",
