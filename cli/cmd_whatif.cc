@@ -22,7 +22,7 @@ struct WhatIfArgs {
 std::function<int()> SetupWhatIf(CLI::App& sub) {
   auto a = std::make_shared<WhatIfArgs>();
   sub.add_option("paths", a->paths, "trace files or folders (as diagnose reads them)")->required();
-  sub.add_option("--fix", a->fixes, "a fix to predict (repeatable): " + FixSyntaxHelp() + "; default: every fix but comm, which needs its device count");
+  sub.add_option("--fix", a->fixes, "a fix to predict (repeatable): " + FixSyntaxHelp() + "; default: every fix but comm and batch, which need their device count or scale");
   sub.add_option("--cores", a->cores, "CPU cores of the machine that ran the job (loader workers share them)")
       ->check(CLI::Range(1, 1 << 16));
   sub.add_option("-f,--format", a->format, "text|json")->capture_default_str();
