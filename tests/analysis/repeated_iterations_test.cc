@@ -114,6 +114,40 @@ TEST(RepeatedIterations, ParameterCopiesAreNoIterations) {
   EXPECT_NE(w.source.find("aten::to"), std::string::npos) << w.source;
 }
 
+// A loop whose host makes its data for a second and computes on it in a millisecond (GPU MODE's
+// lecture 1: torch.randn on the CPU, .cuda(), a square on the device): the operators besides
+// input hold under a tenth of the time, but each repeat launches a kernel that runs, so it is a
+// loop. The same with no kernel run (the square on the CPU took no time) is no loop.
+std::string HostMadeData(bool kernel) {
+  std::string ev;
+  double t = 1'000;
+  int corr = 1;
+  for (int i = 0; i < 6; ++i) {
+    ev += X("cpu_op", "aten::randn", 1, 1, t, 1'000'000);
+    ev += X("cpu_op", "aten::to", 1, 1, t + 1'000'010, 60'000);
+    ev += X("cuda_runtime", "cudaMemcpyAsync", 1, 1, t + 1'000'020, 59'000, Corr(corr));
+    ev += StreamKernel("Memcpy HtoD (Pageable -> Device)", t + 1'000'030, 58'000, corr, "gpu_memcpy");
+    ++corr;
+    ev += X("cpu_op", "aten::square", 1, 1, t + 1'060'020, 200);
+    if (kernel) {
+      ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t + 1'060'030, 20, Corr(corr));
+      ev += StreamKernel("square_kernel", t + 1'060'060, 3'000, corr);
+    }
+    ++corr;
+    t += 1'065'000;
+  }
+  return Doc(ev);
+}
+
+TEST(RepeatedIterations, HostMadeDataWithAKernelEachTimeIsALoop) {
+  Trace loop = testing::ImportChrome(HostMadeData(true));
+  StepWindows w = TraceToSteps(loop, PrimaryWorker(loop));
+  EXPECT_TRUE(w.inferred) << w.source;
+  EXPECT_EQ(w.steps.size(), 5u);
+  Trace none = testing::ImportChrome(HostMadeData(false));
+  EXPECT_TRUE(TraceToSteps(none, PrimaryWorker(none)).whole_window);
+}
+
 // A trace of device activity alone (a tracer of the device, no host events): each iteration
 // copies in, runs a kernel, copies out, 248 ms apart. Copies in and out with no kernel are no loop.
 std::string DeviceOnly(int iters, bool kernel) {

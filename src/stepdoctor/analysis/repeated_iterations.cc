@@ -25,6 +25,7 @@ struct Item {
   int64_t start = 0, end = 0;
   bool ingress = false;
   bool compute = false;  // a kernel or a collective on a device; on a host, any operator but input
+  bool launches = false; // on a host: the operator launched a kernel that ran on the device
 };
 
 struct Repeat {
@@ -49,8 +50,9 @@ bool MakesInput(std::string_view n) {
 // Whether a repeat is a loop's iteration, not a run of like calls (a model's parameters copied to
 // the device one by one, each `aten::to` with a host-to-device copy): each repeat computes (a
 // kernel on a device; on a host, operators other than input hold kMinComputeShare of the
-// operators' time), and the repeats after the first (which may be warm-up) mostly last about the
-// same (within kSimilarFactor of their median).
+// operators' time, or an operator in every repeat launched a kernel: a loop whose host makes its
+// data for seconds and computes on it in milliseconds), and the repeats after the first (which
+// may be warm-up) mostly last about the same (within kSimilarFactor of their median).
 bool IsIteration(const std::vector<Item>& items, size_t s, size_t p, int reps, bool device) {
   int64_t compute_ns = 0, all_ns = 0;
   bool kernel = false;
@@ -58,7 +60,11 @@ bool IsIteration(const std::vector<Item>& items, size_t s, size_t p, int reps, b
     all_ns += items[k].end - items[k].start;
     if (items[k].compute) compute_ns += items[k].end - items[k].start, kernel = true;
   }
-  if (device ? !kernel : double(compute_ns) < kMinComputeShare * double(all_ns)) return false;
+  bool each_launches = !device;
+  for (int r = 0; r < reps && each_launches; ++r)
+    each_launches = std::any_of(items.begin() + long(s + size_t(r) * p), items.begin() + long(s + size_t(r + 1) * p),
+                                [](const Item& it) { return it.launches; });
+  if (device ? !kernel : double(compute_ns) < kMinComputeShare * double(all_ns) && !each_launches) return false;
   std::vector<int64_t> dur;
   for (int r = 1; r + 1 < reps; ++r) dur.push_back(items[s + size_t(r + 1) * p].start - items[s + size_t(r) * p].start);
   if (dur.size() < 2) return true;
@@ -104,7 +110,8 @@ Repeat FindRepeat(const std::vector<Item>& items, bool device) {
 // A host thread's outermost operators (and input waits), Python frames and annotations around
 // them skipped. An operator is input where its name makes a tensor, or a copy it launched landed
 // on the device as a host-to-device copy.
-std::vector<Item> HostItems(const Trace& trace, const Timeline& t, const std::unordered_set<int64_t>& h2d_corr) {
+std::vector<Item> HostItems(const Trace& trace, const Timeline& t, const std::unordered_set<int64_t>& h2d_corr,
+                            const std::unordered_set<int64_t>& kernel_corr) {
   std::vector<Item> out;
   int64_t open_until = INT64_MIN;
   std::vector<int8_t> makes(trace.strings.size(), -1);
@@ -112,6 +119,7 @@ std::vector<Item> HostItems(const Trace& trace, const Timeline& t, const std::un
     const EventKind k = t.ev.kind[i];
     if (t.ev.start_ns[i] < open_until) {
       if (!out.empty() && t.ev.corr[i] != 0 && h2d_corr.count(t.ev.corr[i])) out.back().ingress = true, out.back().compute = false;
+      if (!out.empty() && t.ev.corr[i] != 0 && kernel_corr.count(t.ev.corr[i])) out.back().launches = true;
       continue;
     }
     if (k != EventKind::kFrameworkOp && k != EventKind::kInputWait) continue;
@@ -124,7 +132,8 @@ std::vector<Item> HostItems(const Trace& trace, const Timeline& t, const std::un
       if (makes[name.v] < 0) makes[name.v] = MakesInput(trace.str(name));
       ingress = makes[name.v] != 0;
     }
-    out.push_back({name, t.ev.start_ns[i], t.end_ns(i), ingress, !ingress});
+    out.push_back({name, t.ev.start_ns[i], t.end_ns(i), ingress, !ingress,
+                   t.ev.corr[i] != 0 && kernel_corr.count(t.ev.corr[i]) > 0});
   }
   return out;
 }
@@ -134,7 +143,7 @@ std::vector<Item> HostItems(const Trace& trace, const Timeline& t, const std::un
 RepeatedIterations TraceToRepeatedIterations(const Trace& trace, WorkerId worker) {
   RepeatedIterations out;
   const bool per_operator = worker.valid() && worker.v < trace.workers.size() && trace.worker(worker).device_times_per_operator;
-  std::unordered_set<int64_t> h2d_corr;
+  std::unordered_set<int64_t> h2d_corr, kernel_corr;
   std::vector<Item> device;
   for (const auto& t : trace.timelines) {
     if (t.worker != worker || t.kind != TimelineKind::kDeviceStream) continue;
@@ -145,6 +154,7 @@ RepeatedIterations TraceToRepeatedIterations(const Trace& trace, WorkerId worker
       // the device is one of them.
       const bool h2d = k == EventKind::kMemcpyH2D || (k == EventKind::kMemcpyOther && per_operator);
       if (h2d && t.ev.corr[i] != 0) h2d_corr.insert(t.ev.corr[i]);
+      if (k == EventKind::kKernel && t.ev.corr[i] != 0) kernel_corr.insert(t.ev.corr[i]);
       device.push_back({t.ev.name[i], t.ev.start_ns[i], t.end_ns(i), h2d,
                         k == EventKind::kKernel || k == EventKind::kCollective});
     }
@@ -155,7 +165,7 @@ RepeatedIterations TraceToRepeatedIterations(const Trace& trace, WorkerId worker
   bool host_ops = false;
   for (const auto& t : trace.timelines) {
     if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
-    std::vector<Item> items = HostItems(trace, t, h2d_corr);
+    std::vector<Item> items = HostItems(trace, t, h2d_corr, kernel_corr);
     host_ops |= !items.empty();
     Repeat r = FindRepeat(items, false);
     if (r.repeats > 0 && r.covered_ns > best.covered_ns) best = r, best_t = &t, best_items = std::move(items);
