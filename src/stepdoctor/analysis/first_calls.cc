@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "stepdoctor/analysis/interval_set.h"
+#include "stepdoctor/analysis/trace_to_coverage.h"  // IsAcceleratorOpName
 #include "stepdoctor/analysis/trace_to_step_signals.h"
 #include "stepdoctor/model/runtime_calls.h"
 
@@ -83,6 +84,68 @@ std::vector<FirstCall> SlowRunStarts(const Trace& trace, WorkerId worker, int64_
   return out;
 }
 
+// In a window that shows start-up already (`found`: first calls far slower than later ones) of a
+// job that used an accelerator, an operator called once whose own time (its span less its
+// children's) is over kOneOffRuntimeNs and kLoneSetupFactor times the window's median operator
+// call: the first operator to touch the device created its context (aten::zeros, aten::to), the
+// first matrix product loaded cuBLAS. With no later call to compare it to, the start-up around it
+// says what it is. A container (a record_function range, a module's forward) spends its time in
+// its children and is left out.
+std::vector<FirstCall> LoneSetupOperators(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi,
+                                          const std::vector<FirstCall>& found,
+                                          const std::unordered_map<StringId, int64_t>& calls) {
+  if (found.empty()) return {};
+  bool accelerator = false;
+  std::vector<double> op_ns;
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker) continue;
+    accelerator |= t.kind == TimelineKind::kDeviceStream && t.ev.size() > 0;
+    if (t.kind != TimelineKind::kHostThread) continue;
+    for (uint32_t i = 0; i < t.ev.size(); ++i)
+      if (t.ev.kind[i] == EventKind::kFrameworkOp && t.ev.start_ns[i] >= lo && t.ev.start_ns[i] < hi)
+        op_ns.push_back(double(t.ev.dur_ns[i]));
+  }
+  if (op_ns.empty()) return {};
+  if (!accelerator)
+    for (const auto& [name, n] : calls)
+      if (IsAcceleratorOpName(trace.str(name))) {
+        accelerator = true;
+        break;
+      }
+  if (!accelerator) return {};
+  std::nth_element(op_ns.begin(), op_ns.begin() + long(op_ns.size() / 2), op_ns.end());
+  const double slow = std::max(double(kOneOffRuntimeNs), kLoneSetupFactor * op_ns[op_ns.size() / 2]);
+  std::vector<FirstCall> out;
+  for (const auto& t : trace.timelines) {
+    if (t.worker != worker || t.kind != TimelineKind::kHostThread) continue;
+    struct Open {
+      uint32_t i;
+      int64_t children_ns;
+    };
+    std::vector<Open> open;
+    auto close = [&]() {
+      const Open o = open.back();
+      open.pop_back();
+      const int64_t own = t.ev.dur_ns[o.i] - o.children_ns;
+      auto c = calls.find(t.ev.name[o.i]);
+      if (c != calls.end() && c->second == 1 && double(own) > slow && 2 * own >= t.ev.dur_ns[o.i] &&
+          t.ev.start_ns[o.i] >= lo && t.ev.start_ns[o.i] < hi &&
+          std::none_of(found.begin(), found.end(), [&](const FirstCall& f) {
+            return f.iv.start <= t.ev.start_ns[o.i] && t.end_ns(o.i) <= f.iv.end;
+          }))
+        out.push_back({{t.ev.start_ns[o.i], t.end_ns(o.i)}, t.ev.name[o.i]});
+    };
+    for (uint32_t i = 0; i < t.ev.size(); ++i) {
+      if (t.ev.kind[i] != EventKind::kFrameworkOp) continue;
+      while (!open.empty() && t.end_ns(open.back().i) <= t.ev.start_ns[i]) close();
+      if (!open.empty()) open.back().children_ns += std::min(t.end_ns(i), t.end_ns(open.back().i)) - t.ev.start_ns[i];
+      open.push_back({i, 0});
+    }
+    while (!open.empty()) close();
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64_t lo, int64_t hi) {
@@ -150,6 +213,11 @@ std::vector<FirstCall> SlowFirstCalls(const Trace& trace, WorkerId worker, int64
       out.push_back({{c.first_start, c.first_start + c.first_dur}, name});
   }
   for (const FirstCall& f : LeadingSlowCalls(leading, out)) out.push_back(f);
+  if (!tf1 && !out.empty()) {
+    std::unordered_map<StringId, int64_t> calls;
+    for (const auto& [name, c] : by_name) calls.emplace(name, c.count);
+    for (const FirstCall& f : LoneSetupOperators(trace, worker, lo, hi, out, calls)) out.push_back(f);
+  }
   // A runtime call that neither launches, copies nor waits (an occupancy or attribute query, a
   // handle or stream created) whose first call takes kSlowLeadingCallNs or more and over
   // kSlowFirstCallFactor times its later ones: that first call loaded or set something up (lazy

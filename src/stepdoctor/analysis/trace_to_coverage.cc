@@ -32,22 +32,6 @@ bool IsDeviceWideSync(std::string_view name) {
 // a CPU-only job may make them; they are no sign that work went to a device.
 bool IsQueryCall(std::string_view name) { return RuntimeCallRoleOf(name, 0, false) == RuntimeCallRole::kQuery; }
 
-// Framework operators that only run on an accelerator, by the library their names call
-// (aten::cudnn_convolution, miopen_batch_norm, cublas handles, NCCL collectives): a job whose
-// trace holds them used one, whether or not its device work was recorded. So do ATen operators
-// with only accelerator kernels: flash and memory-efficient attention (the CPU's own is named
-// `..._for_cpu`), fused dropout, `record_stream`, and pinning host memory (which needs a device
-// to pin for; PyTorch skips it without one).
-bool IsAcceleratorOpName(std::string_view name) {
-  for (std::string_view lib : {"cudnn", "miopen", "cublas", "hipblas", "nccl", "rccl", "Nccl"})
-    if (name.find(lib) != std::string_view::npos) return true;
-  if (IsTfNcclManagerCollective(name)) return true;
-  if (name.substr(0, 6) != "aten::" || name.find("_for_cpu") != std::string_view::npos) return false;
-  for (std::string_view op : {"_flash_attention", "_efficient_attention", "aten::_fused_dropout", "aten::record_stream",
-                              "aten::_pin_memory"})
-    if (name.find(op) != std::string_view::npos) return true;
-  return false;
-}
 
 // The profiler's own span over its recording window (Kineto's "Trace" span, kept on a line of the
 // profiler's records alone): an event on a derived line that covers every event of the worker's
@@ -76,6 +60,22 @@ std::string ProfilerWindowBeyondEvents(const Trace& trace, WorkerId worker) {
 }
 
 }  // namespace
+
+// (aten::cudnn_convolution, miopen_batch_norm, cublas handles, NCCL collectives): a job whose
+// trace holds them used one, whether or not its device work was recorded. So do ATen operators
+// with only accelerator kernels: flash and memory-efficient attention (the CPU's own is named
+// `..._for_cpu`), fused dropout, `record_stream`, and pinning host memory (which needs a device
+// to pin for; PyTorch skips it without one).
+bool IsAcceleratorOpName(std::string_view name) {
+  for (std::string_view lib : {"cudnn", "miopen", "cublas", "hipblas", "nccl", "rccl", "Nccl"})
+    if (name.find(lib) != std::string_view::npos) return true;
+  if (IsTfNcclManagerCollective(name)) return true;
+  if (name.substr(0, 6) != "aten::" || name.find("_for_cpu") != std::string_view::npos) return false;
+  for (std::string_view op : {"_flash_attention", "_efficient_attention", "aten::_fused_dropout", "aten::record_stream",
+                              "aten::_pin_memory"})
+    if (name.find(op) != std::string_view::npos) return true;
+  return false;
+}
 
 const char* DeviceCoverageName(DeviceCoverage c) {
   switch (c) {

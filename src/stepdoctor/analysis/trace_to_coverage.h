@@ -13,6 +13,12 @@
 
 namespace stepdoctor {
 
+// Framework operators that only run on an accelerator, by the library their names call
+// (aten::cudnn_convolution, miopen_batch_norm, cublas handles, NCCL collectives), and ATen
+// operators with only accelerator kernels: a job whose trace holds them used one, whether or not
+// its device work was recorded.
+bool IsAcceleratorOpName(std::string_view name);
+
 // Steps that together span less than this say nothing about a training step (a unit test's
 // trace, a window of a few events): no verdict or finding is drawn from them.
 inline constexpr int64_t kMinAnalysableWindowNs = 1'000'000;

@@ -177,10 +177,19 @@ StepSignals TraceToStepSignals(const Trace& trace, WorkerId worker, const StepWi
 
   // First calls of an operator far slower than its later calls (cuDNN autotuning, lazy module
   // loading, allocator growth inside the first convolution): warm-up, not the step's cost.
+  // A first call inside another (aten::convolution inside the first aten::conv2d) is the same
+  // start-up: named once, by the outermost.
   std::vector<Interval> first_call_raw;
-  for (const FirstCall& f : SlowFirstCalls(trace, worker, lo, hi)) {
+  std::vector<FirstCall> firsts = SlowFirstCalls(trace, worker, lo, hi);
+  std::sort(firsts.begin(), firsts.end(), [](const FirstCall& a, const FirstCall& b) {
+    return a.iv.start != b.iv.start ? a.iv.start < b.iv.start : a.iv.end > b.iv.end;
+  });
+  int64_t outer_end = INT64_MIN;
+  for (const FirstCall& f : firsts) {
     first_call_raw.push_back(f.iv);
     s.first_calls.push_back(f.iv);
+    if (f.iv.end <= outer_end) continue;
+    outer_end = f.iv.end;
     auto& v = startup_names[f.name];
     v.first += f.iv.end - f.iv.start;
     ++v.second;

@@ -41,6 +41,10 @@ inline constexpr int64_t kLeadingFastCalls = 3;
 // A TF1 GPU op called once, over kOneOffRuntimeNs, with the device busy under this share of its
 // span, is set-up (SlowFirstCalls).
 inline constexpr double kLoneOpDeviceShare = 0.1;
+// In a window that shows start-up, an operator called once in a job that used an accelerator,
+// whose own time is over kOneOffRuntimeNs and this many times the window's median operator call,
+// set up a library or the device's context (SlowFirstCalls).
+inline constexpr double kLoneSetupFactor = 100.0;
 // The executor's _SOURCE op takes 7-52 us in TF1 timelines; the first run's, over this and
 // kSlowFirstCallFactor times the window's median op, is that run setting up (SlowFirstCalls).
 inline constexpr int64_t kSlowRunStartNs = 250'000;
