@@ -264,5 +264,29 @@ TEST(DeviceMissingClasses, AListedDeviceWithEveryAllocationOnTheCpuWasUnusedBoth
   EXPECT_NE(FindFinding(listed, "device_activity_missing"), nullptr) << listed.verdict.summary;
 }
 
+// Device records lost (WSL 2), and a CUDA extension's cudaDeviceSynchronize outside any operator
+// holds the host most of each step: the verdict says the device's unrecorded work sets the pace.
+// The same steps with the wait a small share of them say nothing of it.
+TEST(DeviceMissingClasses, HostBlockedOnTheDeviceMostOfTheStepIsStated) {
+  auto steps = [](double sync_us) {
+    std::string ev;
+    for (int i = 0; i < 3; ++i) {
+      const double t = i * (sync_us + 1000);
+      ev += X("user_annotation", ("ProfilerStep#" + std::to_string(i)).c_str(), 1, 1, t, sync_us + 1000);
+      ev += X("python_function", "<built-in method myFA1 of PyCapsule object>", 1, 1, t + 100, sync_us + 600);
+      for (int k = 0; k < 4; ++k) ev += X("cuda_runtime", "cudaLaunchKernel", 1, 1, t + 150 + 20 * k, 10);
+      ev += X("cuda_runtime", "cudaDeviceSynchronize", 1, 1, t + 300, sync_us);
+      ev += X("cpu_op", "aten::empty", 1, 1, t + sync_us + 400, 200);
+    }
+    return Doc(ev, kH200);
+  };
+  const Report blocked = AnalyzeTrace(testing::ImportChrome(steps(70000)));
+  EXPECT_EQ(blocked.verdict.summary.rfind("device activity not captured", 0), 0u) << blocked.verdict.summary;
+  EXPECT_NE(blocked.verdict.summary.find("the host waits on the device 9"), std::string::npos) << blocked.verdict.summary;
+  EXPECT_NE(blocked.verdict.summary.find("unrecorded work sets the pace"), std::string::npos);
+  const Report brief = AnalyzeTrace(testing::ImportChrome(steps(300)));
+  EXPECT_EQ(brief.verdict.summary.find("sets the pace"), std::string::npos) << brief.verdict.summary;
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -416,7 +416,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
   r.verdict = MakeVerdict(r.findings, sig.steps);
   // Where the device's records are missing, what the input lacks leads the findings instead.
   if (steps.device_missing && steps.step_count > 0)
-    r.verdict = HostOnlyVerdict(r.findings, steps.device_nothing_launched, steps.device_no_operators);
+    r.verdict = HostOnlyVerdict(r.findings, steps.device_nothing_launched, steps.device_no_operators, &steps);
   else
     LeadWithTheVerdictsFinding(r.verdict, &r.findings);
   if (r.verdict.bottleneck == Bottleneck::kUnknown) SayWhyNoVerdict(trace, resources.get(), &r);

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "stepdoctor/analysis/rule.h"
+#include "stepdoctor/analysis/rules/rule_util.h"  // EachStep
 
 namespace stepdoctor {
 namespace {
@@ -228,7 +229,8 @@ Verdict MakeVerdict(const std::vector<Finding>& ranked, const StepSignals* steps
   return v;
 }
 
-Verdict HostOnlyVerdict(const std::vector<Finding>& ranked, bool nothing_launched, bool no_operators) {
+Verdict HostOnlyVerdict(const std::vector<Finding>& ranked, bool nothing_launched, bool no_operators,
+                        const StepSignals* steps) {
   Verdict out;
   for (const Finding& f : ranked)
     if (f.severity >= FindingSeverity::kModerate && BottleneckOf(f) == Bottleneck::kInput) {
@@ -259,6 +261,13 @@ Verdict HostOnlyVerdict(const std::vector<Finding>& ranked, bool nothing_launche
                       "launched work (set-up, or a wait on work issued before it); profile the job's steps"
                     : "device activity not captured: the job used an accelerator but the trace holds no device work; "
                       "only the host side is diagnosed";
+  // What the host side does show: it blocked on the device most of the step, so the device's
+  // work, unrecorded, set the pace.
+  if (!nothing_launched && steps && steps->mean_step_ms > 0 &&
+      100.0 * steps->sync_wait_ms >= kHostOnlyDeviceWaitPct * steps->mean_step_ms)
+    out.summary += fmt::format("; the host waits on the device {:.1f}% of {} (synchronize calls, blocking copies): the "
+                               "device's unrecorded work sets the pace",
+                               100.0 * steps->sync_wait_ms / steps->mean_step_ms, rules::EachStep(*steps));
   out.summary += cold;
   return out;
 }

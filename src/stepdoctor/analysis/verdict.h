@@ -44,7 +44,11 @@ void LeadWithTheVerdictsFinding(const Verdict& v, std::vector<Finding>* ranked);
 // a host-side view (only input waits can bound a step from the host's view alone); otherwise
 // the verdict says what is missing. Never a device-side verdict.
 // `no_operators`: the profiler ran but recorded no operator (DeviceEvidence::no_operators).
-Verdict HostOnlyVerdict(const std::vector<Finding>& ranked, bool nothing_launched = false, bool no_operators = false);
+// `steps`: where the host waits on the device kHostOnlyDeviceWaitPct or more of the step, the
+// verdict says so: the device's unrecorded work sets the pace (a host-side fact).
+Verdict HostOnlyVerdict(const std::vector<Finding>& ranked, bool nothing_launched = false, bool no_operators = false,
+                        const StepSignals* steps = nullptr);
+inline constexpr double kHostOnlyDeviceWaitPct = 50.0;
 
 inline constexpr double kComputeVerdictPct = 70.0;  // device compute share that wins over moderate findings
 inline constexpr double kNoGainSpeedup = 1.02;      // a predicted speed-up under this is no gain
