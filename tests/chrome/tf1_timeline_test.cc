@@ -263,20 +263,26 @@ TEST(Tf1Timeline, ExecutorBookkeepingOpsAreFrameworkOverheadNotCompute) {
   for (const auto& f : r.findings) EXPECT_NE(f.id, "host_bound") << f.title;
 }
 
-// _Send/_Recv hand a tensor over inside one process (bookkeeping); between tasks a _Recv waits on
-// the network, so a trace that names two tasks keeps them as operators.
+// _Send/_Recv hand a tensor over inside one process (bookkeeping); between tasks a receive (_Recv,
+// the distributed runtime's RecvTensor) waits on the network: communication, not compute. A send
+// only hands its tensor to the rendezvous.
 TEST(Tf1Timeline, RecvIsBookkeepingOnlyInsideOneTask) {
   std::string one = R"({"traceEvents": [)";
   one += Process(1, "/job:localhost/replica:0/task:0/device:CPU:0 Compute");
   one += Op(1, "_Recv", 0, 500);
   one += Op(1, "MatMul", 500, 100);
+  one += Op(1, "RecvTensor", 600, 300);
+  one += Op(1, "_Send", 900, 10);
   std::string two = one + Process(2, "/job:worker/replica:0/task:1/device:CPU:0 Compute") + Op(2, "MatMul", 0, 100);
   one += "{}]}";
   two += "{}]}";
   Trace t1 = ImportInline(one);
   EXPECT_EQ(CpuKindOf(t1, "_Recv"), EventKind::kFrameworkOverhead);
   Trace t2 = ImportInline(two);
-  EXPECT_EQ(CpuKindOf(t2, "_Recv"), EventKind::kFrameworkOp);
+  EXPECT_EQ(CpuKindOf(t1, "RecvTensor"), EventKind::kFrameworkOverhead);
+  EXPECT_EQ(CpuKindOf(t2, "_Recv"), EventKind::kCollective);
+  EXPECT_EQ(CpuKindOf(t2, "RecvTensor"), EventKind::kCollective);
+  EXPECT_EQ(CpuKindOf(t2, "_Send"), EventKind::kFrameworkOverhead);
   EXPECT_EQ(CpuKindOf(t2, "MatMul"), EventKind::kFrameworkOp);
 }
 

@@ -14,7 +14,7 @@ TEST(TfOpClassify, ExecutorBookkeepingOps) {
 }
 
 TEST(TfOpClassify, RendezvousOpsAreTheirOwnRole) {
-  for (const char* op : {"_Send", "_Recv", "_HostSend", "_HostRecv"}) EXPECT_EQ(ClassifyTfOp(op), TfOpRole::kRendezvous) << op;
+  for (const char* op : {"_Send", "_Recv", "_HostSend", "_HostRecv", "RecvTensor"}) EXPECT_EQ(ClassifyTfOp(op), TfOpRole::kRendezvous) << op;
 }
 
 TEST(TfOpClassify, TheModelsOpsAreCompute) {

@@ -36,6 +36,9 @@ constexpr TfOpEntry kTfOps[] = {
     // network, and that is communication. Only the importer knows which the trace is.
     {"_Send", TfOpRole::kRendezvous}, {"_Recv", TfOpRole::kRendezvous},
     {"_HostSend", TfOpRole::kRendezvous}, {"_HostRecv", TfOpRole::kRendezvous},
+    // The distributed runtime's receive from another task (its gRPC worker service's RecvTensor),
+    // as a client-merged timeline of several tasks names it.
+    {"RecvTensor", TfOpRole::kRendezvous},
     // Not here: Shape, Reshape, ExpandDims, Snapshot and the like also do no arithmetic, but they
     // are the model's own ops (a Snapshot may copy); a short one already counts as host overhead
     // by its length (kTinyOpNs).

@@ -453,7 +453,8 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
     tf1_gpu_lanes = Tf1GpuLanesOf(trace, named);
   }
   // The tasks TF1's lanes name. With one, _Send/_Recv hand tensors over inside the process: the
-  // executor's bookkeeping. With several, a _Recv may wait on the network, and stays an operator.
+  // executor's bookkeeping. With several, a receive waits on another task over the network:
+  // communication (a parameter server's variables to a worker, a worker's gradients back).
   std::set<std::string_view> tf1_tasks;
   if (tensorflow)
     for (const auto& [pid, name] : s.process_name)
@@ -543,10 +544,14 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
                : tf1 == Tf1Lane::kHostOps || tf1 == Tf1Lane::kOpLevel ? pname.substr(0, pname.size() - 8)  // " Compute"
                                           : "thread " + s.KeyText(tl.tid);
       if (!derived) events_per_host_pid[tl.pid] += t.ev.size();
-      if ((tf1 == Tf1Lane::kHostOps || tf1 == Tf1Lane::kOpLevel) && tf1_tasks.size() <= 1)
+      if (tf1 == Tf1Lane::kHostOps || tf1 == Tf1Lane::kOpLevel)
         for (size_t i = 0; i < t.ev.size(); ++i)
-          if (t.ev.kind[i] == EventKind::kFrameworkOp && ClassifyTfOp(trace.str(t.ev.name[i])) == TfOpRole::kRendezvous)
-            t.ev.kind[i] = EventKind::kFrameworkOverhead;
+          if (t.ev.kind[i] == EventKind::kFrameworkOp && ClassifyTfOp(trace.str(t.ev.name[i])) == TfOpRole::kRendezvous) {
+            const std::string_view op = trace.str(t.ev.name[i]);
+            t.ev.kind[i] = tf1_tasks.size() <= 1 ? EventKind::kFrameworkOverhead
+                           : op.find("Recv") != std::string_view::npos ? EventKind::kCollective
+                                                                       : EventKind::kFrameworkOverhead;
+          }
     }
   }
   if (tensorflow) {
