@@ -95,5 +95,29 @@ TEST(Tf1Code, TensorFlowBeforeOneHasNoXlaBothSides) {
   EXPECT_FALSE(Has(v2, "no XLA before TF 1.0")) << v2;
 }
 
+// The profiler's Python API is TF 2.2's: a TF1 session is told to trace one run with RunOptions,
+// and to name work with a name scope. TensorFlow 0.x has no tf.data (1.4 added it): its input
+// advice is queue batching with whole slices per enqueue; TF 1.x keeps tf.data.
+TEST(Tf1Code, ProfilerApiAndTfDataFitTheRelease) {
+  const std::string trace = Tf1Code(
+      "with tf.profiler.experimental.Trace(\"prepare_batch\", step_num=step):\n"
+      "    batch = prepare(batch)\n"
+      "# and python tracing: tf.profiler.experimental.ProfilerOptions(python_tracer_level=1)");
+  EXPECT_FALSE(Has(trace, "tf.profiler.experimental")) << trace;
+  EXPECT_TRUE(Has(trace, "tf.RunOptions.FULL_TRACE")) << trace;
+  EXPECT_TRUE(Has(trace, "tf.name_scope")) << trace;
+  const std::string input =
+      "ds = tf.data.TFRecordDataset(files, num_parallel_reads=tf.data.AUTOTUNE)\n"
+      "ds = ds.batch(batch_size).prefetch(tf.data.AUTOTUNE)";
+  const std::string old = Tf1Code(input, false, /*before_1_0=*/true);
+  EXPECT_FALSE(Has(old, "tf.data.")) << old;
+  EXPECT_FALSE(Has(old, "AUTOTUNE")) << old;
+  EXPECT_TRUE(Has(old, "tf.train.shuffle_batch")) << old;
+  EXPECT_TRUE(Has(old, "enqueue_many=True")) << old;
+  const std::string v1 = Tf1Code(input);
+  EXPECT_TRUE(Has(v1, "tf.data.experimental.AUTOTUNE")) << v1;
+  EXPECT_FALSE(Has(v1, "shuffle_batch")) << v1;
+}
+
 }  // namespace
 }  // namespace stepdoctor

@@ -112,6 +112,15 @@ std::string Tf1Code(std::string code, bool forward_only, bool before_1_0) {
     ReplaceAll(&code, "tf.data.AUTOTUNE", "tf.data.experimental.AUTOTUNE");
     code += "\n# TF < 1.13: a number in place of tf.data.experimental.AUTOTUNE (e.g. the core count)";
   }
+  // The profiler's Python API (tf.profiler.experimental.Trace, ProfilerOptions) is TF 2.2's; a
+  // TF1 session traces one run through its RunOptions, and names work with name scopes.
+  if (code.find("tf.profiler.experimental") != std::string::npos) {
+    ReplaceLines(&code, "tf.profiler.experimental.ProfilerOptions",
+                 "# TF1 session: trace a run with options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), "
+                 "run_metadata=tf.RunMetadata(), then timeline.Timeline(run_metadata.step_stats)");
+    ReplaceLines(&code, "tf.profiler.experimental.Trace(",
+                 "with tf.name_scope(\"prepare_batch\"):   # TF1: the ops it builds carry the name in the timeline");
+  }
   if (forward_only)
     ReplaceLines(&code, "fetches = train_op", "fetches = outputs   # what the traced inference fetched: its outputs");
   if (before_1_0) {
@@ -135,6 +144,24 @@ std::string Tf1Code(std::string code, bool forward_only, bool before_1_0) {
     if (!kept.empty()) kept.pop_back();
     code = kept;
     ReplaceAll(&code, "tf.compat.v1.", "tf.");
+    // tf.data is TF 1.4's: a 0.x pipeline reads through queues, whose runner threads batch the
+    // examples; one element per enqueue is what keeps them slow.
+    if (code.find("tf.data.") != std::string::npos) {
+      std::string no_data;
+      size_t c = 0;
+      while (c < code.size()) {
+        size_t e = code.find('\n', c);
+        if (e == std::string::npos) e = code.size();
+        const std::string_view line(code.data() + c, e - c);
+        if (line.find("tf.data") == std::string_view::npos && line.find("ds = ds.") == std::string_view::npos)
+          no_data.append(line).append("\n");
+        c = e + 1;
+      }
+      code = no_data +
+             "# TensorFlow 0.x has no tf.data (TF 1.4+): batch whole slices per enqueue, with several runner threads\n"
+             "batch = tf.train.shuffle_batch(tensors, batch_size, capacity=16 * batch_size, "
+             "min_after_dequeue=4 * batch_size, num_threads=8, enqueue_many=True)";
+    }
     if (xla)
       code += std::string(code.empty() ? "" : "\n") +
               "# TensorFlow 0.x (its variables are Variable ops, not 1.0's VariableV2): no XLA before TF 1.0; "
