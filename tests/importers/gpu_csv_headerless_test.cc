@@ -184,6 +184,30 @@ TEST(GpuRowBursts, HeaderlessNoUnitsBurstsAreFourGpus) {
   EXPECT_NE(NotesOf(t).find("rows come in bursts of 4"), std::string::npos) << NotesOf(t);
 }
 
+// Two GPUs polled every 104 ms, their rows mostly 2 ms apart but now and then 5-110 ms apart (or
+// at one time): nvidia-smi's timing jitter, as in a public Titan X log. Still two GPUs, each row
+// the right one's (GPU 1 reads 17 W, GPU 0 19 W).
+TEST(GpuRowBursts, JitteredBurstsAreStillTwoGpus) {
+  std::string csv = "timestamp, power.draw [W], utilization.gpu [%], memory.used [MiB]\n";
+  double at = 1000.0;
+  for (int poll = 0; poll < 120; ++poll) {
+    const double within = poll % 60 == 7    ? 0.110
+                          : poll % 60 == 3  ? 0.021
+                          : poll % 11 == 5  ? 0.0
+                          : poll % 13 == 2  ? 0.004
+                                            : 0.002;
+    csv += fmt::format("{:.3f}, 19.0 W, 50 %, 1000 MiB\n", at);
+    csv += fmt::format("{:.3f}, 17.0 W, 60 %, 2000 MiB\n", at + within);
+    at = std::max(at + 0.104, at + within + 0.1);  // a late row delays the next poll
+  }
+  Trace t;
+  ASSERT_TRUE(ImportText(csv, "power.csv", &t).ok());
+  ASSERT_NE(Find(t, "gpu1_util_pct"), nullptr) << NotesOf(t);
+  EXPECT_EQ(Find(t, "gpu0_util_pct")->value, std::vector<double>(120, 50.0));
+  EXPECT_EQ(Find(t, "gpu1_util_pct")->value, std::vector<double>(120, 60.0));
+  EXPECT_NE(NotesOf(t).find("rows come in bursts of 2"), std::string::npos) << NotesOf(t);
+}
+
 TEST(GpuRowBursts, EvenGapsAreOneGpu) {
   Trace t;
   ASSERT_TRUE(ImportText(Bursts({1, 1, 1, 1, 1, 1}, 0.001), "stats.csv", &t).ok());

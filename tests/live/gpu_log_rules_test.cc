@@ -308,12 +308,28 @@ TEST(GpuLogRules, StartupBothSidesOfEachThreshold) {
   EXPECT_EQ(rs->gpu_startup->samples, 20);
   Diagnose(StartupLog(21, 19), &rs);
   EXPECT_FALSE(rs->gpu_startup.has_value());
-  // kIdleGpuUtilPct: leading samples at it are work already.
-  Diagnose(StartupLog(10, 30, kIdleGpuUtilPct - 0.1), &rs);
+  // kStartupMaxMeanShare: leading samples averaging a quarter of the median (40%) or more are
+  // work already, slower; under it they are a start-up.
+  Diagnose(StartupLog(10, 30, kStartupMaxMeanShare * 40 - 0.1), &rs);
   ASSERT_TRUE(rs->gpu_startup.has_value());
   EXPECT_EQ(rs->gpu_startup->samples, 10);
-  Diagnose(StartupLog(10, 30, kIdleGpuUtilPct), &rs);
+  Diagnose(StartupLog(10, 30, kStartupMaxMeanShare * 40), &rs);
   EXPECT_FALSE(rs->gpu_startup.has_value());
+}
+
+// A blip inside the start-up (a library initialising, a first kernel: two samples at 60% among
+// idle ones) does not end it; work that holds does.
+TEST(GpuLogRules, StartupWithABlipIsOneStartup) {
+  std::string s = "timestamp,gpu_utilization,memory_used,memory_total\r\n";
+  for (int i = 0; i < 60; ++i) {
+    const double u = i < 20 ? (i == 8 || i == 9 ? 60 : 1) : 90;
+    s += fmt::format("{:.1f},{:g}, {}, 15360\r\n", 1746556382.0 + 0.5 * i, u, i < 20 ? 1100 + 10 * i : 2000);
+  }
+  std::unique_ptr<ResourceSignals> rs;
+  Diagnose(s, &rs);
+  ASSERT_TRUE(rs->gpu_startup.has_value());
+  EXPECT_EQ(rs->gpu_startup->samples, 20);
+  EXPECT_NEAR(*rs->gpu_util_mean_pct, 90, 1e-6);
 }
 
 // The start-up is kept out of the figures, as a trace's warm-up step is: the steps are judged,
@@ -331,7 +347,7 @@ TEST(GpuLogRules, StartupIsKeptOutOfTheFiguresAndStated) {
   EXPECT_NEAR(f->share_pct, 60, 0.01);
   EXPECT_NE(f->title.find("busy 40.0% of the time (after a 9.0 s start-up, kept out: 34.7% with it)"), std::string::npos)
       << f->title;
-  EXPECT_NE(EvidenceOf(*f).find("GPU utilisation with the start-up: 34.7% (the first 18 samples (9.0 s) below 5% while "
+  EXPECT_NE(EvidenceOf(*f).find("GPU utilisation with the start-up: 34.7% (the first 18 samples (9.0 s) at 0.0% on average while "
                                 "memory grew from 1.1 GiB to 1.2 GiB"),
             std::string::npos)
       << EvidenceOf(*f);

@@ -1,7 +1,7 @@
 // A GPU log that spans more than the job: runs with the GPU released between them (memory back at
-// its baseline, the GPU idle), or a log that goes on after the job ended. Those samples are not
+// its baseline: no context), or a log that goes on after the job ended. Those samples are not
 // the job's and are left out of its figures (GpuRuns). Both sides of kNoProcessMinSharePct,
-// kNoProcessMemBytes (over the baseline), kHeldMemoryBytes (the baseline) and kIdleGpuUtilPct.
+// kNoProcessMemBytes (over the baseline), kHeldMemoryBytes (the baseline); utilisation does not matter.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -80,7 +80,7 @@ TEST(GpuLogRuns, RunsWithTheGpuReleasedBetweenThemAreJudgedOnTheirOwnSamples) {
       << f->title;
   const std::string ev = testing::EvidenceText(*f);
   EXPECT_NE(ev.find("3 runs: 20.0 s at 90.0%, 20.0 s at 90.0%, 20.0 s at 90.0%; 20 samples (20.0 s, 25.0% of the "
-                    "log) between them with no process on the GPU (memory at 2 MiB, the GPU idle) are left out"),
+                    "log) between them with no process on the GPU (memory at 2 MiB: no context) are left out"),
             std::string::npos)
       << ev;
 }
@@ -130,10 +130,18 @@ TEST(GpuLogRuns, NoProcessNeedsMemoryWithinTheMarginOfTheBaselineBothSides) {
   EXPECT_FALSE(held->gpu_runs.has_value());
 }
 
-TEST(GpuLogRuns, NoProcessNeedsTheGpuIdleBothSides) {
+// Memory back at the baseline is no process, whatever utilisation the driver still reports: its
+// figure averages a window that reaches back into the work just ended (a Titan X log read 83-100%
+// for 0.8 s after its job exited, memory at 1 MiB). Memory held stays the job's however idle.
+TEST(GpuLogRuns, NoProcessIsMemoryAloneWhateverTheUtilisation) {
   auto log = [](double util_between) { return TwoRuns(8000, 2, util_between); };
-  EXPECT_TRUE(Signals(log(kIdleGpuUtilPct - 0.5))->gpu_runs.has_value());
-  EXPECT_FALSE(Signals(log(kIdleGpuUtilPct))->gpu_runs.has_value());
+  for (double u : {0.0, kIdleGpuUtilPct, 90.0}) {
+    auto r = Signals(log(u));
+    ASSERT_TRUE(r->gpu_runs.has_value()) << u;
+    EXPECT_EQ(r->gpu_runs->runs.size(), 2u) << u;
+    EXPECT_NEAR(*r->gpu_util_mean_pct, 80, 0.5) << u;  // the between samples are no run's
+  }
+  EXPECT_FALSE(Signals(TwoRuns(8000, 8000, 90))->gpu_runs.has_value());
 }
 
 TEST(GpuLogRuns, ABaselineAProcessHoldsIsNoReleaseBothSides) {

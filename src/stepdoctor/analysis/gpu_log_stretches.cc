@@ -19,7 +19,8 @@ std::optional<double> NoProcessBaseline(const CounterSeries* mem) {
 }
 
 // Which samples of `util` have no process on the GPU: memory within kNoProcessMemBytes of its
-// NoProcessBaseline and the GPU idle. All false without a baseline; `*baseline` is that reading.
+// NoProcessBaseline (no context: the utilisation the driver reports just after an exit averages
+// the last work). All false without a baseline; `*baseline` is that reading.
 std::vector<bool> NoProcessSamples(const CounterSeries& util, const CounterSeries* mem, double* baseline) {
   std::vector<bool> out(util.value.size(), false);
   const std::optional<double> none = NoProcessBaseline(mem);
@@ -30,7 +31,7 @@ std::vector<bool> NoProcessSamples(const CounterSeries& util, const CounterSerie
   for (size_t i = 0; i < util.value.size(); ++i) {
     while (k + 1 < mem->ts_ns.size() && mem->ts_ns[k + 1] <= util.ts_ns[i]) ++k;
     if (mem->ts_ns[k] > util.ts_ns[i]) continue;  // no memory reading yet
-    out[i] = util.value[i] < kIdleGpuUtilPct && mem->value[k] < low + kNoProcessMemBytes;
+    out[i] = mem->value[k] < low + kNoProcessMemBytes;
   }
   return out;
 }
@@ -57,6 +58,8 @@ std::optional<GpuRuns> FindGpuRuns(const WorkerSeries& s, const std::vector<cons
     for (size_t i = 0; i < n; ++i) {
       while (p + 1 < u.ts_ns.size() && u.ts_ns[p + 1] <= first.ts_ns[i]) ++p;
       if (p < own.size() && u.ts_ns[p] <= first.ts_ns[i]) none[i] = none[i] && own[p];
+      // That GPU's first reading comes just after (the same poll, a row later): it tells.
+      else if (!own.empty() && double(u.ts_ns[0] - first.ts_ns[i]) <= interval_s * 1e9) none[i] = none[i] && own[0];
       else none[i] = false;  // no reading of that GPU yet: not known to be free
     }
   }

@@ -50,7 +50,8 @@ class WorkerSeries {
 std::optional<double> NoProcessBaseline(const CounterSeries* mem);
 
 // Which samples of `util` have no process on the GPU: memory within kNoProcessMemBytes of its
-// NoProcessBaseline and the GPU idle. All false without a baseline; `*baseline` is that reading.
+// NoProcessBaseline, whatever the utilisation (the driver's averaging window still reports work
+// just after an exit). All false without a baseline; `*baseline` is that reading.
 std::vector<bool> NoProcessSamples(const CounterSeries& util, const CounterSeries* mem, double* baseline);
 
 // The runs of the job in a log that spans more than it (GpuRuns): the samples some GPU in use

@@ -72,8 +72,23 @@ std::optional<GpuStartup> FindGpuStartup(const WorkerSeries& s, const std::vecto
                                          const std::vector<const CounterSeries*>& util_of) {
   GpuStartup out;
   const CounterSeries& first = *util_of[0];
+  // The start-up ends where the GPU first holds to its working level: the first sample from which
+  // the next w samples average half the log's median utilisation (and kIdleGpuUtilPct) or more.
+  // A brief blip inside it (a library initialising, a first kernel) does not end it; the samples
+  // before must average under kStartupMaxMeanShare of the median.
+  const size_t total = first.value.size();
+  const double median = Median(first.value);
+  const double work = std::max(kIdleGpuUtilPct, kStartupWorkShare * median);
+  const size_t w = std::min(total, std::max<size_t>(size_t(kStartupMinSamples), total / kStartupWindowDivisor));
+  std::vector<double> prefix(total + 1, 0);
+  for (size_t i = 0; i < total; ++i) prefix[i + 1] = prefix[i] + first.value[i];
   size_t n = 0;
-  while (n < first.value.size() && first.value[n] < kIdleGpuUtilPct) ++n;
+  while (n + w <= total && (prefix[n + w] - prefix[n]) / double(w) < work) ++n;
+  if (n + w > total) n = total;
+  // The window's first samples may still be idle: the start-up runs to the first working one.
+  while (n < total && first.value[n] < work) ++n;
+  if (n > 0 && prefix[n] / double(n) >= std::max(kIdleGpuUtilPct, kStartupMaxMeanShare * median)) return std::nullopt;
+  out.mean_pct = n > 0 ? prefix[n] / double(n) : 0;
   const double share_pct = 100.0 * double(n) / double(first.value.size());
   if (n < size_t(kStartupMinSamples) || n == first.value.size() || share_pct < kStartupMinSharePct ||
       share_pct > kStartupMaxSharePct)
@@ -96,8 +111,10 @@ std::optional<GpuStartup> FindGpuStartup(const WorkerSeries& s, const std::vecto
   out.duration_s = double(end_ns - first.ts_ns[0]) / 1e9;
   out.util_after_pct = sum / counted;
   if (auto* used = s.Get(series::GpuSeriesName(judged[0]->index, series::GpuMetric::kMemUsedBytes))) {
-    out.mem_from_bytes = used->value.front();
-    for (size_t i = 0; i < used->value.size() && used->ts_ns[i] < end_ns; ++i) out.mem_to_bytes = used->value[i];
+    // From the job's first sample (a log that opens before the job holds samples with no process).
+    const size_t from = size_t(std::lower_bound(used->ts_ns.begin(), used->ts_ns.end(), first.ts_ns[0]) - used->ts_ns.begin());
+    out.mem_from_bytes = used->value[std::min(from, used->value.size() - 1)];
+    for (size_t i = from; i < used->value.size() && used->ts_ns[i] < end_ns; ++i) out.mem_to_bytes = used->value[i];
     if (!out.mem_to_bytes) out.mem_to_bytes = out.mem_from_bytes;
     // A start-up comes before the job's steps in the same process: where the GPU is released
     // (memory back at the no-process reading) within kStartupMinSamples of the first work, the

@@ -76,6 +76,7 @@ struct GpuStartup {
   std::optional<double> mem_from_bytes, mem_to_bytes;  // used memory over it (the first GPU in use)
   double util_after_pct = 0;                           // mean utilisation after it, same GPUs as gpu_util_mean_pct
   double util_with_pct = 0;                            // the same over the job's samples, start-up included
+  double mean_pct = 0;                                 // the first GPU's mean utilisation over it
 };
 
 // Where a GPU log spans more than the job: GPU memory back at its baseline (no process holds a

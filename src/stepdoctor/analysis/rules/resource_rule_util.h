@@ -91,7 +91,7 @@ inline std::string StartupSuffix(const ResourceSignals& r) {
 inline std::string DurationText(double s) { return s >= 120 ? fmt::format("{:.1f} min", s / 60) : fmt::format("{:.1f} s", s); }
 
 // "3 runs: 3.5 min at 13.3%, ...; 6 samples (3.0 min, 12.5% of the log) between them with no
-// process on the GPU (memory back at 2 MiB, the GPU idle) are left out of the figures above".
+// process on the GPU (memory back at 2 MiB: no context, whatever utilisation the driver still reports) are left out of the figures above".
 inline std::string GpuRunsText(const ResourceSignals& r) {
   const GpuRuns& g = *r.gpu_runs;
   std::string s = fmt::format("{} run{}: ", g.runs.size(), g.runs.size() == 1 ? "" : "s");
@@ -111,7 +111,7 @@ inline std::string GpuRunsText(const ResourceSignals& r) {
   std::string amount = r.times_known ? fmt::format("{} {} ({}, {} of the log)", g.excluded_samples, samples,
                                                    DurationText(g.excluded_s), Pct(g.excluded_pct))
                                      : fmt::format("{} {} ({} of the log)", g.excluded_samples, samples, Pct(g.excluded_pct));
-  return s + fmt::format("; {} {} {} with no process on the GPU (memory at {}, the GPU idle) {} left out of "
+  return s + fmt::format("; {} {} {} with no process on the GPU (memory at {}: no context) {} left out of "
                          "the figures above",
                          amount, where, them, MemText(g.baseline_bytes), g.excluded_samples == 1 ? "is" : "are");
 }
@@ -132,9 +132,9 @@ inline void AddGpuUtilLine(const ResourceSignals& r, std::vector<EvidenceItem>* 
                           ? fmt::format(" while memory grew from {} to {}", MemText(*s.mem_from_bytes), MemText(*s.mem_to_bytes))
                           : "";
     ev->push_back({"GPU utilisation with the start-up",
-                   fmt::format("{} ({} below {:.0f}%{}: the job starting, not its steps; kept out of the utilisation figures, "
-                               "as a trace's warm-up step is)",
-                               Pct(s.util_with_pct), span, kIdleGpuUtilPct, mem)});
+                   fmt::format("{} ({} at {:.1f}% on average{}: the job starting, not its steps; kept out of the "
+                               "utilisation figures, as a trace's warm-up step is)",
+                               Pct(s.util_with_pct), span, s.mean_pct, mem)});
   }
 }
 

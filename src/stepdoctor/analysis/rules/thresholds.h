@@ -51,16 +51,23 @@ inline constexpr double kReserveJumpShare = 0.25;
 inline constexpr double kReservedNearPeak = 0.9;
 // Without utilisation: a CUDA context alone takes ~300 MiB, so a GPU never holding 100 MiB ran no process.
 inline constexpr double kNoProcessMemBytes = 100.0 * 1024 * 1024;
-// A start-up: the GPUs in use below kIdleGpuUtilPct for their first samples, at least 3 of them and
-// 5% of the log (shorter hardly moves the mean), at most 50% (longer is how the run went).
+// A start-up: the first GPU in use short of its working level (half the log's median utilisation,
+// and kIdleGpuUtilPct) for its first samples, until a window of a hundredth of the log (3 samples
+// at least) averages that level; at least 3 samples and 5% of the log (shorter hardly moves the
+// mean), at most 50% (longer is how the run went), averaging under a quarter of the median (and
+// kIdleGpuUtilPct): a blip of a library initialising inside it does not end it.
 inline constexpr int kStartupMinSamples = 3;
+inline constexpr double kStartupWorkShare = 0.5;
+inline constexpr size_t kStartupWindowDivisor = 100;
+inline constexpr double kStartupMaxMeanShare = 0.25;
 inline constexpr double kStartupMinSharePct = 5.0;
 inline constexpr double kStartupMaxSharePct = 50.0;
 // ... and the GPUs average at least 10% after it: a log that stays near idle had no start-up
 // before work, just no work.
 inline constexpr double kStartupMinAfterPct = 10.0;
-// Samples with no process on the GPU (memory within kNoProcessMemBytes of the log's lowest, and
-// utilisation under kIdleGpuUtilPct) between runs or after the job:
+// Samples with no process on the GPU (memory within kNoProcessMemBytes of the log's lowest: no
+// context, whatever utilisation the driver's averaging window still reports after an exit)
+// between runs or after the job:
 // left out of the job's figures where they are at least 5% of the log (GpuRuns).
 inline constexpr double kNoProcessMinSharePct = 5.0;
 // ... where the lowest reading is under kHeldMemoryBytes or under 10% of the log's peak (a display

@@ -21,7 +21,10 @@ constexpr double kLastTimeSpreadS = 1.0;     // rows sharing the only time are s
 constexpr int kMaxNumericGpuIndex = 100000;  // a larger "index" is an id, numbered in order of appearance
 constexpr double kMaxInBurstGapShare = 0.05;  // gaps within a burst at most this share of the gaps between bursts
 constexpr int kMinFullBursts = 2;            // bursts of one size seen whole before rows are read as bursts
-constexpr double kBurstSplitShare = 0.2;     // later, a gap over this share of the shortest between-burst gap starts a burst
+constexpr double kBurstSplitShare = 0.2;     // a gap over this share of the median between-burst gap parts two bursts
+constexpr size_t kMaxBurstGpus = 16;         // the most GPUs a burst is read as
+constexpr double kBurstResyncFactor = 3.0;   // once read, a gap this many times the median between bursts restarts a
+                                             // burst left part-read (its rows lost while the logger paused)
 
 // The number in a key cell ("3"), or -1.
 int SmallNumber(const std::string& s) {
@@ -120,42 +123,57 @@ void GpuRowPlacer::Decide() {
 
 bool GpuRowPlacer::DecideBursts() {
   if (probe_.size() < 4) return false;
-  int64_t longest = 0;
-  for (size_t i = 0; i + 1 < probe_.size(); ++i) longest = std::max(longest, probe_[i + 1].ts_ns - probe_[i].ts_ns);
-  if (longest <= 0) return false;
-  // Gaps between bursts are those over 5% of the longest; every gap within must then be at most
-  // 5% of the shortest of them.
-  int64_t within_max = 0, between_min = longest;
-  std::vector<size_t> sizes;  // rows per burst, in order
-  size_t run = 1;
+  std::vector<int64_t> gaps;
   for (size_t i = 0; i + 1 < probe_.size(); ++i) {
-    int64_t gap = probe_[i + 1].ts_ns - probe_[i].ts_ns;
+    const int64_t gap = probe_[i + 1].ts_ns - probe_[i].ts_ns;
     if (gap < 0) return false;  // rows out of time order: no bursts to speak of
-    if (double(gap) > kMaxInBurstGapShare * double(longest)) {
-      between_min = std::min(between_min, gap);
-      sizes.push_back(run);
-      run = 1;
-    } else {
-      within_max = std::max(within_max, gap);
-      ++run;
+    gaps.push_back(gap);
+  }
+  auto median = [](std::vector<int64_t> v) {
+    std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  auto quantile = [](std::vector<int64_t> v, double q) {
+    const size_t k = std::min(v.size() - 1, size_t(q * double(v.size())));
+    std::nth_element(v.begin(), v.begin() + long(k), v.end());
+    return v[k];
+  };
+  // The smallest burst size N (and the phase of the first burst) for which the gaps every N rows
+  // are long and the others short. Timing jitter makes the odd gap look wrong (nvidia-smi's rows of
+  // one poll mostly a millisecond apart, now and then as far apart as two polls): a twentieth of
+  // either kind may be out of place where the probe holds twenty bursts or more; with fewer, none.
+  for (size_t n = 2; n <= kMaxBurstGpus && 2 * n <= gaps.size() + 1; ++n) {
+    for (size_t phase = 0; phase < n; ++phase) {
+      std::vector<int64_t> within, between;
+      for (size_t i = 0; i < gaps.size(); ++i) ((i + n - phase) % n == n - 1 ? between : within).push_back(gaps[i]);
+      if (between.size() < size_t(kMinFullBursts) || within.empty()) continue;
+      const int64_t between_mid = median(between);
+      if (between_mid <= 0) continue;
+      const double cut = kBurstSplitShare * double(between_mid);
+      const size_t allowed = between.size() >= 20 ? between.size() / 20 : 0;
+      size_t wrong = 0;
+      for (int64_t g : within) wrong += double(g) > cut;
+      for (int64_t g : between) wrong += double(g) <= cut;
+      if (wrong > allowed) continue;
+      // Rows of every burst all at one time are a clock coarser than the polling (several samples
+      // of one GPU a second, spread evenly below), not GPUs told apart by the clock.
+      const int64_t within_mid = median(within);
+      const int64_t within_p90 = quantile(within, 0.9);
+      if (*std::max_element(within.begin(), within.end()) == 0 ||
+          double(within_p90) > kMaxInBurstGapShare * double(between_mid))
+        continue;
+      // Rows before the first full burst (the probe may start mid-poll) are not placed as GPU 0.
+      if (phase != 0) continue;
+      burst_size_ = int(n);
+      burst_gap_ns_ = int64_t(kBurstResyncFactor * double(between_mid));
+      attribution_note_ = fmt::format(
+          "no GPU column, but rows come in bursts of {} ({:g} ms apart within a burst, {:g} s between bursts, at the "
+          "median): read as {} GPUs polled one after another, GPU 0 the first row of each burst",
+          burst_size_, double(within_mid) / 1e6, double(between_mid) / 1e9, burst_size_);
+      return true;
     }
   }
-  // The last burst may be cut by the end of the probe or of the log: it may be shorter.
-  if (sizes.size() < size_t(kMinFullBursts) || sizes[0] < 2) return false;
-  if (double(within_max) > kMaxInBurstGapShare * double(between_min)) return false;
-  // Rows of a burst all at one time are a clock coarser than the polling (several samples of
-  // one GPU a second, spread evenly below), not GPUs told apart by the clock.
-  if (within_max == 0) return false;
-  for (size_t n : sizes)
-    if (n != sizes[0]) return false;
-  if (run > sizes[0]) return false;
-  burst_size_ = int(sizes[0]);
-  burst_gap_ns_ = int64_t(kBurstSplitShare * double(between_min));
-  attribution_note_ = fmt::format(
-      "no GPU column, but rows come in bursts of {} (up to {:g} ms apart within a burst, {:g} s or more between "
-      "bursts): read as {} GPUs polled one after another, GPU 0 the first row of each burst",
-      burst_size_, double(within_max) / 1e6, double(between_min) / 1e9, burst_size_);
-  return true;
+  return false;
 }
 
 int GpuRowPlacer::GpuOf(const Row& row) {
@@ -182,7 +200,8 @@ void GpuRowPlacer::Place(Row row) {
   }
   if (!group_.empty() && row.ts_ns != group_.front().ts_ns) FlushGroup(row.ts_ns);
   if (mode_ == Mode::kBurst) {
-    // A long gap, or a burst already full, starts the next burst.
+    // A burst already full starts the next; so does a very long gap (rows lost while the logger
+    // paused). A gap within a burst as long as one between polls is jitter, not a new poll.
     if (rows_++ > 0 && (row.ts_ns - last_ts_ > burst_gap_ns_ || burst_pos_ >= burst_size_)) burst_pos_ = 0;
     last_ts_ = row.ts_ns;
     group_gpu_.push_back(burst_pos_++);
