@@ -7,6 +7,7 @@
 #include "stepdoctor/importers/memory_timeline/memory_timeline_to_trace.h"
 #include "stepdoctor/importers/samples/gpu_csv_columns.h"
 #include "stepdoctor/importers/samples/nvidia_smi_dmon_to_trace.h"
+#include "stepdoctor/importers/samples/tegrastats_to_trace.h"
 
 namespace stepdoctor {
 namespace {
@@ -169,6 +170,7 @@ const char* InputFormatName(InputFormat f) {
     case InputFormat::kCsv: return "csv";
     case InputFormat::kNvidiaSmiTable: return "nvidia-smi-table";
     case InputFormat::kNvidiaSmiDmon: return "nvidia-smi-dmon";
+    case InputFormat::kTegrastats: return "tegrastats";
   }
   return "?";
 }
@@ -218,6 +220,8 @@ InputFormat DetectFormat(std::string_view head, std::string_view name) {
   // may echo a line or two first). Before CSV: `dmon --format csv` has commas.
   constexpr size_t kDmonHeaderLines = 20;
   if (AnyLine(head, kDmonHeaderLines, [](std::string_view l) { return IsDmonHeader(l); })) return InputFormat::kNvidiaSmiDmon;
+  // tegrastats: "RAM used/totalMB ... GR3D_FREQ N%" lines (commas inside its CPU list). Before CSV.
+  if (AnyLine(head, kDmonHeaderLines, [](std::string_view l) { return IsTegrastatsLine(l); })) return InputFormat::kTegrastats;
   // nvidia-smi's default table: a log of its snapshots, or a job log that prints it before its
   // `--query-gpu --format=csv` rows, where the CSV importer finds the header below the table.
   if (Contains(head, "NVIDIA-SMI") && Contains(head, "Driver Version"))

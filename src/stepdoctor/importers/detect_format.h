@@ -18,6 +18,7 @@ enum class InputFormat {
   kCsv,              // a CSV with a header line (nvidia-smi --format=csv logs)
   kNvidiaSmiTable,   // nvidia-smi's default table, one or many snapshots (`nvidia-smi -l`, a loop)
   kNvidiaSmiDmon,    // `nvidia-smi dmon` output ("# gpu  pwr  gtemp ..." headers, one row per GPU a poll)
+  kTegrastats,       // NVIDIA Jetson's `tegrastats` log ("RAM 17953/62841MB ... GR3D_FREQ 39%@...")
 };
 
 const char* InputFormatName(InputFormat f);

@@ -4,6 +4,7 @@
 #include "stepdoctor/importers/memory_timeline/memory_timeline_to_trace.h"
 #include "stepdoctor/importers/samples/nvidia_smi_csv_to_trace.h"
 #include "stepdoctor/importers/samples/nvidia_smi_dmon_to_trace.h"
+#include "stepdoctor/importers/samples/tegrastats_to_trace.h"
 #include "stepdoctor/importers/samples/nvidia_smi_table_to_trace.h"
 #include "stepdoctor/importers/samples/samples_to_trace.h"
 #include "stepdoctor/importers/tfevents/tfevents_to_trace.h"
@@ -21,6 +22,7 @@ Status ImportJsonLines(PeekableSource& src, Trace& trace, const ImportOptions&) 
 Status ImportCsv(PeekableSource& src, Trace& trace, const ImportOptions&) { return ImportGpuCsv(src, trace); }
 Status ImportSmiTable(PeekableSource& src, Trace& trace, const ImportOptions&) { return ImportNvidiaSmiTable(src, trace); }
 Status ImportSmiDmon(PeekableSource& src, Trace& trace, const ImportOptions&) { return ImportNvidiaSmiDmon(src, trace); }
+Status ImportTegra(PeekableSource& src, Trace& trace, const ImportOptions&) { return ImportTegrastats(src, trace); }
 
 Status ImportXPlane(PeekableSource& src, Trace& trace, const ImportOptions& opts) {
   XSpaceImportOptions xo;
@@ -42,6 +44,7 @@ constexpr Entry kImporters[] = {
     {InputFormat::kCsv, &ImportCsv},
     {InputFormat::kNvidiaSmiTable, &ImportSmiTable},
     {InputFormat::kNvidiaSmiDmon, &ImportSmiDmon},
+    {InputFormat::kTegrastats, &ImportTegra},
     {InputFormat::kXSpace, &ImportXPlane},
     {InputFormat::kTfRecordEvents, &ImportEventFile},
     {InputFormat::kMemoryTimeline, &ImportTimeline},
