@@ -1,5 +1,6 @@
 #include "stepdoctor/analysis/analyze.h"
 #include "stepdoctor/analysis/cold_window.h"
+#include "stepdoctor/analysis/resource_snapshots.h"
 #include "stepdoctor/analysis/no_verdict.h"
 #include "stepdoctor/analysis/framework_code.h"
 #include "stepdoctor/analysis/horovod_negotiation.h"
@@ -391,6 +392,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     AdaptTensorFlowCodeToTf1(&r.findings, applied.forward_only,
                              Tf1BeforeRelease1(trace, worker));  // a TF 1.x session: its code in TF1's APIs
   if (cold) HoldBackColdWindowFindings(&r.findings);
+  if (resources && steps.step_count == 0) HoldBackSnapshotFindings(*resources, &r.findings);
   const bool any_fix = std::any_of(r.findings.begin(), r.findings.end(),
                                    [](const Finding& f) { return FixForFinding(f.id) != nullptr; });
   if (steps.step_count > 0 && any_fix) {  // a model without device work is built only where a fix replays
