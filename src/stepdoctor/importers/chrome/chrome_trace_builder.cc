@@ -452,9 +452,8 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
       if (auto pn = s.process_name.find(tl.pid); pn != s.process_name.end()) named.push_back({tl.id, pn->second});
     tf1_gpu_lanes = Tf1GpuLanesOf(trace, named);
   }
-  // The tasks TF1's lanes name. With one, _Send/_Recv hand tensors over inside the process: the
-  // executor's bookkeeping. With several, a receive waits on another task over the network:
-  // communication (a parameter server's variables to a worker, a worker's gradients back).
+  // The tasks TF1's lanes name. With one, _Send/_Recv are the executor's bookkeeping; with
+  // several, a receive waits on another task over the network: communication.
   std::set<std::string_view> tf1_tasks;
   if (tensorflow)
     for (const auto& [pid, name] : s.process_name)
@@ -546,12 +545,10 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
       if (!derived) events_per_host_pid[tl.pid] += t.ev.size();
       if (tf1 == Tf1Lane::kHostOps || tf1 == Tf1Lane::kOpLevel)
         for (size_t i = 0; i < t.ev.size(); ++i)
-          if (t.ev.kind[i] == EventKind::kFrameworkOp && ClassifyTfOp(trace.str(t.ev.name[i])) == TfOpRole::kRendezvous) {
-            const std::string_view op = trace.str(t.ev.name[i]);
-            t.ev.kind[i] = tf1_tasks.size() <= 1 ? EventKind::kFrameworkOverhead
-                           : op.find("Recv") != std::string_view::npos ? EventKind::kCollective
-                                                                       : EventKind::kFrameworkOverhead;
-          }
+          if (const std::string_view op = trace.str(t.ev.name[i]);
+              t.ev.kind[i] == EventKind::kFrameworkOp && ClassifyTfOp(op) == TfOpRole::kRendezvous)
+            t.ev.kind[i] = tf1_tasks.size() > 1 && op.find("Recv") != std::string_view::npos ? EventKind::kCollective
+                                                                                           : EventKind::kFrameworkOverhead;
     }
   }
   if (tensorflow) {
