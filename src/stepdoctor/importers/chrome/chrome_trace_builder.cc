@@ -443,8 +443,7 @@ void ChromeTraceBuilder::Finish(const TokenizerStats& stats) {
       tensorflow = true;
   DeviceId host = trace.GetOrAddDevice(s.worker, DeviceKind::kHostCpu, 0, "host CPU");
   const bool autograd_export = s.string_ids.count("CPU functions") > 0;  // legacy_profiler_lanes.h
-  // TF1 timelines record a GPU's work on several lanes at once: which ones each GPU has decides
-  // which lanes are its streams (tf1_timeline_lanes.h).
+  // TF1 timelines record a GPU's work on several lanes at once: those each GPU has are its streams.
   std::map<int, Tf1GpuLanes> tf1_gpu_lanes;
   if (tensorflow) {
     std::vector<std::pair<TimelineId, std::string_view>> named;
