@@ -34,9 +34,8 @@ import tempfile
 
 import torch
 import torch.nn as nn
-from torch.profiler import ProfilerActivity, profile, schedule
 
-from trace_files import gzip_trace, step_durations_ms
+from trace_files import profile_cpu_steps
 
 SEED = 1234
 WAIT, WARMUP, ACTIVE = 1, 2, 20
@@ -70,21 +69,14 @@ def record(name, batch, out_path):
     g = torch.Generator().manual_seed(SEED)
     x = torch.rand(batch, features, generator=g)
     y = torch.randint(0, 10, (batch,), generator=g)
-    tmp = tempfile.mkdtemp()
-    raw = os.path.join(tmp, "trace.json")
-    with profile(activities=[ProfilerActivity.CPU],
-                 schedule=schedule(wait=WAIT, warmup=WARMUP, active=ACTIVE, repeat=1),
-                 on_trace_ready=lambda p: p.export_chrome_trace(raw)) as prof:
-        for _ in range(WAIT + WARMUP + ACTIVE):
-            loss = nn.functional.cross_entropy(net(x), y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            loss.item()
-            prof.step()
-    gzip_trace(raw, out_path)
-    shutil.rmtree(tmp)
-    steps = step_durations_ms(out_path)
+    def step(_):
+        loss = nn.functional.cross_entropy(net(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        loss.item()
+
+    steps = profile_cpu_steps(step, WAIT, WARMUP, ACTIVE, out_path)
     return round(statistics.mean(steps), 3), round(statistics.median(steps), 3)
 
 

@@ -24,9 +24,8 @@ import tempfile
 
 import torch
 import torch.nn as nn
-from torch.profiler import ProfilerActivity, profile, schedule
 
-from trace_files import gzip_trace, step_durations_ms
+from trace_files import profile_cpu_steps
 
 SEED = 1234
 BATCH = 32
@@ -43,27 +42,20 @@ def record(checkpoint, out_path, scratch):
     ema = torch.zeros(EMA_FLOATS)
     g = torch.Generator().manual_seed(SEED)
     batches = [(torch.rand(BATCH, FEATURES, generator=g), torch.randint(10, (BATCH,), generator=g)) for _ in range(8)]
-    tmp = tempfile.mkdtemp()
-    raw = os.path.join(tmp, "trace.json")
-    with profile(activities=[ProfilerActivity.CPU],
-                 schedule=schedule(wait=WAIT, warmup=WARMUP, active=ACTIVE, repeat=1),
-                 on_trace_ready=lambda p: p.export_chrome_trace(raw)) as prof:
-        for it in range(WAIT + WARMUP + ACTIVE):
-            x, y = batches[it % len(batches)]
-            loss = nn.functional.cross_entropy(net(x), y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            if checkpoint and it % EVERY == EVERY - 1:
-                path = os.path.join(scratch, "ckpt.pt")
-                with open(path, "wb") as f:
-                    torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "ema": ema}, f)
-                    f.flush()
-                    os.fsync(f.fileno())
-            prof.step()
-    gzip_trace(raw, out_path)
-    shutil.rmtree(tmp)
-    steps = step_durations_ms(out_path)
+    def step(it):
+        x, y = batches[it % len(batches)]
+        loss = nn.functional.cross_entropy(net(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if checkpoint and it % EVERY == EVERY - 1:
+            path = os.path.join(scratch, "ckpt.pt")
+            with open(path, "wb") as f:
+                torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "ema": ema}, f)
+                f.flush()
+                os.fsync(f.fileno())
+
+    steps = profile_cpu_steps(step, WAIT, WARMUP, ACTIVE, out_path)
     return {"mean_step_ms": round(statistics.mean(steps), 2), "median_step_ms": round(statistics.median(steps), 2)}
 
 

@@ -23,18 +23,15 @@ cost, and the median ProfilerStep duration of every run, read back from the trac
 
 import json
 import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 
 import torch
 import torch.nn as nn
-from torch.profiler import ProfilerActivity, profile, schedule
 from torch.utils.data import DataLoader, Dataset
 
-from trace_files import gzip_trace, step_durations_ms
+from trace_files import profile_cpu_steps
 
 SEED = 1234
 BATCH = 32
@@ -85,22 +82,15 @@ def record(loops, workers, out_path):
     extra = {"persistent_workers": True, "prefetch_factor": 2} if workers else {}
     loader = DataLoader(CostlyItems(loops), batch_size=BATCH, num_workers=workers, **extra)
     it = iter(loader)
-    tmp = tempfile.mkdtemp()
-    raw = os.path.join(tmp, "trace.json")
-    with profile(activities=[ProfilerActivity.CPU],
-                 schedule=schedule(wait=WAIT, warmup=WARMUP, active=ACTIVE, repeat=1),
-                 on_trace_ready=lambda p: p.export_chrome_trace(raw)) as prof:
-        for _ in range(WAIT + WARMUP + ACTIVE):
-            x, y = next(it)
-            loss = nn.functional.cross_entropy(net(x), y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            prof.step()
-    gzip_trace(raw, out_path)
-    shutil.rmtree(tmp)
-    steps = step_durations_ms(out_path)
-    return statistics.median(steps)
+
+    def step(_):
+        x, y = next(it)
+        loss = nn.functional.cross_entropy(net(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+    return statistics.median(profile_cpu_steps(step, WAIT, WARMUP, ACTIVE, out_path))
 
 
 def main():

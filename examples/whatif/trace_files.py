@@ -1,9 +1,11 @@
-"""Shared by the recording scripts in this folder: gzip a trace torch wrote, and read back the
-duration of each ProfilerStep from the gzipped file (ms)."""
+"""Shared by the recording scripts in this folder: profile a CPU training loop's steps, gzip the
+trace torch wrote, and read back the duration of each ProfilerStep from the gzipped file (ms)."""
 
 import gzip
 import json
+import os
 import shutil
+import tempfile
 
 
 def gzip_trace(raw_path, out_path):
@@ -18,3 +20,24 @@ def step_durations_ms(gz_path):
         data = json.load(f)
     events = data["traceEvents"] if isinstance(data, dict) else data
     return [e["dur"] / 1000.0 for e in events if e.get("name", "").startswith("ProfilerStep#")]
+
+
+def profile_cpu_steps(step, wait, warmup, active, out_path):
+    """Runs step(i) for i in range(wait + warmup + active) under torch.profiler (CPU activity,
+    schedule(wait, warmup, active), one prof.step() after each), writes the trace gzipped to
+    out_path and returns each ProfilerStep's duration (ms)."""
+    from torch.profiler import ProfilerActivity, profile, schedule
+
+    tmp = tempfile.mkdtemp()
+    raw = os.path.join(tmp, "trace.json")
+    try:
+        with profile(activities=[ProfilerActivity.CPU],
+                     schedule=schedule(wait=wait, warmup=warmup, active=active, repeat=1),
+                     on_trace_ready=lambda p: p.export_chrome_trace(raw)) as prof:
+            for i in range(wait + warmup + active):
+                step(i)
+                prof.step()
+        gzip_trace(raw, out_path)
+    finally:
+        shutil.rmtree(tmp)
+    return step_durations_ms(out_path)

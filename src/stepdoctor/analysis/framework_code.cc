@@ -84,6 +84,24 @@ void ReplaceLines(std::string* s, std::string_view marker, std::string_view with
   }
 }
 
+// Drops the lines of *code that `drop` holds for; whether it dropped any.
+template <typename Pred>
+bool DropLines(std::string* code, Pred drop) {
+  std::string kept;
+  bool any = false;
+  for (size_t b = 0; b < code->size();) {
+    size_t e = code->find('\n', b);
+    if (e == std::string::npos) e = code->size();
+    const std::string_view line(code->data() + b, e - b);
+    if (drop(line)) any = true;
+    else kept.append(line).append("\n");
+    b = e + 1;
+  }
+  if (!kept.empty()) kept.pop_back();
+  *code = std::move(kept);
+  return any;
+}
+
 }  // namespace
 
 std::string Tf1Code(std::string code, bool forward_only, bool before_1_0) {
@@ -124,40 +142,20 @@ std::string Tf1Code(std::string code, bool forward_only, bool before_1_0) {
   if (forward_only)
     ReplaceLines(&code, "fetches = train_op", "fetches = outputs   # what the traced inference fetched: its outputs");
   if (before_1_0) {
-    // TensorFlow 0.x: no XLA to turn on, and its session API is tf.* itself.
-    bool xla = false;
-    std::string kept;
-    size_t b = 0;
-    while (b < code.size()) {
-      size_t e = code.find('\n', b);
-      if (e == std::string::npos) e = code.size();
-      const std::string_view line(code.data() + b, e - b);
-      // The XLA lines, and the session config lines that only carry them.
-      const bool about_xla = line.find("XLA") != std::string_view::npos || line.find("xla") != std::string_view::npos ||
-                             line.find("jit") != std::string_view::npos ||
-                             line.find("# TF1 sessions: config = ") != std::string_view::npos ||
-                             line.find("#   sess = ") != std::string_view::npos;
-      if (about_xla) xla = true;
-      else kept.append(line).append("\n");
-      b = e + 1;
-    }
-    if (!kept.empty()) kept.pop_back();
-    code = kept;
+    // TensorFlow 0.x: no XLA to turn on, and its session API is tf.* itself. The XLA lines go,
+    // with the session config lines that only carry them.
+    const bool xla = DropLines(&code, [](std::string_view line) {
+      return line.find("XLA") != std::string_view::npos || line.find("xla") != std::string_view::npos ||
+             line.find("jit") != std::string_view::npos || line.find("# TF1 sessions: config = ") != std::string_view::npos ||
+             line.find("#   sess = ") != std::string_view::npos;
+    });
     ReplaceAll(&code, "tf.compat.v1.", "tf.");
     // tf.data is TF 1.4's: a 0.x pipeline reads through queues, whose runner threads batch the
     // examples; one element per enqueue is what keeps them slow.
-    if (code.find("tf.data.") != std::string::npos) {
-      std::string no_data;
-      size_t c = 0;
-      while (c < code.size()) {
-        size_t e = code.find('\n', c);
-        if (e == std::string::npos) e = code.size();
-        const std::string_view line(code.data() + c, e - c);
-        if (line.find("tf.data") == std::string_view::npos && line.find("ds = ds.") == std::string_view::npos)
-          no_data.append(line).append("\n");
-        c = e + 1;
-      }
-      code = no_data +
+    if (DropLines(&code, [](std::string_view line) {
+          return line.find("tf.data") != std::string_view::npos || line.find("ds = ds.") != std::string_view::npos;
+        })) {
+      code += std::string(code.empty() ? "" : "\n") +
              "# TensorFlow 0.x has no tf.data (TF 1.4+): batch whole slices per enqueue, with several runner threads\n"
              "batch = tf.train.shuffle_batch(tensors, batch_size, capacity=16 * batch_size, "
              "min_after_dequeue=4 * batch_size, num_threads=8, enqueue_many=True)";
