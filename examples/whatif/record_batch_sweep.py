@@ -35,7 +35,7 @@ import tempfile
 import torch
 import torch.nn as nn
 
-from trace_files import profile_cpu_steps
+from trace_files import output_folder, profile_cpu_steps
 
 SEED = 1234
 WAIT, WARMUP, ACTIVE = 1, 2, 20
@@ -81,11 +81,7 @@ def record(name, batch, out_path):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    out = sys.argv[1]
-    os.makedirs(out, exist_ok=True)
-    torch.set_num_threads(1)
+    out = output_folder(sys.argv, __doc__)
     configs = [(name, b) for name, batches in (("mlp", (4, 16, 64, 256)), ("tiny", (8, 32, 128))) for b in batches]
     tmp = tempfile.mkdtemp()
     rounds = {c: [] for c in configs}

@@ -25,7 +25,7 @@ import tempfile
 import torch
 import torch.nn as nn
 
-from trace_files import profile_cpu_steps
+from trace_files import output_folder, profile_cpu_steps
 
 SEED = 1234
 BATCH = 32
@@ -60,11 +60,7 @@ def record(checkpoint, out_path, scratch):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    out = sys.argv[1]
-    os.makedirs(out, exist_ok=True)
-    torch.set_num_threads(1)
+    out = output_folder(sys.argv, __doc__)
     scratch = tempfile.mkdtemp()
     result = {"cores": os.cpu_count(), "torch": torch.__version__, "every": EVERY}
     result["before"] = record(True, os.path.join(out, "checkpoint_every4.pt.trace.json.gz"), scratch)

@@ -5,6 +5,7 @@ import gzip
 import json
 import os
 import shutil
+import sys
 import tempfile
 
 
@@ -41,3 +42,15 @@ def profile_cpu_steps(step, wait, warmup, active, out_path):
     finally:
         shutil.rmtree(tmp)
     return step_durations_ms(out_path)
+
+
+def output_folder(argv, usage):
+    """The one argument, an output folder (created), or exit with `usage`; torch then runs its
+    operators on one intra-op thread, as every recording here does."""
+    import torch
+
+    if len(argv) != 2:
+        sys.exit(usage)
+    os.makedirs(argv[1], exist_ok=True)
+    torch.set_num_threads(1)
+    return argv[1]
