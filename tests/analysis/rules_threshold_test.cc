@@ -127,6 +127,12 @@ TEST(RuleComputeBound, Thresholds) {
   auto f = Eval(rules::ComputeBound, Step(0, 0, 0, 0, kComputeBoundPct + 0.1));
   ASSERT_TRUE(f);
   EXPECT_EQ(f->severity, FindingSeverity::kNone);
+  // Under the share at which compute wins the verdict, the note claims no bound (a host- or
+  // communication-bound verdict may stand above it); at it, it does.
+  EXPECT_EQ(f->title.find("compute-bound"), std::string::npos) << f->title;
+  auto at = Eval(rules::ComputeBound, Step(0, 0, 0, 0, kComputeVerdictPct));
+  ASSERT_TRUE(at);
+  EXPECT_NE(at->title.find("compute-bound"), std::string::npos) << at->title;
 }
 
 // A CPU-only step under kSmallCpuStepMs: a larger batch first, no move to an accelerator; at

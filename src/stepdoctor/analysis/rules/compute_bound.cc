@@ -3,6 +3,7 @@
 #include "stepdoctor/analysis/rules/rule_util.h"
 #include "stepdoctor/analysis/rules/rules.h"
 #include "stepdoctor/analysis/rules/thresholds.h"
+#include "stepdoctor/analysis/verdict.h"  // kComputeVerdictPct
 #include "stepdoctor/analysis/trace_to_applied_optimizations.h"
 #include "stepdoctor/analysis/trace_to_step_signals.h"
 
@@ -55,8 +56,12 @@ std::optional<Finding> ComputeBound(const Signals& sig) {
              : share < kComputeBoundPct
                  ? fmt::format("the device is busy {} of its {} span and the host finished its part at {}: the step is device-bound",
                                Pct(s.device_span_busy_pct), Ms(s.device_span_ms), Ms(s.host_end_ms))
-                 : fmt::format("the device computes {} of {}: {} compute-bound", Pct(share), EachStepNoun(s),
-                               s.has_steps ? "the step is" : "the work is");
+                 // Under the share at which compute wins the verdict over other findings, the title
+                 // claims no bound: a host-bound verdict may stand above it.
+                 : share < kComputeVerdictPct
+                     ? fmt::format("the device computes {} of {}", Pct(share), EachStepNoun(s))
+                     : fmt::format("the device computes {} of {}: {} compute-bound", Pct(share), EachStepNoun(s),
+                                   s.has_steps ? "the step is" : "the work is");
   f.gain_upper_bound = 1.0;
   // Host time with nothing recorded is idle time too, of unknown cause: not "none to recover".
   const double untraced = s.mean_step_ms > 0 ? 100.0 * s.untraced_host_ms / s.mean_step_ms : 0;
