@@ -110,6 +110,11 @@ TEST(TraceContentClasses, OneProfilerStepPastZeroIsNoFirstPassBothSides) {
   EXPECT_NE(caveat(2).find("2 iterations ran before it"), std::string::npos) << caveat(2);
   EXPECT_NE(caveat(0).find("cannot be told without others"), std::string::npos) << caveat(0);
   EXPECT_NE(OneStepCaveat("train_step annotations", 5).find("cannot be told without others"), std::string::npos);
+  // Where its one-off start-up shows the one step cold, it says so (a TF1 run whose first
+  // _SOURCE op set the run up), instead of "cannot be told".
+  const std::string cold = OneStepCaveat("the one sess.run a TF1 timeline records", 0, 75.5);
+  EXPECT_NE(cold.find("a first, cold pass: 75.5% of it is one-off start-up"), std::string::npos) << cold;
+  EXPECT_EQ(cold.find("whether it is a warm-up"), std::string::npos) << cold;
 }
 
 }  // namespace

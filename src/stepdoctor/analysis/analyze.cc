@@ -229,7 +229,7 @@ Report AnalyzeTrace(const Trace& trace, const AnalyzeOptions& opts, AnalysisDeta
     }
     // One cold pass: the only region analysed is dominated by one-off start-up calls.
     cold = (windows.whole_window || windows.single_run) && steps.mean_step_ms > 0 && steps.startup_ms >= kColdWindowStartupPct / 100.0 * steps.mean_step_ms;
-    r.coverage = TraceToCoverage(trace, windows, device, applied, cold);
+    r.coverage = TraceToCoverage(trace, windows, device, applied, cold ? 100.0 * steps.startup_ms / steps.mean_step_ms : 0.0);
     r.coverage.framework = FrameworkName(framework);
     if (device.partial) r.notes.push_back("device activity captured in part: " + partial_note);
     bool gpu_series = false;  // samples or a GPU log alone, with GPU series

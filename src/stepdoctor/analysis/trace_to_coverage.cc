@@ -295,7 +295,8 @@ DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker) {
 }
 
 Coverage TraceToCoverage(const Trace& trace, const StepWindows& windows, const DeviceEvidence& device,
-                         const AppliedOptimizations& applied, bool cold_window) {
+                         const AppliedOptimizations& applied, double cold_startup_pct) {
+  const bool cold_window = cold_startup_pct > 0;
   Coverage c;
   c.framework = FrameworkName(trace.framework);
   c.device_activity = DeviceCoverageName(device.coverage);
@@ -317,7 +318,7 @@ Coverage TraceToCoverage(const Trace& trace, const StepWindows& windows, const D
   if (windows.whole_window)
     c.evidence.push_back("no step markers, and no repeated sequence of operators that starts with an input (a batch read "
                          "or made): one region");
-  if (one_step) c.evidence.push_back(OneStepCaveat(windows.source, windows.steps.front().number));
+  if (one_step) c.evidence.push_back(OneStepCaveat(windows.source, windows.steps.front().number, cold_startup_pct));
   if (!windows.warmup.empty())
     c.evidence.push_back(fmt::format("{} warm-up step{} kept out of the figures ({:.1f} ms)", windows.warmup.size(),
                                      windows.warmup.size() == 1 ? "" : "s", windows.warmup.front().dur_ns() / 1e6));

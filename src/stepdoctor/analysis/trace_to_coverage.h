@@ -90,10 +90,11 @@ bool AcceleratorBackend(std::string_view backend);
 
 DeviceEvidence TraceToDeviceEvidence(const Trace& trace, WorkerId worker);
 
-// REQUIRED: `windows` are the worker's steps (TraceToSteps); `cold_window` is true when the only
-// region analysed is one cold first pass (see StepSignals::startup_ms).
+// REQUIRED: `windows` are the worker's steps (TraceToSteps); `cold_startup_pct` is, where the only
+// region analysed is one cold first pass, the share of it in one-off start-up (see
+// StepSignals::startup_ms), else 0.
 Coverage TraceToCoverage(const Trace& trace, const StepWindows& windows, const DeviceEvidence& device,
-                         const AppliedOptimizations& applied, bool cold_window);
+                         const AppliedOptimizations& applied, double cold_startup_pct);
 
 // Coverage of inputs with no program events: samples or a GPU log say how busy a device was
 // ("sampled"; "cpu_only" where they name no GPU), a memory timeline what tensors held

@@ -46,6 +46,13 @@ std::string StepTime(double ms, double unit_ms = -1) {
   return unit_ms > 0 && unit_ms < 1 ? fmt::format("{:.1f} us", ms * 1000) : fmt::format("{:.1f} ms", ms);
 }
 
+// The share of the window in one-off start-up where cold_start names one, else 0.
+double ColdStartupPct(const Report& r) {
+  for (const Finding& f : r.findings)
+    if (f.id == "cold_start") return f.share_pct;
+  return 0;
+}
+
 }  // namespace
 
 // Wraps `text` (render.h) at `width`, every line prefixed by `indent`.
@@ -79,7 +86,7 @@ std::string RenderText(const Report& r, const RenderOptions& o) {
     else if (s.count == 1)  // nothing to compare it with: say so where the figures are read
       out += fmt::format("Steps: 1 from {}; {}{}; {}\n", s.source, StepTime(s.median_ms),
                          s.excluded_partial ? fmt::format(" ({} partial or overlapping left out)", s.excluded_partial) : "",
-                         OneStepCaveat(s.source, s.steps.empty() ? 0 : s.steps.front().number));
+                         OneStepCaveat(s.source, s.steps.empty() ? 0 : s.steps.front().number, ColdStartupPct(r)));
     else
       out += fmt::format("Steps: {} from {}; median {}, p90 {}, max {}{}\n", s.count, s.source,
                          StepTime(s.median_ms), StepTime(s.p90_ms, s.median_ms), StepTime(s.max_ms, s.median_ms),

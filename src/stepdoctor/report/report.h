@@ -107,8 +107,9 @@ struct StepSummary {
 
 // What a report can say of its only step: numbered N >= 1 by torch.profiler (ProfilerStep#N, the
 // profiler's step count), N iterations ran before it under the profiler, so it is no first, cold
-// pass; otherwise whether it is one cannot be told. Either way one step shows no variation.
-std::string OneStepCaveat(std::string_view source, int64_t number);
+// pass; where its one-off start-up shows it cold (`cold_startup_pct` > 0, the share of it), it is
+// one; otherwise whether it is one cannot be told. Either way one step shows no variation.
+std::string OneStepCaveat(std::string_view source, int64_t number, double cold_startup_pct = 0);
 
 struct BreakdownEntry {
   std::string category;    // input, kernel_launch, host_compute, device_compute, collectives, memcpy, other

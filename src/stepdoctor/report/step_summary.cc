@@ -4,7 +4,11 @@
 
 namespace stepdoctor {
 
-std::string OneStepCaveat(std::string_view source, int64_t number) {
+std::string OneStepCaveat(std::string_view source, int64_t number, double cold_startup_pct) {
+  if (cold_startup_pct > 0)
+    return fmt::format("one step, a first, cold pass: {:.1f}% of it is one-off start-up; alone, how steps vary cannot "
+                       "be told",
+                       cold_startup_pct);
   if (number >= 1 && source.find("ProfilerStep") != std::string_view::npos)
     return fmt::format("one step (ProfilerStep#{}): {} iteration{} ran before it under the profiler, so it is no "
                        "first, cold pass; alone, how steps vary cannot be told",
