@@ -171,6 +171,9 @@ DiffReport ReportsToDiff(const Trace& before_trace, const Report& before, const 
   // The loop closed: what the before side predicted for a fix the after side shows made.
   for (const Finding& f : before.findings) {
     if (!f.prediction || !f.prediction->predicted || after.steps.mean_ms <= 0) continue;
+    // A larger batch's step is checked only against a run with that batch, which a report does
+    // not record: the finding gone may be another fix's doing (compiling, not batching).
+    if (f.prediction->batch_scale != 1) continue;
     const Finding* still = nullptr;
     for (const Finding& g : after.findings)
       if (g.id == f.id) still = &g;
