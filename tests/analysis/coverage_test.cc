@@ -248,31 +248,6 @@ TEST(Coverage, AcceleratorsAreFoundByStructure) {
   }
 }
 
-// rocprof's --hip-trace JSON: agents named "GPU2" (no space), no categories, pids and times as
-// strings; the HIP API calls on a process of their own. Its kernels and copies are device work.
-TEST(Coverage, RocprofAgentsAreDevices) {
-  std::string ev = ",{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":2,\"args\":{\"name\":\"CPU HIP API\"}}"
-                   ",{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":8,\"args\":{\"name\":\"GPU2\"}}";
-  for (int i = 0; i < 4; ++i) {
-    const std::string t0 = std::to_string(1000 + i * 1000);
-    ev += ",{\"ph\":\"X\",\"name\":\"hipLaunchKernel\",\"pid\":\"2\",\"tid\":\"517\",\"ts\":\"" + t0 +
-          "\",\"dur\":\"20\"}";
-    ev += ",{\"ph\":\"X\",\"name\":\"void at::native::elementwise_kernel<128, 4>(int)\",\"pid\":\"8\","
-          "\"tid\":\"0\",\"ts\":\"" + std::to_string(1030 + i * 1000) + "\",\"dur\":\"500\"}";
-  }
-  Trace t;
-  Report r = AnalyzeJson("{\"traceEvents\":[" + ev.substr(1) + "]}", &t);
-  EXPECT_EQ(r.coverage.device_activity, "captured");
-  bool gpu2 = false;
-  for (const auto& tl : t.timelines)
-    if (tl.device.valid() && t.device(tl.device).kind == DeviceKind::kGpu && t.device(tl.device).index == 2) {
-      gpu2 = true;
-      EXPECT_EQ(tl.kind, TimelineKind::kDeviceStream);
-      for (size_t i = 0; i < tl.ev.size(); ++i) EXPECT_EQ(tl.ev.kind[i], EventKind::kKernel);
-    }
-  EXPECT_TRUE(gpu2);
-}
-
 // Device activity recorded for only part of the launches: where at least kPartialCaptureShare of
 // kPartialCaptureMinLaunches or more kernel launches have no kernel recorded (a capture that
 // stopped while the device still had work queued), the coverage says so, a note says the device's

@@ -38,7 +38,7 @@ struct TlState {
   bool device_category = false;   // saw kernel/memcpy/memset/gpu annotation categories
   bool host_category = false;     // saw host-side categories (cpu_op, *_runtime, python_function ...)
   bool any_category = false;      // some event has a category
-  bool flow_target = false;       // ends async host-to-device flows (Kineto's ac2g arrows)
+  bool flow_target = false;       // ends host-to-device flows (Kineto's ac2g 'f', rocprof's DataFlow 't')
   int device_arg = -1;            // "device" arg of its device events
   bool only_bookkeeping = true;   // every event is the profiler's own record, none the program's
 };
@@ -381,7 +381,7 @@ void ChromeTraceBuilder::OnEvent(const ParsedEvent& e) {
       if (!ParseIntText(e.id, &id)) return;
       TlState& tl = s.Tl(s.Key(e.pid), s.Key(e.tid));
       bool enclosing = e.ph == 's' || e.bp == "e";
-      if (e.ph == 'f' && e.cat == "ac2g") tl.flow_target = true;
+      if ((e.ph == 'f' && e.cat == "ac2g") || (e.ph == 't' && e.cat == "DataFlow")) tl.flow_target = true;
       s.flows.push_back({id, e.ph, enclosing, tl.id, e.ts_ns});
       return;
     }
