@@ -249,10 +249,7 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
   Columns cols;
   Preamble pre;
   int64_t header_line = 0;  // the CSV header's line number
-  Worker w;
-  w.source_path = src.name();
-  w.hostname = src.name();
-  WorkerId wid = trace.AddWorker(std::move(w));
+  WorkerId wid = AddLogWorker(trace, src.name());
   SeriesSink sink(trace, wid);
   std::unique_ptr<GpuRowPlacer> placer;
   double unitless_mem_scale = 0;  // bytes per unit of memory columns without a unit, once decided
@@ -510,9 +507,7 @@ Status ImportGpuCsv(PeekableSource& src, Trace& trace) {
     if (c.worker == wid && series::IsGpuSeries(c.name, GpuMetric::kMemTotalBytes, &g) && !c.value.empty())
       trace.devices[c.device.v].memory_bytes = int64_t(c.value.back());
   }
-  trace.sources.push_back(src.name());
-  if (trace.format.empty()) trace.format = "nvidia-smi csv";
-  else if (trace.format.find("nvidia-smi csv") == std::string::npos) trace.format += " + nvidia-smi csv";
+  NoteLogRead(trace, src.name(), "nvidia-smi csv");
   if (sink.points() == 0)
     return Status(ErrorCode::kEmptyInput,
                   out_of_range_rows == 0

@@ -115,10 +115,7 @@ bool IsDmonHeader(std::string_view line) {
 Status ImportNvidiaSmiDmon(PeekableSource& src, Trace& trace) {
   const std::string& name = src.name();
   LineReader lines(src);
-  Worker w;
-  w.source_path = name;
-  w.hostname = name;
-  WorkerId wid = trace.AddWorker(std::move(w));
+  WorkerId wid = AddLogWorker(trace, name);
   SeriesSink sink(trace, wid);
   // Every header read, and the line it starts at: the placer holds rows back before emitting
   // them, so a row is read with the header above it, not the latest one.
@@ -297,9 +294,7 @@ Status ImportNvidiaSmiDmon(PeekableSource& src, Trace& trace) {
   if (int64_t n = placer->shared_time_rows(); n > 0)
     d.Note(ImportIssue::kSharedTimestamp,
            fmt::format("{}: {} rows share a time with another row of their GPU: spread evenly up to the next time", name, n));
-  trace.sources.push_back(name);
-  if (trace.format.empty()) trace.format = "nvidia-smi dmon";
-  else if (trace.format.find("nvidia-smi dmon") == std::string::npos) trace.format += " + nvidia-smi dmon";
+  NoteLogRead(trace, name, "nvidia-smi dmon");
   if (sink.points() == 0)
     return Status(ErrorCode::kEmptyInput, fmt::format("{}: no GPU samples in the dmon log ({} header line(s), {} row(s))", name,
                                                       headers, rows));

@@ -60,17 +60,12 @@ bool WatchHeader(std::string_view line, double* interval_s, int64_t* date_ns) {
 
 class TableImport {
  public:
-  TableImport(PeekableSource& src, Trace& trace) : src_(src), trace_(trace), wid_(AddWorker()), sink_(trace, wid_) {}
+  TableImport(PeekableSource& src, Trace& trace)
+      : src_(src), trace_(trace), wid_(AddLogWorker(trace, src.name())), sink_(trace, wid_) {}
 
   Status Run();
 
  private:
-  WorkerId AddWorker() {
-    Worker w;
-    w.source_path = src_.name();
-    w.hostname = src_.name();
-    return trace_.AddWorker(std::move(w));
-  }
   void Read(std::string_view line, int64_t line_no);
   void Flush(bool at_end);
   // One printed value into a series; "N/A" and empty are absent. Scale: to the series' unit
@@ -282,9 +277,7 @@ Status TableImport::Run() {
     d.Note(ImportIssue::kUnsupportedContent,
            fmt::format("{}: {} line(s) outside nvidia-smi's tables skipped", name, outside_lines_));
   if (nul_bytes_ > 0) d.Note(ImportIssue::kPadding, fmt::format("{}: {} NUL byte(s) skipped", name, nul_bytes_));
-  trace_.sources.push_back(name);
-  if (trace_.format.empty()) trace_.format = "nvidia-smi table";
-  else if (trace_.format.find("nvidia-smi table") == std::string::npos) trace_.format += " + nvidia-smi table";
+  NoteLogRead(trace_, name, "nvidia-smi table");
   if (sink_.points() == 0) return Status(ErrorCode::kEmptyInput, name + ": no GPU samples in nvidia-smi's table (every figure N/A)");
   return Status::Ok();
 }

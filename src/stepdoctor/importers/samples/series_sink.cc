@@ -45,4 +45,17 @@ bool SeriesSink::Add(std::string_view name, int64_t ts_ns, double value) {
   return true;
 }
 
+WorkerId AddLogWorker(Trace& trace, const std::string& path) {
+  Worker w;
+  w.source_path = path;
+  w.hostname = path;
+  return trace.AddWorker(std::move(w));
+}
+
+void NoteLogRead(Trace& trace, const std::string& path, std::string_view format) {
+  trace.sources.push_back(path);
+  if (trace.format.empty()) trace.format = std::string(format);
+  else if (trace.format.find(format) == std::string::npos) trace.format += " + " + std::string(format);
+}
+
 }  // namespace stepdoctor

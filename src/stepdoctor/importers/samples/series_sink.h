@@ -11,6 +11,12 @@
 
 namespace stepdoctor {
 
+// A worker for one log file: named by its path, as a log holds no host name.
+WorkerId AddLogWorker(Trace& trace, const std::string& path);
+// Records `path` as read, and `format` among the trace's formats ("nvidia-smi csv + tegrastats":
+// each named once, in the order first read).
+void NoteLogRead(Trace& trace, const std::string& path, std::string_view format);
+
 class SeriesSink {
  public:
   SeriesSink(Trace& trace, WorkerId worker) : trace_(trace), worker_(worker) {}

@@ -63,10 +63,7 @@ bool IsTegrastatsLine(std::string_view line) {
 Status ImportTegrastats(PeekableSource& src, Trace& trace) {
   const std::string& name = src.name();
   LineReader lines(src);
-  Worker w;
-  w.source_path = name;
-  w.hostname = name;
-  const WorkerId wid = trace.AddWorker(std::move(w));
+  const WorkerId wid = AddLogWorker(trace, name);
   SeriesSink sink(trace, wid);
   double interval_s = 0;
   int64_t rows = 0, untimed = 0, other = 0, bad_times = 0;
@@ -158,9 +155,7 @@ Status ImportTegrastats(PeekableSource& src, Trace& trace) {
          fmt::format("{}: a Jetson shares its RAM between CPU and GPU: tegrastats gives no GPU memory figure, so memory "
                      "is read as the host's",
                      name));
-  trace.sources.push_back(name);
-  if (trace.format.empty()) trace.format = "tegrastats";
-  else if (trace.format.find("tegrastats") == std::string::npos) trace.format += " + tegrastats";
+  NoteLogRead(trace, name, "tegrastats");
   return Status::Ok();
 }
 
